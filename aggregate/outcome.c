@@ -1,0 +1,395 @@
+/*
+ * From accounting rows to one outcome per task index. A sweep index can
+ * have been covered by several array jobs (chunks carry an offset, each
+ * resubmission is one more array job) and, within one array job, run
+ * several times (requeues show up as extra rows with JOBCOND_FLAG_DUP).
+ * The array job submitted last that covers an index decides; within it,
+ * the latest run does, and the earlier ones are restarts.
+ */
+#include "outcome.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+static void add_task(uint32_t **out, size_t *n, size_t *alloc, uint32_t task)
+{
+	ALLOC_GROW(*out, *n + 1, *alloc);
+	(*out)[(*n)++] = task;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Slurm's bit_fmt_hexmask: the last digit holds tasks 0-3, its lowest bit task 0. */
+static int parse_hex(uint32_t **out, size_t *n, size_t *alloc, const char *hex, uint32_t limit,
+                     const char **why)
+{
+	size_t len = strlen(hex);
+
+	if (!len) {
+		*why = "the hex bitmap has no digits after '0x'";
+		return -1;
+	}
+	for (size_t k = 0; k < len; k++)
+		if (hex_digit(hex[k]) < 0) {
+			*why = "the hex bitmap has a character that is not a hex digit";
+			return -1;
+		}
+	for (size_t k = 0; k < len; k++) {
+		int nibble = hex_digit(hex[len - 1 - k]);
+
+		for (unsigned b = 0; b < 4; b++) {
+			uint64_t task = (uint64_t)k * 4 + b;
+
+			if (task >= limit)
+				return 0;
+			if (nibble & (1 << b))
+				add_task(out, n, alloc, (uint32_t)task);
+		}
+	}
+	return 0;
+}
+
+static int parse_number(uint32_t *out, const char **p, const char **why)
+{
+	uint64_t v = 0;
+	const char *s = *p;
+
+	if (*s < '0' || *s > '9') {
+		*why = "expected a task id";
+		return -1;
+	}
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > UINT32_MAX) {
+			*why = "a task id is too large";
+			return -1;
+		}
+	}
+	*out = (uint32_t)v;
+	*p = s;
+	return 0;
+}
+
+/* "0-49", "3,17,42", "0-9:2", each item N, N-M or N-M:S; end points at the end of the list. */
+static int parse_list(uint32_t **out, size_t *n, size_t *alloc, const char *s, const char *end,
+                      uint32_t limit, const char **why)
+{
+	const char *p = s;
+
+	if (p == end) {
+		*why = "the task list is empty";
+		return -1;
+	}
+	for (;;) {
+		uint32_t lo, hi, step = 1;
+
+		if (parse_number(&lo, &p, why) < 0)
+			return -1;
+		hi = lo;
+		if (p < end && *p == '-') {
+			p++;
+			if (parse_number(&hi, &p, why) < 0)
+				return -1;
+			if (hi < lo) {
+				*why = "a range ends before it starts";
+				return -1;
+			}
+			if (p < end && *p == ':') {
+				p++;
+				if (parse_number(&step, &p, why) < 0)
+					return -1;
+				if (!step) {
+					*why = "a range's step must be at least 1";
+					return -1;
+				}
+			}
+		}
+		for (uint64_t t = lo; t <= hi && t < limit; t += step)
+			add_task(out, n, alloc, (uint32_t)t);
+		if (p == end)
+			return 0;
+		if (*p != ',') {
+			*why = "expected ',' between task ids";
+			return -1;
+		}
+		p++;
+	}
+}
+
+int outcome_parse_tasks(uint32_t **out, size_t *n, const char *spec, uint32_t limit,
+                        const char **why)
+{
+	size_t alloc = 0;
+	const char *end;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!strncmp(spec, "0x", 2) || !strncmp(spec, "0X", 2)) {
+		ret = parse_hex(out, n, &alloc, spec + 2, limit, why);
+	} else {
+		/* A trailing "%K" throttle does not change which tasks there are. */
+		end = strchr(spec, '%');
+		if (end) {
+			const char *k = end + 1;
+			uint32_t throttle;
+
+			if (parse_number(&throttle, &k, why) < 0 || *k) {
+				*why = "the throttle after '%' must be a number";
+				return -1;
+			}
+		} else {
+			end = spec + strlen(spec);
+		}
+		ret = parse_list(out, n, &alloc, spec, end, limit, why);
+	}
+	if (ret < 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+uint64_t outcome_task_mem_mb(const struct acct_rec *rec)
+{
+	if (!rec->req_mem_per_cpu)
+		return rec->req_mem_mb;
+	if (rec->ncpus && rec->req_mem_mb > UINT64_MAX / rec->ncpus)
+		return UINT64_MAX;
+	/* A per-CPU request always means at least one CPU. */
+	return rec->req_mem_mb * (rec->ncpus ? rec->ncpus : 1);
+}
+
+/* Per index while building: the latest attempt covering it and its latest run so far. */
+struct slot {
+	const struct acct_rec *rec; /* the latest run, NULL while none */
+	uint32_t task;              /* its array task id */
+	uint32_t rank;              /* of the latest array job covering it (1 = first), 0 if none */
+	unsigned runs;              /* rows of this index in that array job */
+	bool from_bitmap;           /* rec is a pending record, not a row of this task */
+};
+
+/* Submit times order runs; when they are equal, the rest of the record decides. */
+static bool is_later_run(const struct acct_rec *a, bool a_bitmap, const struct acct_rec *b,
+                         bool b_bitmap)
+{
+	/* A task's own row is newer than the pending record it was split from. */
+	if (a_bitmap != b_bitmap)
+		return !a_bitmap;
+	if (a->submit_time != b->submit_time)
+		return a->submit_time > b->submit_time;
+	if ((a->state == TS_REQUEUED) != (b->state == TS_REQUEUED))
+		return b->state == TS_REQUEUED;
+	/* A run that has not started (or ended) yet is the newer one. */
+	if (a->start_time != b->start_time)
+		return !a->start_time || (b->start_time && a->start_time > b->start_time);
+	if (a->end_time != b->end_time)
+		return !a->end_time || (b->end_time && a->end_time > b->end_time);
+	return true;
+}
+
+/*
+ * Takes one run of an index into account. Only the latest array job that
+ * covers the index counts; one whose --array value is unknown covers what
+ * its records name.
+ */
+static void consider(struct slot *slot, struct task_outcome *out, const struct array_rec *arr,
+                     uint32_t rank, const struct acct_rec *rec, uint32_t task, bool from_bitmap)
+{
+	if (slot->rank != rank) {
+		if (slot->rank > rank || (arr->spec && *arr->spec))
+			return;
+		slot->rank = rank;
+		slot->rec = NULL;
+		slot->runs = 0;
+		out->attempts++;
+	}
+	if (!from_bitmap)
+		slot->runs++;
+	if (!slot->rec || is_later_run(rec, from_bitmap, slot->rec, slot->from_bitmap)) {
+		slot->rec = rec;
+		slot->task = task;
+		slot->from_bitmap = from_bitmap;
+	}
+}
+
+/* An array job's rank among the sweep's: by attempt, then in the order given. */
+struct array_rank {
+	uint32_t job_id;
+	uint32_t rank; /* 1 for the first submitted */
+	const struct array_rec *arr;
+};
+
+static int cmp_submission(const void *a, const void *b)
+{
+	const struct array_rank *x = a, *y = b;
+
+	if (x->arr->attempt != y->arr->attempt)
+		return x->arr->attempt < y->arr->attempt ? -1 : 1;
+	return x->arr < y->arr ? -1 : x->arr > y->arr;
+}
+
+static int cmp_job_id(const void *a, const void *b)
+{
+	const struct array_rank *x = a, *y = b;
+
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+static uint32_t limit_after(size_t ntasks, uint32_t offset)
+{
+	size_t left = offset < ntasks ? ntasks - offset : 0;
+
+	return left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+}
+
+/* Marks the indices each array job's --array value covers; ranks is in submission order. */
+static int cover_specs(struct slot *slots, struct task_outcome *out, size_t ntasks,
+                       const struct array_rank *ranks, size_t narrays)
+{
+	for (size_t r = 0; r < narrays; r++) {
+		const struct array_rec *arr = ranks[r].arr;
+		uint32_t *tasks;
+		size_t n;
+		const char *why;
+
+		if (!arr->spec || !*arr->spec)
+			continue;
+		if (outcome_parse_tasks(&tasks, &n, arr->spec, limit_after(ntasks, arr->offset),
+		                        &why) < 0)
+			return error("cannot read the --array value '%s' of array job %u: %s",
+			             arr->spec, arr->job_id, why);
+		for (size_t k = 0; k < n; k++) {
+			size_t i = (size_t)arr->offset + tasks[k];
+
+			if (slots[i].rank == ranks[r].rank)
+				continue;
+			slots[i].rank = ranks[r].rank;
+			out[i].attempts++;
+		}
+		free(tasks);
+	}
+	return 0;
+}
+
+static int add_record(struct slot *slots, struct task_outcome *out, size_t ntasks,
+                      const struct array_rec *arr, uint32_t rank, const struct acct_rec *rec)
+{
+	uint32_t limit = limit_after(ntasks, arr->offset);
+	uint32_t *tasks;
+	size_t n;
+	const char *why;
+
+	if (rec->array_task_id != ACCT_NO_TASK) {
+		if (rec->array_task_id < limit) {
+			size_t i = (size_t)arr->offset + rec->array_task_id;
+
+			consider(&slots[i], &out[i], arr, rank, rec, rec->array_task_id, false);
+		}
+		return 0;
+	}
+	if (!rec->pending_tasks)
+		return 0;
+	if (outcome_parse_tasks(&tasks, &n, rec->pending_tasks, limit, &why) < 0) {
+		/* A bitmap can be thousands of digits long: show its start. */
+		bool cut = strlen(rec->pending_tasks) > 40;
+
+		return error("cannot read the pending tasks '%.*s%s' of array job %u: %s", 40,
+		             rec->pending_tasks, cut ? "..." : "", rec->array_job_id, why);
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (size_t)arr->offset + tasks[k];
+
+		consider(&slots[i], &out[i], arr, rank, rec, tasks[k], true);
+	}
+	free(tasks);
+	return 0;
+}
+
+static void fill(struct task_outcome *out, const struct slot *slot)
+{
+	const struct acct_rec *rec = slot->rec;
+
+	if (!rec)
+		return;
+	out->state = rec->state;
+	out->exit_code = rec->exit_code;
+	out->signal = rec->signal;
+	out->elapsed_s = rec->elapsed_s;
+	out->timelimit_s = rec->timelimit_s;
+	out->req_mem_mb = outcome_task_mem_mb(rec);
+	out->maxrss_bytes = rec->maxrss_bytes;
+	out->array_job_id = rec->array_job_id;
+	out->array_task_id = slot->task;
+	/* A task still inside the pending record gets its own job id only when it starts. */
+	out->job_id = slot->from_bitmap ? 0 : rec->job_id;
+	out->restarts = slot->runs ? slot->runs - 1 : 0;
+	out->nodes = rec->nodes;
+}
+
+int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_rec *arrays,
+                  size_t narrays, const struct acct_set *set)
+{
+	struct slot *slots = NULL;
+	struct array_rank *ranks = NULL;
+	int ret = 0;
+
+	for (size_t i = 0; i < ntasks; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].state = TS_MISSING;
+		out[i].timelimit_s = ACCT_NO_VALUE;
+		out[i].maxrss_bytes = ACCT_NO_VALUE;
+	}
+	if (!ntasks)
+		return 0;
+	slots = xcalloc(ntasks, sizeof(*slots));
+	ranks = xcalloc(narrays ? narrays : 1, sizeof(*ranks));
+	for (size_t p = 0; p < narrays; p++) {
+		ranks[p].job_id = arrays[p].job_id;
+		ranks[p].arr = &arrays[p];
+	}
+	/* The store lists them in submission order already; this keeps outcomes independent of it.
+	 */
+	qsort(ranks, narrays, sizeof(*ranks), cmp_submission);
+	for (size_t r = 0; r < narrays; r++)
+		ranks[r].rank = (uint32_t)(r + 1);
+	ret = cover_specs(slots, out, ntasks, ranks, narrays);
+	if (ret < 0)
+		goto out;
+
+	qsort(ranks, narrays, sizeof(*ranks), cmp_job_id);
+	for (size_t r = 0; r < set->n; r++) {
+		const struct acct_rec *rec = &set->recs[r];
+		struct array_rank key = {rec->array_job_id, 0, NULL}, *hit;
+
+		hit = bsearch(&key, ranks, narrays, sizeof(*ranks), cmp_job_id);
+		if (!hit)
+			continue;
+		ret = add_record(slots, out, ntasks, hit->arr, hit->rank, rec);
+		if (ret < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < ntasks; i++)
+		fill(&out[i], &slots[i]);
+out:
+	free(ranks);
+	free(slots);
+	return ret;
+}

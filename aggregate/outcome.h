@@ -1,0 +1,58 @@
+#ifndef SWEEP_OUTCOME_H
+#define SWEEP_OUTCOME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acct.h"
+
+struct array_rec;
+
+/*
+ * One outcome per task index: what happened to its latest attempt. Pure:
+ * built from the store's array jobs and an acct_set, no I/O.
+ */
+struct task_outcome {
+	enum task_state state; /* TS_MISSING when no record names this index */
+	int exit_code;
+	int signal;
+	uint64_t elapsed_s;
+	uint64_t timelimit_s; /* ACCT_NO_VALUE if unknown/unlimited */
+	uint64_t req_mem_mb; /* per task: per-CPU requests already multiplied by ncpus; 0 if none */
+	uint64_t maxrss_bytes; /* ACCT_NO_VALUE if not measured */
+	uint32_t array_job_id; /* of the latest attempt (0 if missing) */
+	uint32_t array_task_id;
+	uint32_t job_id;
+	unsigned restarts; /* earlier runs of this index in the same array job (requeues) */
+	unsigned attempts; /* array jobs (submission attempts) that covered this index */
+	char *nodes;       /* borrowed from the acct_set, may be NULL */
+};
+
+/*
+ * Fills out[0..ntasks-1]. arrays maps each array job to its offset (index =
+ * offset + task id); records of array jobs not in arrays are ignored. The
+ * latest attempt of an index is the one from the array job submitted last;
+ * within an array job, the latest run (REQUEUED rows and earlier runs count
+ * as restarts). Pending tasks inside a pending record are expanded. Indices
+ * no record names stay TS_MISSING. Returns 0, or a negative code when a
+ * pending bitmap or an array's --array value cannot be read (error()
+ * reported).
+ */
+int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_rec *arrays,
+                  size_t narrays, const struct acct_set *set);
+
+/*
+ * The task ids below limit that an --array value ("0-49%10", "3,17,42%5",
+ * "0-9:2") or a pending record's task list (the same forms, or Slurm's hex
+ * bitmap "0x..." where bit i is task i) names, in the order written; *out
+ * is an array the caller frees (NULL when *n is 0). Ids at or above limit
+ * are left out without being stored, so "0-4000000000" costs nothing.
+ * Returns 0, or -1 with *why set to a static explanation (no error() call).
+ */
+int outcome_parse_tasks(uint32_t **out, size_t *n, const char *spec, uint32_t limit,
+                        const char **why);
+
+/* Memory a task asked for in MiB: per-CPU requests times its CPUs (saturating); 0 if none. */
+uint64_t outcome_task_mem_mb(const struct acct_rec *rec);
+
+#endif

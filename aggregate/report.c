@@ -1,0 +1,651 @@
+#include "report.h"
+
+#include <assert.h>
+#include <float.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "grid.h"
+#include "result.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+void report_init(struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void report_release(struct report *r)
+{
+	free(r->stats);
+	r->stats = NULL;
+	r->plan = NULL;
+	r->gate = NULL;
+}
+
+void report_build(struct report *out, const struct plan *plan, const struct gate_result *gate,
+                  const struct result *results)
+{
+	size_t nm = gate->nmetrics;
+
+	assert(gate->ntasks == plan->ntasks && gate->nsettings == plan->nsettings);
+	free(out->stats);
+	out->plan = plan;
+	out->gate = gate;
+	out->stats = xcalloc(plan->nsettings * nm, sizeof(*out->stats));
+	for (size_t s = 0; s < plan->nsettings; s++) {
+		for (size_t m = 0; m < nm; m++) {
+			struct stats_acc acc;
+
+			stats_init(&acc);
+			for (size_t k = 0; k < plan->nseeds; k++) {
+				size_t i = s * plan->nseeds + k;
+				const struct result_entry *e;
+
+				if (!gate->passed[i])
+					continue;
+				e = result_find(&results[i], gate->metrics[m]);
+				/* The gate passes only tasks with every metric finite. */
+				assert(e && e->kind == RESULT_NUMBER);
+				stats_add(&acc, e->value);
+			}
+			stats_summarize(&out->stats[s * nm + m], &acc);
+		}
+	}
+}
+
+const struct stats_summary *report_stats(const struct report *r, size_t s, size_t m)
+{
+	return &r->stats[s * r->gate->nmetrics + m];
+}
+
+/* Whether a run in this state has written (or is writing) its log file. */
+static bool has_log(enum task_state state)
+{
+	return state != TS_MISSING && state != TS_PENDING;
+}
+
+/* Whether the state carries an exit code and signal worth showing. */
+static bool has_exit(enum task_state state)
+{
+	switch (state) {
+	case TS_MISSING:
+	case TS_PENDING:
+	case TS_RUNNING:
+	case TS_SUSPENDED:
+	case TS_REQUEUED:
+		return false;
+	default:
+		return true;
+	}
+}
+
+char *report_log_path(const struct report *r, const struct gate_failure *f)
+{
+	if (!r->logs || !r->name || !f->array_job_id || !has_log(f->state))
+		return NULL;
+	return xstrfmt("%s/%s_%" PRIu32 "_%" PRIu32 ".out", r->logs, r->name, f->array_job_id,
+	               f->array_task_id);
+}
+
+static bool showing_stats(const struct report *r)
+{
+	return gate_complete(r->gate) || r->allow_incomplete;
+}
+
+/* Whether failure f is about the result file rather than the run. */
+static bool is_result_failure(const struct gate_failure *f)
+{
+	return f->state == TS_COMPLETED && !f->exit_code && !f->signal;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Significant digits for the means of metric m: at least 6, and enough
+ * that both the smallest std and the smallest gap between two settings'
+ * means show two digits, so that 1e9 + 3 is not printed as 1e+09.
+ */
+static int mean_digits(const struct report *r, size_t m)
+{
+	size_t ns = r->plan->nsettings, nmeans = 0;
+	double scale = 0.0, resolution = INFINITY, *means;
+	int digits = 6;
+
+	means = xcalloc(ns, sizeof(*means));
+	for (size_t s = 0; s < ns; s++) {
+		const struct stats_summary *st = report_stats(r, s, m);
+
+		if (!st->has_mean)
+			continue;
+		means[nmeans++] = st->mean;
+		if (fabs(st->mean) > scale)
+			scale = fabs(st->mean);
+		if (st->has_std && st->std > 0.0 && st->std < resolution)
+			resolution = st->std;
+	}
+	/* The smallest gap between two means is between neighbours once sorted. */
+	qsort(means, nmeans, sizeof(*means), compare_doubles);
+	for (size_t a = 1; a < nmeans; a++) {
+		double gap = means[a] - means[a - 1];
+
+		if (gap > 0.0 && gap < resolution)
+			resolution = gap;
+	}
+	free(means);
+	if (scale > 0.0 && isfinite(resolution)) {
+		int need = (int)floor(log10(scale)) - (int)floor(log10(resolution)) + 2;
+
+		if (need > digits)
+			digits = need;
+	}
+	return digits > DBL_DECIMAL_DIG ? DBL_DECIMAL_DIG : digits;
+}
+
+/* ---- the table ---- */
+
+/* A table of text cells, printed with every column as wide as its widest cell. */
+struct table {
+	size_t ncols;
+	char **cells; /* row-major, owned */
+	size_t ncells;
+	size_t alloc;
+};
+
+static void table_init(struct table *t, size_t ncols)
+{
+	t->ncols = ncols;
+	t->cells = NULL;
+	t->ncells = 0;
+	t->alloc = 0;
+}
+
+static void table_release(struct table *t)
+{
+	for (size_t i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	table_init(t, 0);
+}
+
+/* Adds the next cell, taking ownership of text. */
+static void table_add(struct table *t, char *text)
+{
+	ALLOC_GROW(t->cells, t->ncells + 1, t->alloc);
+	t->cells[t->ncells++] = text;
+}
+
+/* Columns on a terminal: UTF-8 continuation bytes take none ("±" is one). */
+static size_t display_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+static void table_print(FILE *f, const struct table *t)
+{
+	size_t *width;
+
+	assert(t->ncols && t->ncells % t->ncols == 0);
+	width = xcalloc(t->ncols, sizeof(*width));
+	for (size_t i = 0; i < t->ncells; i++) {
+		size_t w = display_width(t->cells[i]);
+
+		if (w > width[i % t->ncols])
+			width[i % t->ncols] = w;
+	}
+	for (size_t i = 0; i < t->ncells; i++) {
+		size_t c = i % t->ncols;
+
+		fputs(t->cells[i], f);
+		if (c + 1 == t->ncols) {
+			fputc('\n', f);
+			continue;
+		}
+		for (size_t pad = display_width(t->cells[i]); pad < width[c] + 2; pad++)
+			fputc(' ', f);
+	}
+	free(width);
+}
+
+/*
+ * The parameters that name a setting in the table: those that vary, or
+ * all of them when none does. Returns how many were written to cols.
+ */
+static size_t label_params(const struct plan *plan, size_t *cols)
+{
+	size_t n = 0;
+
+	for (size_t p = 0; p < plan->nparams; p++)
+		if (plan->varies && plan->varies[p])
+			cols[n++] = p;
+	if (n)
+		return n;
+	for (size_t p = 0; p < plan->nparams; p++)
+		cols[n++] = p;
+	return n;
+}
+
+static void add_setting_cells(struct table *t, const struct plan *plan, const size_t *cols,
+                              size_t ncols, size_t s)
+{
+	if (!ncols)
+		table_add(t, xstrfmt("%zu", s));
+	for (size_t c = 0; c < ncols; c++)
+		table_add(t, xstrdup(plan_value(plan, s, cols[c])));
+}
+
+static void add_setting_headers(struct table *t, const struct plan *plan, const size_t *cols,
+                                size_t ncols)
+{
+	if (!ncols)
+		table_add(t, xstrdup("setting"));
+	for (size_t c = 0; c < ncols; c++)
+		table_add(t, xstrdup(plan->params[cols[c]]));
+}
+
+static char *exit_text(const struct gate_failure *f)
+{
+	if (!has_exit(f->state))
+		return xstrdup("-");
+	return xstrfmt("%d:%d", f->exit_code, f->signal);
+}
+
+static void print_failures_table(FILE *f, const struct report *r)
+{
+	const struct plan *plan = r->plan;
+	const struct gate_result *g = r->gate;
+	size_t *cols = xcalloc(plan->nparams + 1, sizeof(*cols));
+	size_t ncols = label_params(plan, cols);
+	bool result_hint = false;
+	struct table t;
+
+	table_init(&t, (ncols ? ncols : 1) + 7);
+	add_setting_headers(&t, plan, cols, ncols);
+	table_add(&t, xstrdup("seed"));
+	table_add(&t, xstrdup("index"));
+	table_add(&t, xstrdup("state"));
+	table_add(&t, xstrdup("exit:sig"));
+	table_add(&t, xstrdup("job"));
+	table_add(&t, xstrdup("reason"));
+	table_add(&t, xstrdup("log"));
+	for (size_t i = 0; i < g->nfailures; i++) {
+		const struct gate_failure *fl = &g->failures[i];
+		char *log = report_log_path(r, fl);
+
+		add_setting_cells(&t, plan, cols, ncols, fl->setting);
+		table_add(&t, xstrfmt("%" PRId64, fl->seed));
+		table_add(&t, xstrfmt("%zu", fl->index));
+		table_add(&t, xstrdup(task_state_name(fl->state)));
+		table_add(&t, exit_text(fl));
+		if (fl->array_job_id)
+			table_add(&t, xstrfmt("%" PRIu32 "_%" PRIu32, fl->array_job_id,
+			                      fl->array_task_id));
+		else
+			table_add(&t, xstrdup("-"));
+		table_add(&t, xstrdup(fl->reason));
+		table_add(&t, log ? log : xstrdup("-"));
+		if (is_result_failure(fl))
+			result_hint = true;
+	}
+	table_print(f, &t);
+	if (result_hint && r->dir)
+		fprintf(f, "(result files: %s/tasks/<index>/result.json)\n", r->dir);
+	table_release(&t);
+	free(cols);
+}
+
+static char *metric_cell(const struct stats_summary *st, int digits, size_t nseeds)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!st->has_mean) {
+		strbuf_addstr(&sb, "n/a");
+	} else {
+		strbuf_addf(&sb, "%.*g ± ", digits, st->mean);
+		if (st->has_std)
+			strbuf_addf(&sb, "%.6g", st->std);
+		else
+			strbuf_addstr(&sb, "n/a");
+	}
+	if (st->n < nseeds)
+		strbuf_addf(&sb, " (n = %zu of %zu)", st->n, nseeds);
+	else
+		strbuf_addf(&sb, " (n = %zu)", st->n);
+	return strbuf_detach(&sb, NULL);
+}
+
+static char *ci_cell(const struct stats_summary *st, int digits)
+{
+	if (!st->has_std)
+		return xstrdup("n/a");
+	return xstrfmt("[%.*g, %.*g]", digits, st->mean - st->ci95, digits, st->mean + st->ci95);
+}
+
+static void print_stats_table(FILE *f, const struct report *r)
+{
+	const struct plan *plan = r->plan;
+	const struct gate_result *g = r->gate;
+	size_t *cols = xcalloc(plan->nparams + 1, sizeof(*cols));
+	size_t ncols = label_params(plan, cols);
+	int *digits = xcalloc(g->nmetrics + 1, sizeof(*digits));
+	struct table t;
+
+	for (size_t m = 0; m < g->nmetrics; m++)
+		digits[m] = mean_digits(r, m);
+	table_init(&t, (ncols ? ncols : 1) + (g->nmetrics ? 2 * g->nmetrics : 1));
+	add_setting_headers(&t, plan, cols, ncols);
+	for (size_t m = 0; m < g->nmetrics; m++) {
+		table_add(&t, xstrdup(g->metrics[m]));
+		table_add(&t, xstrfmt("%s 95%% CI", g->metrics[m]));
+	}
+	if (!g->nmetrics)
+		table_add(&t, xstrdup("n"));
+	for (size_t s = 0; s < plan->nsettings; s++) {
+		add_setting_cells(&t, plan, cols, ncols, s);
+		for (size_t m = 0; m < g->nmetrics; m++) {
+			const struct stats_summary *st = report_stats(r, s, m);
+
+			table_add(&t, metric_cell(st, digits[m], plan->nseeds));
+			table_add(&t, ci_cell(st, digits[m]));
+		}
+		if (!g->nmetrics && g->npassed[s] < plan->nseeds)
+			table_add(&t, xstrfmt("%zu of %zu", g->npassed[s], plan->nseeds));
+		else if (!g->nmetrics)
+			table_add(&t, xstrfmt("%zu", g->npassed[s]));
+	}
+	table_print(f, &t);
+	table_release(&t);
+	free(digits);
+	free(cols);
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void print_title(FILE *f, const struct report *r)
+{
+	const struct plan *plan = r->plan;
+	const struct gate_result *g = r->gate;
+
+	fprintf(f, "sweep '%s' (id %" PRId64 "): ", r->name ? r->name : "?", r->id);
+	if (!showing_stats(r)) {
+		fprintf(f, "%zu of %zu tasks missing or failed\n", g->nfailures, g->ntasks);
+		return;
+	}
+	fprintf(f, "%zu setting%s x %zu seed%s = %zu task%s, ", plan->nsettings,
+	        plural(plan->nsettings), plan->nseeds, plural(plan->nseeds), plan->ntasks,
+	        plural(plan->ntasks));
+	if (gate_complete(g))
+		fprintf(f, "all completed\n");
+	else
+		fprintf(f, "%zu missing or failed and excluded\n", g->nfailures);
+	if (g->nmetrics)
+		fprintf(f, "mean ± sample std over the seeds that passed (n), 95%% CI of the mean "
+		           "(Student's t)\n");
+	else
+		fprintf(f, "no result file holds a numeric metric\n");
+}
+
+void report_print_table(FILE *f, const struct report *r)
+{
+	print_title(f, r);
+	fputc('\n', f);
+	if (!showing_stats(r)) {
+		print_failures_table(f, r);
+		return;
+	}
+	print_stats_table(f, r);
+	if (gate_complete(r->gate))
+		return;
+	fprintf(f, "\nexcluded tasks (%zu):\n", r->gate->nfailures);
+	print_failures_table(f, r);
+}
+
+/* ---- JSON ---- */
+
+/* A number, or null where it is undefined: JSON has no NaN. */
+static json_t *json_number_or_null(bool defined, double x)
+{
+	return defined && isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *json_params(const struct plan *plan, size_t s)
+{
+	json_t *obj = json_object();
+
+	for (size_t p = 0; p < plan->nparams; p++)
+		json_object_set_new(obj, plan->params[p], json_string(plan_value(plan, s, p)));
+	return obj;
+}
+
+static json_t *json_failure(const struct report *r, const struct gate_failure *fl)
+{
+	json_t *obj = json_object();
+	char *log = report_log_path(r, fl);
+	bool ran = has_exit(fl->state);
+
+	json_object_set_new(obj, "index", json_integer((json_int_t)fl->index));
+	json_object_set_new(obj, "setting", json_integer((json_int_t)fl->setting));
+	json_object_set_new(obj, "params", json_params(r->plan, fl->setting));
+	json_object_set_new(obj, "seed", json_integer(fl->seed));
+	json_object_set_new(obj, "state", json_string(task_state_name(fl->state)));
+	json_object_set_new(obj, "exit_code", ran ? json_integer(fl->exit_code) : json_null());
+	json_object_set_new(obj, "signal", ran ? json_integer(fl->signal) : json_null());
+	json_object_set_new(obj, "reason", json_string(fl->reason));
+	json_object_set_new(obj, "array_job_id",
+	                    fl->array_job_id ? json_integer(fl->array_job_id) : json_null());
+	json_object_set_new(obj, "array_task_id",
+	                    fl->array_job_id ? json_integer(fl->array_task_id) : json_null());
+	json_object_set_new(obj, "log", log ? json_string(log) : json_null());
+	free(log);
+	return obj;
+}
+
+static json_t *json_setting(const struct report *r, size_t s)
+{
+	const struct gate_result *g = r->gate;
+	json_t *obj = json_object(), *metrics = json_object();
+
+	json_object_set_new(obj, "setting", json_integer((json_int_t)s));
+	json_object_set_new(obj, "params", json_params(r->plan, s));
+	json_object_set_new(obj, "n", json_integer((json_int_t)g->npassed[s]));
+	json_object_set_new(obj, "n_planned", json_integer((json_int_t)r->plan->nseeds));
+	for (size_t m = 0; m < g->nmetrics; m++) {
+		const struct stats_summary *st = report_stats(r, s, m);
+		json_t *one = json_object();
+
+		json_object_set_new(one, "mean", json_number_or_null(st->has_mean, st->mean));
+		json_object_set_new(one, "std", json_number_or_null(st->has_std, st->std));
+		json_object_set_new(one, "n", json_integer((json_int_t)st->n));
+		json_object_set_new(one, "ci95", json_number_or_null(st->has_std, st->ci95));
+		json_object_set_new(metrics, g->metrics[m], one);
+	}
+	json_object_set_new(obj, "metrics", metrics);
+	return obj;
+}
+
+void report_print_json(FILE *f, const struct report *r)
+{
+	const struct plan *plan = r->plan;
+	const struct gate_result *g = r->gate;
+	json_t *root = json_object(), *arr;
+
+	json_object_set_new(root, "sweep", r->name ? json_string(r->name) : json_null());
+	json_object_set_new(root, "id", json_integer(r->id));
+	json_object_set_new(root, "complete", json_boolean(gate_complete(g)));
+	json_object_set_new(root, "ntasks", json_integer((json_int_t)plan->ntasks));
+	json_object_set_new(root, "nsettings", json_integer((json_int_t)plan->nsettings));
+	arr = json_array();
+	for (size_t k = 0; k < plan->nseeds; k++)
+		json_array_append_new(arr, json_integer(plan->seeds[k]));
+	json_object_set_new(root, "seeds", arr);
+	arr = json_array();
+	for (size_t m = 0; m < g->nmetrics; m++)
+		json_array_append_new(arr, json_string(g->metrics[m]));
+	json_object_set_new(root, "metrics", arr);
+	if (showing_stats(r)) {
+		arr = json_array();
+		for (size_t s = 0; s < plan->nsettings; s++)
+			json_array_append_new(arr, json_setting(r, s));
+		json_object_set_new(root, "settings", arr);
+	}
+	arr = json_array();
+	for (size_t i = 0; i < g->nfailures; i++)
+		json_array_append_new(arr, json_failure(r, &g->failures[i]));
+	json_object_set_new(root, "failures", arr);
+	json_dumpf(root, f, JSON_INDENT(2));
+	fputc('\n', f);
+	json_decref(root);
+}
+
+/* ---- CSV ---- */
+
+/* RFC 4180: a field holding a comma, quote or line break is quoted, quotes doubled. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The shortest text that reads back as the same double; nothing when undefined. */
+static void csv_number(FILE *f, bool defined, double x)
+{
+	char buf[64];
+
+	if (!defined || !isfinite(x))
+		return;
+	for (int digits = 15; digits <= DBL_DECIMAL_DIG; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	fputs(buf, f);
+}
+
+static void csv_params_header(FILE *f, const struct plan *plan)
+{
+	for (size_t p = 0; p < plan->nparams; p++) {
+		csv_field(f, plan->params[p]);
+		fputc(',', f);
+	}
+}
+
+static void csv_params(FILE *f, const struct plan *plan, size_t s)
+{
+	for (size_t p = 0; p < plan->nparams; p++) {
+		csv_field(f, plan_value(plan, s, p));
+		fputc(',', f);
+	}
+}
+
+static void print_failures_csv(FILE *f, const struct report *r)
+{
+	const struct gate_result *g = r->gate;
+
+	csv_params_header(f, r->plan);
+	fputs("seed,index,state,exit_code,signal,reason,log\n", f);
+	for (size_t i = 0; i < g->nfailures; i++) {
+		const struct gate_failure *fl = &g->failures[i];
+		char *log = report_log_path(r, fl);
+
+		csv_params(f, r->plan, fl->setting);
+		fprintf(f, "%" PRId64 ",%zu,%s,", fl->seed, fl->index, task_state_name(fl->state));
+		if (has_exit(fl->state))
+			fprintf(f, "%d,%d,", fl->exit_code, fl->signal);
+		else
+			fputs(",,", f);
+		csv_field(f, fl->reason);
+		fputc(',', f);
+		csv_field(f, log ? log : "");
+		fputc('\n', f);
+		free(log);
+	}
+}
+
+/* "seed 1: out of memory; seed 2: still running" for the setting's excluded tasks. */
+static char *excluded_text(const struct report *r, size_t s)
+{
+	const struct gate_result *g = r->gate;
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < g->nfailures; i++) {
+		if (g->failures[i].setting != s)
+			continue;
+		if (sb.len)
+			strbuf_addstr(&sb, "; ");
+		strbuf_addf(&sb, "seed %" PRId64 ": %s", g->failures[i].seed,
+		            g->failures[i].reason);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+void report_print_csv(FILE *f, const struct report *r)
+{
+	const struct plan *plan = r->plan;
+	const struct gate_result *g = r->gate;
+
+	if (!showing_stats(r)) {
+		print_failures_csv(f, r);
+		return;
+	}
+	csv_params_header(f, plan);
+	fputs("n,n_planned", f);
+	for (size_t m = 0; m < g->nmetrics; m++) {
+		static const char *const suffix[] = {"_mean", "_std", "_ci95"};
+
+		for (size_t k = 0; k < 3; k++) {
+			char *name = xstrfmt("%s%s", g->metrics[m], suffix[k]);
+
+			fputc(',', f);
+			csv_field(f, name);
+			free(name);
+		}
+	}
+	fputs(",excluded\n", f);
+	for (size_t s = 0; s < plan->nsettings; s++) {
+		char *excluded = excluded_text(r, s);
+
+		csv_params(f, plan, s);
+		fprintf(f, "%zu,%zu", g->npassed[s], plan->nseeds);
+		for (size_t m = 0; m < g->nmetrics; m++) {
+			const struct stats_summary *st = report_stats(r, s, m);
+
+			fputc(',', f);
+			csv_number(f, st->has_mean, st->mean);
+			fputc(',', f);
+			csv_number(f, st->has_std, st->std);
+			fputc(',', f);
+			csv_number(f, st->has_std, st->ci95);
+		}
+		fputc(',', f);
+		csv_field(f, excluded);
+		fputc('\n', f);
+		free(excluded);
+	}
+}

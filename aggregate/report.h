@@ -1,0 +1,73 @@
+#ifndef SWEEP_REPORT_H
+#define SWEEP_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stats.h"
+
+struct gate_failure;
+struct gate_result;
+struct plan;
+struct result;
+
+/*
+ * The report of a sweep: per setting and metric, mean ± sample std over the
+ * seeds with n and the 95% confidence interval, and the printers for it
+ * (an aligned table for people, JSON and CSV for programs).
+ *
+ * What is printed depends on the gate:
+ *  - complete: the statistics;
+ *  - incomplete: only the list of missing and failed tasks (the caller
+ *    exits with EXIT_INCOMPLETE);
+ *  - incomplete with allow_incomplete: the statistics over the tasks that
+ *    passed, every short setting marked "n = k of N", and the list of the
+ *    excluded tasks. Nothing is left out silently.
+ *
+ * Undefined values (the std of one seed, the mean of none) print as "n/a"
+ * in the table, null in JSON and an empty field in CSV.
+ */
+struct report {
+	/* Filled in by the caller; borrowed, and must outlive the report. */
+	const char *name; /* the sweep's job name (log files are <logs>/<name>_%A_%a.out) */
+	int64_t id;       /* the sweep's id */
+	const char *logs; /* the logs folder; NULL leaves log paths out */
+	const char *dir;  /* the sweep's folder, to say where result files are; may be NULL */
+	bool allow_incomplete;
+
+	/* Filled in by report_build. */
+	const struct plan *plan;        /* borrowed */
+	const struct gate_result *gate; /* borrowed */
+	struct stats_summary *stats;    /* nsettings x nmetrics, row-major; owned */
+};
+
+void report_init(struct report *r);
+/* Frees what report_build allocated; the borrowed fields are left alone. */
+void report_release(struct report *r);
+
+/*
+ * Computes the statistics of every setting over the tasks the gate passed,
+ * reading each metric from results (plan->ntasks of them). plan and gate
+ * are borrowed by out. Pure; cannot fail.
+ */
+void report_build(struct report *out, const struct plan *plan, const struct gate_result *gate,
+                  const struct result *results);
+
+/* Borrowed from r: the statistics of metric m (the gate's order) in setting s. */
+const struct stats_summary *report_stats(const struct report *r, size_t s, size_t m);
+
+/*
+ * The log file of a failed task, <logs>/<name>_<array job>_<array task>.out;
+ * NULL when there is none yet (no record, still pending) or r->logs is NULL.
+ * The caller frees it.
+ */
+char *report_log_path(const struct report *r, const struct gate_failure *f);
+
+/* The printers. Write errors are left for the caller to find with ferror(). */
+void report_print_table(FILE *f, const struct report *r);
+void report_print_json(FILE *f, const struct report *r);
+void report_print_csv(FILE *f, const struct report *r);
+
+#endif

@@ -1,0 +1,51 @@
+#ifndef SWEEP_STATS_H
+#define SWEEP_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Statistics over the seeds of one setting. Pure: no I/O, no allocation.
+ *
+ * The accumulator is Welford's, run on the values minus the first value
+ * seen, so that values such as 1e9 + x keep the digits of x: the
+ * variance never comes from the difference of two large sums.
+ */
+struct stats_acc {
+	size_t n;
+	double shift; /* the first value added */
+	double mean;  /* mean of (x - shift) */
+	double m2;    /* sum of squared deviations from the mean */
+};
+
+void stats_init(struct stats_acc *acc);
+/* Adds one value; x must be finite (the gate keeps the others out). */
+void stats_add(struct stats_acc *acc, double x);
+
+/*
+ * What a printer shows for one metric of one setting. An undefined value
+ * is NAN with its flag false; every printer shows it as such ("n/a", null,
+ * an empty field), never as a number.
+ */
+struct stats_summary {
+	size_t n;
+	bool has_mean; /* n >= 1 */
+	bool has_std;  /* n >= 2: the sample std and the interval exist */
+	double mean;   /* NAN when !has_mean */
+	double std;    /* sample standard deviation (divisor n - 1); NAN when !has_std */
+	double ci95;   /* half-width of the 95% confidence interval of the mean:
+	                  t(0.975, n - 1) * std / sqrt(n); NAN when !has_std */
+};
+
+void stats_summarize(struct stats_summary *out, const struct stats_acc *acc);
+
+/*
+ * Student's t distribution with df degrees of freedom (df > 0, need not be
+ * an integer). stats_t_cdf is P(T <= t). stats_t_quantile is its inverse:
+ * the t with P(T <= t) = p, for 0 < p < 1, accurate to about 1e-12
+ * relative. Both return NAN for arguments outside their domain.
+ */
+double stats_t_cdf(double t, double df);
+double stats_t_quantile(double p, double df);
+
+#endif

@@ -1,0 +1,1424 @@
+/*
+ * The sweep file reader.
+ *
+ * The format (YAML, one document, a mapping at the top level):
+ *
+ *   name: resnet-lr          required. The job name (--job-name, %x in log
+ *                            names): letters, digits, '.', '_', '-', starting
+ *                            with a letter, digit or '_', at most 100 bytes.
+ *   command: python train.py --lr {lr} --seed {seed}
+ *                            required, not blank; may be a block scalar.
+ *                            {name} is a placeholder for a parameter, {seed}
+ *                            or {index} (the task index); {{ and }} are
+ *                            literal braces; any other '{' is literal text.
+ *   seeds: 5                 optional: a count n (seeds 0..n-1, 1 <= n <=
+ *   seeds: [0, 1, 7]         1000000) or a list of distinct integers (int64).
+ *                            Default: 1, i.e. the one seed 0.
+ *   grid:                    optional: parameter -> non-empty list of
+ *     lr: [0.1, 0.01]        scalars, no value twice in one list; the sweep
+ *     wd: [0, 5e-4]          takes their cartesian product.
+ *   zip:                     optional: parameter -> list; all lists of one
+ *     arch: [r18, r50]       length; row i of every list goes together.
+ *     batch: [256, 128]
+ *   cases:                   optional: a list of mappings parameter ->
+ *     - {lr: 0.3, wd: 0, arch: r18, batch: 256}   scalar, run one by one.
+ *                            With grid or zip, each case sets exactly their
+ *                            parameters; without, every case sets the same
+ *                            keys as the first.
+ *   slurm:                   optional
+ *     partition, account, qos, gres, gpus_per_task, constraint:
+ *                            one scalar each, written to #SBATCH lines as is
+ *                            (sbopt_check_value: no quotes, backslashes or
+ *                            control characters, at most 1024 bytes).
+ *     cpus_per_task, nodes, ntasks, max_concurrent:
+ *                            integers from 1 to 2147483647 (quoted or not).
+ *     mem, mem_per_cpu:      sizes such as 4000, 512M, 32G, 1T (K, M, G, T;
+ *                            no suffix means M); at most one of the two.
+ *     time:                  90, 4:00:00, 1-12:00:00, UNLIMITED... (the
+ *                            forms of sbatch --time); kept in minutes,
+ *                            rounded up.
+ *     signal: USR1@120       NAME[@SECONDS]: NAME one of USR1, USR2, TERM,
+ *                            INT, HUP, QUIT, ALRM (any case, an optional SIG
+ *                            prefix), SECONDS 0..65535; default USR1@120,
+ *                            and 120 when only the name is given.
+ *     extra: ["--hold"]      other sbatch long options (sbopt_check_extra),
+ *                            each at most once; may be empty.
+ *   env: {WANDB_MODE: offline}
+ *                            optional: variables for every task. Names are
+ *                            shell identifiers not starting with SLURM_ or
+ *                            SWEEP_; values any text. May be empty.
+ *   setup: |                 optional: shell lines run before the command.
+ *     module load cuda
+ *   logs: logs               optional, default "logs": the log folder, a
+ *                            valid #SBATCH value without '%'.
+ *   template: my.sbatch      optional: a script template, kept as written.
+ *
+ * Parameter names (grid, zip and cases keys) are identifiers and neither
+ * "seed" nor "index". Values keep the exact text of the YAML scalar ("5e-4",
+ * "0.10", quoted text unquoted); any bytes but NUL are allowed, since values
+ * reach tasks through variables and never through #SBATCH lines. An empty
+ * plain value (or ~, null) is refused wherever a value is needed; write ''
+ * for empty text. Anchors, aliases, merge keys and tags other than !!str,
+ * !!seq and !!map are refused: a sweep file is read by people, and the
+ * expanded task table should be visible in it.
+ *
+ * Reading is in two steps: the libyaml event stream becomes a small tree
+ * of nodes with their positions (so that checks which need the whole file,
+ * like placeholders against parameters, can still point at a line), then
+ * the tree is checked and copied into struct cfg. The first mistake stops
+ * the reading.
+ */
+#include "cfg.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#include "error.h"
+#include "sbopt.h"
+#include "strbuf.h"
+#include "units.h"
+#include "banned.h"
+
+#define MAX_DEPTH          64
+#define MAX_SEEDS          1000000
+#define MAX_NAME_LEN       100
+#define DEFAULT_SIGNAL     "USR1"
+#define DEFAULT_SIGNAL_SEC 120
+
+enum node_kind {
+	NODE_SCALAR,
+	NODE_LIST,
+	NODE_MAP,
+};
+
+struct node {
+	enum node_kind kind;
+	unsigned line, column; /* 1-based */
+	char *text;            /* scalar: its text, NUL-free */
+	int null;              /* scalar: an empty plain scalar, ~ or null */
+	struct node **items;   /* list: items; map: key, value, key, value... */
+	size_t n, alloc;
+};
+
+struct loader {
+	const char *file; /* for messages */
+	const char *text;
+	size_t len;
+	yaml_parser_t parser;
+	struct cfg *cfg;
+	char **shown; /* strings made for messages, freed at the end */
+	size_t nshown, shown_alloc;
+	const struct node *mem_key, *mem_per_cpu_key;
+	const struct node *cases; /* checked once grid and zip are known */
+	const struct node *command;
+};
+
+static const char *const top_keys[] = {
+    "name", "command", "seeds", "grid", "zip", "cases", "slurm", "env", "setup", "logs", "template",
+};
+
+static const char *const slurm_keys[] = {
+    "partition",   "account",       "qos",    "gres",           "gpus_per_task",
+    "constraint",  "cpus_per_task", "nodes",  "ntasks",         "mem",
+    "mem_per_cpu", "time",          "signal", "max_concurrent", "extra",
+};
+
+static const char *const signal_names[] = {"USR1", "USR2", "TERM", "INT", "HUP", "QUIT", "ALRM"};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- messages ---- */
+
+/*
+ * The user's text as a message shows it: control bytes escaped, long text
+ * cut. Owned by the loader.
+ */
+static const char *show(struct loader *ld, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n;
+
+	for (n = 0; s[n]; n++) {
+		unsigned char c = (unsigned char)s[n];
+
+		if (n == 60) {
+			strbuf_addstr(&sb, "...");
+			break;
+		}
+		if (c == '\n')
+			strbuf_addstr(&sb, "\\n");
+		else if (c == '\t')
+			strbuf_addstr(&sb, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(&sb, "\\x%02x", c);
+		else
+			strbuf_addch(&sb, c);
+	}
+	ALLOC_GROW(ld->shown, ld->nshown + 1, ld->shown_alloc);
+	ld->shown[ld->nshown] = strbuf_detach(&sb, NULL);
+	return ld->shown[ld->nshown++];
+}
+
+static int error_at(struct loader *ld, unsigned line, unsigned column, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int error_at(struct loader *ld, unsigned line, unsigned column, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	error("%s:%u:%u: %s", ld->file, line, column, sb.buf);
+	strbuf_release(&sb);
+	return SWEEP_ERR;
+}
+
+#define AT(ld, node, ...) error_at((ld), (node)->line, (node)->column, __VA_ARGS__)
+
+static const char *kind_name(const struct node *n)
+{
+	switch (n->kind) {
+	case NODE_MAP:
+		return "a mapping";
+	case NODE_LIST:
+		return "a list";
+	case NODE_SCALAR:
+		break;
+	}
+	return n->null ? "an empty value" : "a scalar";
+}
+
+/* ---- YAML events -> nodes ---- */
+
+static void node_free(struct node *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n->n; i++)
+		node_free(n->items[i]);
+	free(n->items);
+	free(n->text);
+	free(n);
+}
+
+static struct node *node_new(enum node_kind kind, const yaml_mark_t *mark)
+{
+	struct node *n = xcalloc(1, sizeof(*n));
+
+	n->kind = kind;
+	n->line = (unsigned)mark->line + 1;
+	n->column = (unsigned)mark->column + 1;
+	return n;
+}
+
+/* Line and column (1-based, in characters) of a byte offset in the input. */
+static void offset_position(const struct loader *ld, size_t offset, unsigned *line,
+                            unsigned *column)
+{
+	size_t i;
+
+	*line = 1;
+	*column = 1;
+	for (i = 0; i < offset && i < ld->len; i++) {
+		unsigned char c = (unsigned char)ld->text[i];
+
+		if (c == '\n') {
+			(*line)++;
+			*column = 1;
+		} else if ((c & 0xc0) != 0x80) {
+			(*column)++;
+		}
+	}
+}
+
+static int yaml_problem(struct loader *ld)
+{
+	const yaml_parser_t *p = &ld->parser;
+	unsigned line, column;
+
+	if (p->error == YAML_MEMORY_ERROR)
+		return error("%s: out of memory while reading YAML", ld->file);
+	if (p->error == YAML_READER_ERROR) {
+		offset_position(ld, p->problem_offset, &line, &column);
+		if (p->problem_value != -1)
+			return error_at(ld, line, column, "%s (byte 0x%02x)", p->problem,
+			                (unsigned)p->problem_value & 0xff);
+		return error_at(ld, line, column, "%s", p->problem);
+	}
+	line = (unsigned)p->problem_mark.line + 1;
+	column = (unsigned)p->problem_mark.column + 1;
+	if (p->context)
+		return error_at(ld, line, column, "%s (%s at line %u, column %u)",
+		                p->problem ? p->problem : "invalid YAML", p->context,
+		                (unsigned)p->context_mark.line + 1,
+		                (unsigned)p->context_mark.column + 1);
+	return error_at(ld, line, column, "%s", p->problem ? p->problem : "invalid YAML");
+}
+
+static int next_event(struct loader *ld, yaml_event_t *ev)
+{
+	if (!yaml_parser_parse(&ld->parser, ev))
+		return yaml_problem(ld);
+	return 0;
+}
+
+static int check_tag(struct loader *ld, const yaml_event_t *ev, const unsigned char *tag,
+                     const char *allowed)
+{
+	if (!tag || !strcmp((const char *)tag, allowed))
+		return 0;
+	return error_at(ld, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
+	                "unsupported YAML tag '%s'", show(ld, (const char *)tag));
+}
+
+static int refuse_anchor(struct loader *ld, const yaml_event_t *ev, const unsigned char *anchor)
+{
+	if (!anchor)
+		return 0;
+	return error_at(ld, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
+	                "YAML anchors and aliases are not supported: write the values out");
+}
+
+static int is_null_scalar(const yaml_event_t *ev)
+{
+	const char *v = (const char *)ev->data.scalar.value;
+
+	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || ev->data.scalar.tag)
+		return 0;
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+	       !strcmp(v, "NULL");
+}
+
+/* Builds the node of ev (consumed) and, for a collection, its children. */
+static int build(struct loader *ld, yaml_event_t *ev, struct node **out, unsigned depth)
+{
+	struct node *n = NULL;
+	yaml_event_t child;
+	yaml_event_type_t end = YAML_NO_EVENT;
+	int ret = SWEEP_ERR;
+
+	*out = NULL;
+	switch (ev->type) {
+	case YAML_ALIAS_EVENT:
+		refuse_anchor(ld, ev, ev->data.alias.anchor);
+		goto out;
+	case YAML_SCALAR_EVENT:
+		if (refuse_anchor(ld, ev, ev->data.scalar.anchor) ||
+		    check_tag(ld, ev, ev->data.scalar.tag, YAML_STR_TAG))
+			goto out;
+		n = node_new(NODE_SCALAR, &ev->start_mark);
+		if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length)) {
+			AT(ld, n, "NUL bytes are not allowed");
+			goto out;
+		}
+		n->text = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
+		n->null = is_null_scalar(ev);
+		ret = 0;
+		goto out;
+	case YAML_SEQUENCE_START_EVENT:
+		if (refuse_anchor(ld, ev, ev->data.sequence_start.anchor) ||
+		    check_tag(ld, ev, ev->data.sequence_start.tag, YAML_SEQ_TAG))
+			goto out;
+		n = node_new(NODE_LIST, &ev->start_mark);
+		end = YAML_SEQUENCE_END_EVENT;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		if (refuse_anchor(ld, ev, ev->data.mapping_start.anchor) ||
+		    check_tag(ld, ev, ev->data.mapping_start.tag, YAML_MAP_TAG))
+			goto out;
+		n = node_new(NODE_MAP, &ev->start_mark);
+		end = YAML_MAPPING_END_EVENT;
+		break;
+	default:
+		error_at(ld, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
+		         "unexpected YAML event");
+		goto out;
+	}
+
+	if (depth >= MAX_DEPTH) {
+		AT(ld, n, "nested deeper than %d levels", MAX_DEPTH);
+		goto out;
+	}
+	for (;;) {
+		struct node *item;
+
+		if (next_event(ld, &child))
+			goto out;
+		if (child.type == end) {
+			yaml_event_delete(&child);
+			break;
+		}
+		if (build(ld, &child, &item, depth + 1))
+			goto out;
+		ALLOC_GROW(n->items, n->n + 1, n->alloc);
+		n->items[n->n++] = item;
+		if (n->kind == NODE_MAP && n->n % 2 == 1 && item->kind != NODE_SCALAR) {
+			AT(ld, item, "mapping keys must be scalars, not %s", kind_name(item));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	yaml_event_delete(ev);
+	if (ret)
+		node_free(n);
+	else
+		*out = n;
+	return ret;
+}
+
+/* Reads the one document of the input into *root (NULL for an empty file). */
+static int read_tree(struct loader *ld, struct node **root)
+{
+	yaml_event_t ev;
+	int ret = SWEEP_ERR;
+
+	*root = NULL;
+	if (next_event(ld, &ev))
+		return SWEEP_ERR;
+	yaml_event_delete(&ev); /* stream start */
+	if (next_event(ld, &ev))
+		return SWEEP_ERR;
+	if (ev.type == YAML_STREAM_END_EVENT) {
+		yaml_event_delete(&ev);
+		return 0;
+	}
+	yaml_event_delete(&ev); /* document start */
+	if (next_event(ld, &ev) || build(ld, &ev, root, 0))
+		goto out;
+	if (next_event(ld, &ev))
+		goto out;
+	yaml_event_delete(&ev); /* document end */
+	if (next_event(ld, &ev))
+		goto out;
+	if (ev.type == YAML_DOCUMENT_START_EVENT) {
+		error_at(ld, (unsigned)ev.start_mark.line + 1, (unsigned)ev.start_mark.column + 1,
+		         "only one YAML document is allowed in a sweep file");
+		yaml_event_delete(&ev);
+		goto out;
+	}
+	yaml_event_delete(&ev);
+	ret = 0;
+out:
+	if (ret) {
+		node_free(*root);
+		*root = NULL;
+	}
+	return ret;
+}
+
+/* ---- checks on nodes ---- */
+
+static int expect(struct loader *ld, const struct node *n, enum node_kind kind, const char *path)
+{
+	static const char *const want[] = {"a scalar", "a list", "a mapping"};
+
+	if (n->kind == kind && !(kind == NODE_SCALAR && n->null))
+		return 0;
+	return AT(ld, n, "'%s': expected %s, found %s", path, want[kind], kind_name(n));
+}
+
+/*
+ * Repeats in a list, found by sorting so that long lists stay fast: returns
+ * the position of the first item (in list order) equal to an earlier one,
+ * or n when there is none, and sets *first to that earlier one's position.
+ */
+struct ranked {
+	const char *text; /* or NULL, then num */
+	int64_t num;
+	size_t pos;
+};
+
+static int cmp_value(const struct ranked *a, const struct ranked *b)
+{
+	if (a->text)
+		return strcmp(a->text, b->text);
+	return (a->num > b->num) - (a->num < b->num);
+}
+
+static int cmp_ranked(const void *va, const void *vb)
+{
+	const struct ranked *a = va, *b = vb;
+	int c = cmp_value(a, b);
+
+	if (c)
+		return c;
+	return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static size_t first_repeat(struct ranked *r, size_t n, size_t *first)
+{
+	size_t i, j, best = n;
+
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	/* In each run of equal values, the second is the earliest repeat. */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && !cmp_value(&r[i], &r[j]); j++)
+			;
+		if (j - i > 1 && r[i + 1].pos < best) {
+			best = r[i + 1].pos;
+			*first = r[i].pos;
+		}
+	}
+	return best;
+}
+
+static size_t first_repeated_text(const char *const *texts, size_t n, size_t *first)
+{
+	struct ranked *r = xcalloc(n, sizeof(*r));
+	size_t i, ret;
+
+	for (i = 0; i < n; i++) {
+		r[i].text = texts[i];
+		r[i].pos = i;
+	}
+	ret = first_repeat(r, n, first);
+	free(r);
+	return ret;
+}
+
+/*
+ * Checks the keys of a mapping: no empty key, no key twice, and (when known
+ * is not NULL) only known keys. where is "" or " in 'slurm'" and the like.
+ */
+static int check_keys(struct loader *ld, const struct node *map, const char *where,
+                      const char *const *known, size_t nknown)
+{
+	const char **texts = xcalloc(map->n / 2 + 1, sizeof(*texts));
+	size_t i, j, repeat, first = 0;
+
+	for (i = 0; i < map->n; i += 2)
+		texts[i / 2] = map->items[i]->text;
+	repeat = 2 * first_repeated_text(texts, map->n / 2, &first);
+	free(texts);
+	for (i = 0; i < map->n; i += 2) {
+		const struct node *key = map->items[i];
+
+		if (key->null || !*key->text)
+			return AT(ld, key, "empty key%s", where);
+		if (known) {
+			for (j = 0; j < nknown; j++)
+				if (!strcmp(known[j], key->text))
+					break;
+			if (j == nknown) {
+				const char *guess = sbopt_suggest(key->text, known, nknown);
+
+				if (guess)
+					return AT(ld, key, "unknown key '%s'%s; did you mean '%s'?",
+					          show(ld, key->text), where, guess);
+				return AT(ld, key, "unknown key '%s'%s", show(ld, key->text),
+				          where);
+			}
+		}
+		if (i == repeat)
+			return AT(ld, key, "duplicate key '%s'%s (first at line %u)",
+			          show(ld, key->text), where, map->items[2 * first]->line);
+	}
+	return 0;
+}
+
+static int is_identifier(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+static int check_param_name(struct loader *ld, const struct node *key, const char *where)
+{
+	if (!is_identifier(key->text, strlen(key->text)))
+		return AT(ld, key,
+		          "invalid parameter name '%s'%s: use letters, digits and '_', not "
+		          "starting with a digit",
+		          show(ld, key->text), where);
+	if (!strcmp(key->text, "seed") || !strcmp(key->text, "index"))
+		return AT(ld, key,
+		          "'%s'%s: 'seed' and 'index' are built-in placeholders, not "
+		          "parameter names",
+		          key->text, where);
+	return 0;
+}
+
+/* Decimal integer, optional '-', int64 range. */
+static int parse_int64(int64_t *out, const char *s)
+{
+	int neg = *s == '-';
+	uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	const char *p = s + neg;
+
+	if (!*p)
+		return -1;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		if (v > (limit - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (neg)
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	else
+		*out = (int64_t)v;
+	return 0;
+}
+
+static int get_string(struct loader *ld, char **out, const struct node *n, const char *path)
+{
+	if (expect(ld, n, NODE_SCALAR, path))
+		return SWEEP_ERR;
+	free(*out);
+	*out = xstrdup(n->text);
+	return 0;
+}
+
+static int get_positive(struct loader *ld, unsigned *out, const struct node *n, const char *path)
+{
+	int64_t v;
+
+	if (expect(ld, n, NODE_SCALAR, path))
+		return SWEEP_ERR;
+	if (parse_int64(&v, n->text) || v < 1 || v > INT32_MAX)
+		return AT(ld, n, "'%s': expected a positive integer, found '%s'", path,
+		          show(ld, n->text));
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* A scalar that goes to an #SBATCH line. */
+static int get_sbatch_value(struct loader *ld, char **out, const struct node *n, const char *path,
+                            int allow_percent)
+{
+	const char *why;
+
+	if (expect(ld, n, NODE_SCALAR, path))
+		return SWEEP_ERR;
+	if (sbopt_check_value(n->text, allow_percent, &why))
+		return AT(ld, n, "'%s': bad value '%s': %s", path, show(ld, n->text), why);
+	free(*out);
+	*out = xstrdup(n->text);
+	return 0;
+}
+
+/* ---- the sections ---- */
+
+static int read_name(struct loader *ld, const struct node *n)
+{
+	const char *s;
+
+	if (expect(ld, n, NODE_SCALAR, "name"))
+		return SWEEP_ERR;
+	s = n->text;
+	if (!*s ||
+	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+	      (s[0] >= '0' && s[0] <= '9') || s[0] == '_') ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+	        strlen(s))
+		return AT(ld, n,
+		          "invalid name '%s': use letters, digits, '.', '_' and '-', starting "
+		          "with a letter, digit or '_'",
+		          show(ld, s));
+	if (strlen(s) > MAX_NAME_LEN)
+		return AT(ld, n, "'name' is longer than %d characters", MAX_NAME_LEN);
+	ld->cfg->name = xstrdup(s);
+	return 0;
+}
+
+static int read_command(struct loader *ld, const struct node *n)
+{
+	if (expect(ld, n, NODE_SCALAR, "command"))
+		return SWEEP_ERR;
+	if (strspn(n->text, " \t\r\n") == strlen(n->text))
+		return AT(ld, n, "'command' is empty");
+	ld->cfg->command = xstrdup(n->text);
+	ld->command = n;
+	return 0;
+}
+
+static int read_seeds(struct loader *ld, const struct node *n)
+{
+	struct cfg *cfg = ld->cfg;
+	struct ranked *ranked;
+	int64_t v;
+	size_t i, first = 0;
+
+	if (n->kind == NODE_SCALAR && !n->null) {
+		if (parse_int64(&v, n->text) || v < 1 || v > MAX_SEEDS)
+			return AT(ld, n,
+			          "'seeds': expected a count from 1 to %d or a list of integers, "
+			          "found '%s'",
+			          MAX_SEEDS, show(ld, n->text));
+		cfg->nseeds = (size_t)v;
+		cfg->seeds = xcalloc(cfg->nseeds, sizeof(*cfg->seeds));
+		for (i = 0; i < cfg->nseeds; i++)
+			cfg->seeds[i] = (int64_t)i;
+		return 0;
+	}
+	if (n->kind != NODE_LIST)
+		return AT(ld, n, "'seeds': expected a count or a list of integers, found %s",
+		          kind_name(n));
+	if (!n->n)
+		return AT(ld, n, "'seeds' is an empty list");
+	if (n->n > MAX_SEEDS)
+		return AT(ld, n, "'seeds' lists more than %d seeds", MAX_SEEDS);
+	cfg->seeds = xcalloc(n->n, sizeof(*cfg->seeds));
+	for (i = 0; i < n->n; i++) {
+		const struct node *item = n->items[i];
+
+		if (item->kind != NODE_SCALAR || item->null)
+			return AT(ld, item, "'seeds': expected an integer, found %s",
+			          kind_name(item));
+		if (parse_int64(&v, item->text))
+			return AT(ld, item, "'seeds': expected an integer, found '%s'",
+			          show(ld, item->text));
+		cfg->seeds[cfg->nseeds++] = v;
+	}
+	ranked = xcalloc(cfg->nseeds, sizeof(*ranked));
+	for (i = 0; i < cfg->nseeds; i++) {
+		ranked[i].num = cfg->seeds[i];
+		ranked[i].pos = i;
+	}
+	i = first_repeat(ranked, cfg->nseeds, &first);
+	free(ranked);
+	if (i < cfg->nseeds)
+		return AT(ld, n->items[i], "'seeds': seed %s is listed twice (first at line %u)",
+		          n->items[i]->text, n->items[first]->line);
+	return 0;
+}
+
+/* grid: or zip: (section is the key, for messages). */
+static int read_params(struct loader *ld, const struct node *map, const char *section,
+                       struct cfg_param **out, size_t *nout)
+{
+	char where[32];
+	size_t i, j, alloc = 0;
+
+	if (expect(ld, map, NODE_MAP, section))
+		return SWEEP_ERR;
+	if (!map->n)
+		return AT(ld, map, "'%s' is empty: give it parameters or leave it out", section);
+	snprintf(where, sizeof(where), " in '%s'", section);
+	if (check_keys(ld, map, where, NULL, 0))
+		return SWEEP_ERR;
+	for (i = 0; i < map->n; i += 2) {
+		const struct node *key = map->items[i], *list = map->items[i + 1];
+		struct cfg_param *p;
+		char *path;
+		int bad;
+
+		if (check_param_name(ld, key, where))
+			return SWEEP_ERR;
+		path = xstrfmt("%s.%s", section, key->text);
+		bad = expect(ld, list, NODE_LIST, path);
+		free(path);
+		if (bad)
+			return SWEEP_ERR;
+		if (!list->n)
+			return AT(ld, list, "'%s.%s' is an empty list", section, key->text);
+
+		ALLOC_GROW(*out, *nout + 1, alloc);
+		p = &(*out)[(*nout)++];
+		memset(p, 0, sizeof(*p));
+		p->name = xstrdup(key->text);
+		p->line = key->line;
+		p->column = key->column;
+		p->values = xcalloc(list->n, sizeof(*p->values));
+		for (j = 0; j < list->n; j++) {
+			const struct node *item = list->items[j];
+
+			if (item->kind != NODE_SCALAR)
+				return AT(ld, item,
+				          "'%s.%s': expected a scalar in the list, found %s",
+				          section, key->text, kind_name(item));
+			if (item->null)
+				return AT(ld, item,
+				          "'%s.%s': empty value in the list (write '' for empty "
+				          "text)",
+				          section, key->text);
+			p->values[p->nvalues++] = xstrdup(item->text);
+		}
+		/* A value twice in the grid would run the same settings twice. */
+		if (!strcmp(section, "grid")) {
+			size_t first = 0;
+
+			j = first_repeated_text((const char *const *)p->values, p->nvalues, &first);
+			if (j < p->nvalues)
+				return AT(ld, list->items[j],
+				          "'grid.%s' lists '%s' twice (first at line %u)",
+				          key->text, show(ld, p->values[j]),
+				          list->items[first]->line);
+		}
+	}
+	return 0;
+}
+
+static int read_zip(struct loader *ld, const struct node *map)
+{
+	struct cfg *cfg = ld->cfg;
+	size_t i;
+
+	if (read_params(ld, map, "zip", &cfg->zip, &cfg->nzip))
+		return SWEEP_ERR;
+	for (i = 1; i < cfg->nzip; i++)
+		if (cfg->zip[i].nvalues != cfg->zip[0].nvalues)
+			return error_at(ld, cfg->zip[i].line, cfg->zip[i].column,
+			                "'zip' lists must have the same length: '%s' has %zu "
+			                "values, '%s' has %zu",
+			                cfg->zip[i].name, cfg->zip[i].nvalues, cfg->zip[0].name,
+			                cfg->zip[0].nvalues);
+	return 0;
+}
+
+static int read_cases(struct loader *ld, const struct node *list)
+{
+	struct cfg *cfg = ld->cfg;
+	size_t i, j;
+
+	if (expect(ld, list, NODE_LIST, "cases"))
+		return SWEEP_ERR;
+	if (!list->n)
+		return AT(ld, list, "'cases' is an empty list");
+	cfg->cases = xcalloc(list->n, sizeof(*cfg->cases));
+	for (i = 0; i < list->n; i++) {
+		const struct node *map = list->items[i];
+		struct cfg_case *c = &cfg->cases[cfg->ncases++];
+		char where[48];
+
+		c->line = map->line;
+		c->column = map->column;
+		snprintf(where, sizeof(where), " in case %zu", i + 1);
+		if (map->kind != NODE_MAP)
+			return AT(ld, map, "case %zu: expected a mapping, found %s", i + 1,
+			          kind_name(map));
+		if (!map->n)
+			return AT(ld, map, "case %zu is empty", i + 1);
+		if (check_keys(ld, map, where, NULL, 0))
+			return SWEEP_ERR;
+		c->names = xcalloc(map->n / 2, sizeof(*c->names));
+		c->values = xcalloc(map->n / 2, sizeof(*c->values));
+		for (j = 0; j < map->n; j += 2) {
+			const struct node *key = map->items[j], *value = map->items[j + 1];
+
+			if (check_param_name(ld, key, where))
+				return SWEEP_ERR;
+			if (value->kind != NODE_SCALAR)
+				return AT(ld, value,
+				          "'%s' in case %zu: expected a scalar, found %s",
+				          key->text, i + 1, kind_name(value));
+			if (value->null)
+				return AT(ld, value,
+				          "'%s' in case %zu: empty value (write '' for empty text)",
+				          key->text, i + 1);
+			c->names[c->n] = xstrdup(key->text);
+			c->values[c->n++] = xstrdup(value->text);
+		}
+	}
+	ld->cases = list;
+	return 0;
+}
+
+static int read_signal(struct loader *ld, const struct node *n)
+{
+	struct cfg_slurm *s = &ld->cfg->slurm;
+	const char *text, *at;
+	char *name = NULL;
+	size_t len, i;
+	int64_t sec = DEFAULT_SIGNAL_SEC;
+	int ret = SWEEP_ERR;
+
+	if (expect(ld, n, NODE_SCALAR, "slurm.signal"))
+		return SWEEP_ERR;
+	text = n->text;
+	if (strchr(text, ':'))
+		return AT(ld, n,
+		          "'slurm.signal': write '%s' without 'B:' or 'R:' (sweep decides how "
+		          "the signal is sent)",
+		          show(ld, text));
+	at = strchr(text, '@');
+	len = at ? (size_t)(at - text) : strlen(text);
+	if (len > 3 && !strncasecmp(text, "SIG", 3)) {
+		text += 3;
+		len -= 3;
+	}
+	name = xstrndup(text, len);
+	for (i = 0; name[i]; i++)
+		if (name[i] >= 'a' && name[i] <= 'z')
+			name[i] = (char)(name[i] - 'a' + 'A');
+	for (i = 0; i < ARRAY_SIZE(signal_names); i++)
+		if (!strcmp(signal_names[i], name))
+			break;
+	if (i == ARRAY_SIZE(signal_names)) {
+		AT(ld, n,
+		   "'slurm.signal': unknown signal '%s': use USR1, USR2, TERM, INT, HUP, QUIT or "
+		   "ALRM, optionally with @SECONDS",
+		   show(ld, name));
+		goto out;
+	}
+	if (at && (parse_int64(&sec, at + 1) || at[1] == '-' || sec > 65535)) {
+		AT(ld, n,
+		   "'slurm.signal': bad seconds in '%s': expected a whole number from 0 to "
+		   "65535",
+		   show(ld, n->text));
+		goto out;
+	}
+	free(s->signal);
+	s->signal = name;
+	name = NULL;
+	s->signal_seconds = (unsigned)sec;
+	ret = 0;
+out:
+	free(name);
+	return ret;
+}
+
+static int read_extra(struct loader *ld, const struct node *list)
+{
+	struct cfg_slurm *s = &ld->cfg->slurm;
+	size_t i, j;
+
+	if (expect(ld, list, NODE_LIST, "slurm.extra"))
+		return SWEEP_ERR;
+	s->extra = xcalloc(list->n, sizeof(*s->extra));
+	for (i = 0; i < list->n; i++) {
+		const struct node *item = list->items[i];
+		char *why;
+		size_t len;
+
+		if (item->kind != NODE_SCALAR || item->null)
+			return AT(ld, item,
+			          "'slurm.extra': expected a scalar in the list, found %s",
+			          kind_name(item));
+		if (sbopt_check_extra(item->text, &why)) {
+			AT(ld, item, "'slurm.extra': %s", why);
+			free(why);
+			return SWEEP_ERR;
+		}
+		len = strcspn(item->text, "=");
+		for (j = 0; j < i; j++)
+			if (strcspn(s->extra[j], "=") == len &&
+			    !strncmp(s->extra[j], item->text, len))
+				return AT(ld, item,
+				          "'slurm.extra': '%.*s' is given twice (first at line %u)",
+				          (int)len, item->text, list->items[j]->line);
+		s->extra[s->nextra++] = xstrdup(item->text);
+	}
+	return 0;
+}
+
+static int read_slurm(struct loader *ld, const struct node *map)
+{
+	struct cfg_slurm *s = &ld->cfg->slurm;
+	size_t i;
+
+	if (expect(ld, map, NODE_MAP, "slurm"))
+		return SWEEP_ERR;
+	if (check_keys(ld, map, " in 'slurm'", slurm_keys, ARRAY_SIZE(slurm_keys)))
+		return SWEEP_ERR;
+	for (i = 0; i < map->n; i += 2) {
+		const struct node *key = map->items[i], *v = map->items[i + 1];
+		const char *k = key->text, *why;
+		char *path = xstrfmt("slurm.%s", k);
+		uint64_t seconds;
+		bool unlimited;
+		int ret = 0;
+
+		if (!strcmp(k, "partition"))
+			ret = get_sbatch_value(ld, &s->partition, v, path, 1);
+		else if (!strcmp(k, "account"))
+			ret = get_sbatch_value(ld, &s->account, v, path, 1);
+		else if (!strcmp(k, "qos"))
+			ret = get_sbatch_value(ld, &s->qos, v, path, 1);
+		else if (!strcmp(k, "gres"))
+			ret = get_sbatch_value(ld, &s->gres, v, path, 1);
+		else if (!strcmp(k, "gpus_per_task"))
+			ret = get_sbatch_value(ld, &s->gpus_per_task, v, path, 1);
+		else if (!strcmp(k, "constraint"))
+			ret = get_sbatch_value(ld, &s->constraint, v, path, 1);
+		else if (!strcmp(k, "cpus_per_task"))
+			ret = get_positive(ld, &s->cpus_per_task, v, path);
+		else if (!strcmp(k, "nodes"))
+			ret = get_positive(ld, &s->nodes, v, path);
+		else if (!strcmp(k, "ntasks"))
+			ret = get_positive(ld, &s->ntasks, v, path);
+		else if (!strcmp(k, "max_concurrent"))
+			ret = get_positive(ld, &s->max_concurrent, v, path);
+		else if (!strcmp(k, "mem") || !strcmp(k, "mem_per_cpu")) {
+			int per_cpu = !strcmp(k, "mem_per_cpu");
+
+			ret = expect(ld, v, NODE_SCALAR, path);
+			if (!ret && units_parse_mem(per_cpu ? &s->mem_per_cpu_mb : &s->mem_mb,
+			                            v->text, &why))
+				ret = AT(ld, v, "'%s': bad memory size '%s': %s", path,
+				         show(ld, v->text), why);
+			if (per_cpu)
+				ld->mem_per_cpu_key = key;
+			else
+				ld->mem_key = key;
+		} else if (!strcmp(k, "time")) {
+			ret = expect(ld, v, NODE_SCALAR, path);
+			if (!ret && units_parse_time(&seconds, &unlimited, v->text, &why))
+				ret = AT(ld, v, "'slurm.time': bad time '%s': %s",
+				         show(ld, v->text), why);
+			if (!ret) {
+				s->time_unlimited = unlimited;
+				s->time_min = unlimited ? 0 : (uint32_t)((seconds + 59) / 60);
+			}
+		} else if (!strcmp(k, "signal"))
+			ret = read_signal(ld, v);
+		else if (!strcmp(k, "extra"))
+			ret = read_extra(ld, v);
+		free(path);
+		if (ret)
+			return SWEEP_ERR;
+	}
+	if (ld->mem_key && ld->mem_per_cpu_key) {
+		const struct node *later =
+		    ld->mem_key->line > ld->mem_per_cpu_key->line ||
+		            (ld->mem_key->line == ld->mem_per_cpu_key->line &&
+		             ld->mem_key->column > ld->mem_per_cpu_key->column)
+		        ? ld->mem_key
+		        : ld->mem_per_cpu_key;
+
+		return AT(ld, later, "'slurm.mem' and 'slurm.mem_per_cpu' cannot both be given");
+	}
+	return 0;
+}
+
+static int read_env(struct loader *ld, const struct node *map)
+{
+	struct cfg *cfg = ld->cfg;
+	size_t i;
+
+	if (expect(ld, map, NODE_MAP, "env") || check_keys(ld, map, " in 'env'", NULL, 0))
+		return SWEEP_ERR;
+	cfg->env = xcalloc(map->n / 2 + 1, sizeof(*cfg->env));
+	for (i = 0; i < map->n; i += 2) {
+		const struct node *key = map->items[i], *v = map->items[i + 1];
+		struct cfg_env *e;
+
+		if (!is_identifier(key->text, strlen(key->text)))
+			return AT(
+			    ld, key,
+			    "invalid variable name '%s' in 'env': use letters, digits and '_', "
+			    "not starting with a digit",
+			    show(ld, key->text));
+		if (!strncmp(key->text, "SLURM_", 6) || !strncmp(key->text, "SWEEP_", 6))
+			return AT(
+			    ld, key,
+			    "variable '%s' in 'env': names starting with SLURM_ or SWEEP_ are "
+			    "reserved",
+			    key->text);
+		if (v->kind != NODE_SCALAR)
+			return AT(ld, v, "'env.%s': expected a scalar, found %s", key->text,
+			          kind_name(v));
+		if (v->null)
+			return AT(ld, v, "'env.%s': empty value (write '' for empty text)",
+			          key->text);
+		e = &cfg->env[cfg->nenv++];
+		e->name = xstrdup(key->text);
+		e->value = xstrdup(v->text);
+	}
+	return 0;
+}
+
+static int read_top(struct loader *ld, const struct node *key, const struct node *v)
+{
+	struct cfg *cfg = ld->cfg;
+	const char *k = key->text;
+
+	if (!strcmp(k, "name"))
+		return read_name(ld, v);
+	if (!strcmp(k, "command"))
+		return read_command(ld, v);
+	if (!strcmp(k, "seeds"))
+		return read_seeds(ld, v);
+	if (!strcmp(k, "grid"))
+		return read_params(ld, v, "grid", &cfg->grid, &cfg->ngrid);
+	if (!strcmp(k, "zip"))
+		return read_zip(ld, v);
+	if (!strcmp(k, "cases"))
+		return read_cases(ld, v);
+	if (!strcmp(k, "slurm"))
+		return read_slurm(ld, v);
+	if (!strcmp(k, "env"))
+		return read_env(ld, v);
+	if (!strcmp(k, "setup"))
+		return get_string(ld, &cfg->setup, v, "setup");
+	if (!strcmp(k, "logs"))
+		return get_sbatch_value(ld, &cfg->logs, v, "logs", 0);
+	if (!strcmp(k, "template")) {
+		if (get_string(ld, &cfg->template_path, v, "template"))
+			return SWEEP_ERR;
+		if (!*cfg->template_path)
+			return AT(ld, v, "'template' is empty");
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- checks across sections ---- */
+
+static const struct cfg_param *find_param(const struct cfg_param *ps, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(ps[i].name, name))
+			return &ps[i];
+	return NULL;
+}
+
+static int case_has(const struct cfg_case *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->names[i], name))
+			return 1;
+	return 0;
+}
+
+/* The parameter names: grid and zip keys, or the first case's keys. */
+static void collect_params(const struct cfg *cfg, const char ***out, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	*out = xcalloc(cfg->ngrid + cfg->nzip + (cfg->ncases ? cfg->cases[0].n : 0) + 2,
+	               sizeof(**out));
+	for (i = 0; i < cfg->ngrid; i++)
+		(*out)[(*n)++] = cfg->grid[i].name;
+	for (i = 0; i < cfg->nzip; i++)
+		(*out)[(*n)++] = cfg->zip[i].name;
+	if (!cfg->ngrid && !cfg->nzip && cfg->ncases)
+		for (i = 0; i < cfg->cases[0].n; i++)
+			(*out)[(*n)++] = cfg->cases[0].names[i];
+}
+
+static int check_cases(struct loader *ld, const char **params, size_t nparams)
+{
+	const struct cfg *cfg = ld->cfg;
+	int from_grid = cfg->ngrid || cfg->nzip;
+	size_t i, j;
+
+	for (i = 0; i < cfg->ncases; i++) {
+		const struct cfg_case *c = &cfg->cases[i];
+		const struct node *map = ld->cases->items[i];
+
+		for (j = 0; j < c->n; j++) {
+			const char *guess;
+			size_t k;
+
+			for (k = 0; k < nparams; k++)
+				if (!strcmp(params[k], c->names[j]))
+					break;
+			if (k < nparams)
+				continue;
+			guess = sbopt_suggest(c->names[j], params, nparams);
+			if (from_grid)
+				return AT(ld, map->items[2 * j],
+				          "case %zu sets '%s', which is not a grid or zip "
+				          "parameter%s%s%s",
+				          i + 1, c->names[j], guess ? "; did you mean '" : "",
+				          guess ? guess : "", guess ? "'?" : "");
+			return AT(ld, map->items[2 * j],
+			          "case %zu sets '%s', which case 1 does not set%s%s%s", i + 1,
+			          c->names[j], guess ? "; did you mean '" : "", guess ? guess : "",
+			          guess ? "'?" : "");
+		}
+		for (j = 0; j < nparams; j++) {
+			if (case_has(c, params[j]))
+				continue;
+			if (from_grid)
+				return AT(ld, map,
+				          "case %zu does not set '%s' (each case sets every grid "
+				          "and zip parameter)",
+				          i + 1, params[j]);
+			return AT(ld, map, "case %zu does not set '%s', which case 1 sets", i + 1,
+			          params[j]);
+		}
+	}
+	return 0;
+}
+
+static int check_command(struct loader *ld, const char **params, size_t nparams)
+{
+	const char **all = xcalloc(nparams + 2, sizeof(*all));
+	struct cfg_piece pc;
+	const char *p;
+	size_t n, i;
+	int ret = 0;
+
+	for (i = 0; i < nparams; i++)
+		all[i] = params[i];
+	all[nparams] = "seed";
+	all[nparams + 1] = "index";
+	for (p = ld->cfg->command; !ret && (n = cfg_next_piece(&pc, p)); p += n) {
+		char *name;
+		const char *guess;
+
+		if (pc.kind != CFG_PIECE_PLACEHOLDER)
+			continue;
+		name = xstrndup(pc.start, pc.len);
+		for (i = 0; i < nparams + 2; i++)
+			if (!strcmp(all[i], name))
+				break;
+		if (i == nparams + 2) {
+			guess = sbopt_suggest(name, all, nparams + 2);
+			if (guess)
+				ret = AT(ld, ld->command,
+				         "'command': unknown placeholder '{%s}'; did you mean "
+				         "'{%s}'?",
+				         name, guess);
+			else
+				ret = AT(ld, ld->command,
+				         "'command': unknown placeholder '{%s}': not a parameter, "
+				         "'seed' or 'index' (write {{ and }} for literal braces)",
+				         name);
+		}
+		free(name);
+	}
+	free(all);
+	return ret;
+}
+
+static int check_whole(struct loader *ld, const struct node *root)
+{
+	struct cfg *cfg = ld->cfg;
+	const char **params = NULL;
+	size_t nparams, i;
+	int ret = SWEEP_ERR;
+
+	if (!cfg->name)
+		return AT(ld, root, "missing required key 'name'");
+	if (!cfg->command)
+		return AT(ld, root, "missing required key 'command'");
+	for (i = 0; i < cfg->nzip; i++) {
+		const struct cfg_param *g = find_param(cfg->grid, cfg->ngrid, cfg->zip[i].name);
+
+		if (g)
+			return error_at(ld, cfg->zip[i].line, cfg->zip[i].column,
+			                "parameter '%s' is defined twice: in 'grid' (line %u) and "
+			                "in 'zip'",
+			                g->name, g->line);
+	}
+	collect_params(cfg, &params, &nparams);
+	if (check_cases(ld, params, nparams) || check_command(ld, params, nparams))
+		goto out;
+	ret = 0;
+out:
+	free(params);
+	return ret;
+}
+
+/* ---- the public functions ---- */
+
+static int is_ident_char(char c, int first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+/* Length of the placeholder name if s starts "{name}", else 0. */
+static size_t placeholder_at(const char *s)
+{
+	size_t n = 0;
+
+	if (s[0] != '{' || !is_ident_char(s[1], 1))
+		return 0;
+	while (is_ident_char(s[1 + n], !n))
+		n++;
+	return s[1 + n] == '}' ? n : 0;
+}
+
+static int special_at(const char *s)
+{
+	return (s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}') || placeholder_at(s);
+}
+
+size_t cfg_next_piece(struct cfg_piece *out, const char *s)
+{
+	size_t n;
+
+	if (!*s)
+		return 0;
+	if ((s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}')) {
+		out->kind = CFG_PIECE_TEXT;
+		out->start = s;
+		out->len = 1;
+		return 2;
+	}
+	n = placeholder_at(s);
+	if (n) {
+		out->kind = CFG_PIECE_PLACEHOLDER;
+		out->start = s + 1;
+		out->len = n;
+		return n + 2;
+	}
+	for (n = 1; s[n] && !special_at(s + n); n++)
+		;
+	out->kind = CFG_PIECE_TEXT;
+	out->start = s;
+	out->len = n;
+	return n;
+}
+
+void cfg_init(struct cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static void free_params(struct cfg_param *ps, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < ps[i].nvalues; j++)
+			free(ps[i].values[j]);
+		free(ps[i].values);
+		free(ps[i].name);
+	}
+	free(ps);
+}
+
+void cfg_release(struct cfg *cfg)
+{
+	struct cfg_slurm *s = &cfg->slurm;
+	size_t i, j;
+
+	free(cfg->path);
+	free(cfg->name);
+	free(cfg->command);
+	free(cfg->seeds);
+	free_params(cfg->grid, cfg->ngrid);
+	free_params(cfg->zip, cfg->nzip);
+	for (i = 0; i < cfg->ncases; i++) {
+		for (j = 0; j < cfg->cases[i].n; j++) {
+			free(cfg->cases[i].names[j]);
+			free(cfg->cases[i].values[j]);
+		}
+		free(cfg->cases[i].names);
+		free(cfg->cases[i].values);
+	}
+	free(cfg->cases);
+	free(s->partition);
+	free(s->account);
+	free(s->qos);
+	free(s->gres);
+	free(s->gpus_per_task);
+	free(s->constraint);
+	free(s->signal);
+	for (i = 0; i < s->nextra; i++)
+		free(s->extra[i]);
+	free(s->extra);
+	for (i = 0; i < cfg->nenv; i++) {
+		free(cfg->env[i].name);
+		free(cfg->env[i].value);
+	}
+	free(cfg->env);
+	free(cfg->setup);
+	free(cfg->logs);
+	free(cfg->template_path);
+	cfg_init(cfg);
+}
+
+void cfg_free(struct cfg *cfg)
+{
+	if (!cfg)
+		return;
+	cfg_release(cfg);
+	free(cfg);
+}
+
+int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t len)
+{
+	struct loader ld;
+	struct node *root = NULL;
+	size_t i;
+	int ret = SWEEP_ERR;
+
+	cfg_release(out);
+	memset(&ld, 0, sizeof(ld));
+	ld.file = name;
+	ld.text = text;
+	ld.len = len;
+	ld.cfg = out;
+	out->path = xstrdup(name);
+	if (!yaml_parser_initialize(&ld.parser))
+		return error("%s: out of memory while reading YAML", name);
+	yaml_parser_set_input_string(&ld.parser, (const unsigned char *)text, len);
+
+	if (read_tree(&ld, &root))
+		goto out;
+	if (!root || (root->kind == NODE_SCALAR && root->null)) {
+		error_at(&ld, root ? root->line : 1, root ? root->column : 1,
+		         "the sweep file is empty: it needs at least 'name' and 'command'");
+		goto out;
+	}
+	if (root->kind != NODE_MAP) {
+		AT(&ld, root, "the top level must be a mapping (name: ..., command: ...), found %s",
+		   kind_name(root));
+		goto out;
+	}
+	if (check_keys(&ld, root, "", top_keys, ARRAY_SIZE(top_keys)))
+		goto out;
+	for (i = 0; i < root->n; i += 2)
+		if (read_top(&ld, root->items[i], root->items[i + 1]))
+			goto out;
+	if (check_whole(&ld, root))
+		goto out;
+
+	if (!out->seeds) {
+		out->seeds = xcalloc(1, sizeof(*out->seeds));
+		out->nseeds = 1;
+	}
+	if (!out->logs)
+		out->logs = xstrdup("logs");
+	if (!out->slurm.signal) {
+		out->slurm.signal = xstrdup(DEFAULT_SIGNAL);
+		out->slurm.signal_seconds = DEFAULT_SIGNAL_SEC;
+	}
+	ret = 0;
+out:
+	yaml_parser_delete(&ld.parser);
+	node_free(root);
+	for (i = 0; i < ld.nshown; i++)
+		free(ld.shown[i]);
+	free(ld.shown);
+	if (ret)
+		cfg_release(out);
+	return ret;
+}
+
+int cfg_load(struct cfg *out, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	if (strbuf_read_file(&sb, path)) {
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+		strbuf_release(&sb);
+		cfg_release(out);
+		return ret;
+	}
+	ret = cfg_load_string(out, path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return ret;
+}

@@ -1,0 +1,122 @@
+#ifndef SWEEP_CFG_H
+#define SWEEP_CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The sweep file reader: YAML (libyaml) -> a validated spec.
+ *
+ * Every value is kept exactly as written in the file (the scalar's text), so
+ * "5e-4" stays "5e-4" and reaches the task as such. Every mistake is reported
+ * through error() as "FILE:LINE:COLUMN: message" (1-based line and column from
+ * the parser's marks), and cfg_load returns a negative code.
+ *
+ * All strings in these structs are owned by the struct and freed by
+ * cfg_release / cfg_free.
+ */
+
+/* One parameter with its list of values (grid or zip). */
+struct cfg_param {
+	char *name;
+	char **values;
+	size_t nvalues;
+	unsigned line, column; /* where the key stood, for later messages */
+};
+
+/* One entry of `cases`: names[i] = values[i]. */
+struct cfg_case {
+	char **names;
+	char **values;
+	size_t n;
+	unsigned line, column;
+};
+
+struct cfg_env {
+	char *name;
+	char *value;
+};
+
+/* The `slurm:` section. NULL / 0 means "not given". */
+struct cfg_slurm {
+	char *partition;
+	char *account;
+	char *qos;
+	char *gres;
+	char *gpus_per_task;
+	char *constraint;
+	unsigned cpus_per_task;
+	unsigned nodes;
+	unsigned ntasks;
+	uint64_t mem_mb;         /* --mem, in MiB (sbatch's M) */
+	uint64_t mem_per_cpu_mb; /* --mem-per-cpu, in MiB */
+	uint32_t time_min;       /* --time, in minutes, rounded up; 0 = not given */
+	bool time_unlimited;     /* time: UNLIMITED / INFINITE */
+	unsigned max_concurrent; /* the %K throttle; 0 = none */
+	char *signal;            /* signal name without SIG, e.g. "USR1" (default "USR1") */
+	unsigned signal_seconds; /* seconds before the limit (default 120) */
+	char **extra;            /* other sbatch options, each "--name" or "--name=value" */
+	size_t nextra;
+};
+
+struct cfg {
+	char *path;     /* the file as given */
+	char *name;     /* job name; must be a valid #SBATCH value */
+	char *command;  /* with {placeholders}; checked against parameters */
+	int64_t *seeds; /* `seeds: [..]` as given, or 0..n-1 for `seeds: n` */
+	size_t nseeds;
+	struct cfg_param *grid;
+	size_t ngrid;
+	struct cfg_param *zip;
+	size_t nzip;
+	struct cfg_case *cases;
+	size_t ncases;
+	struct cfg_slurm slurm;
+	struct cfg_env *env;
+	size_t nenv;
+	char *setup;         /* shell lines run before the command, or NULL */
+	char *logs;          /* logs folder as written (default "logs") */
+	char *template_path; /* user's own script template, or NULL for the built-in */
+};
+
+void cfg_init(struct cfg *cfg);
+void cfg_release(struct cfg *cfg);
+void cfg_free(struct cfg *cfg);
+
+/*
+ * Reads and validates the sweep file at path into out (which must be
+ * initialised). On failure out is released and a negative code returned,
+ * after error() reported the problem with its position.
+ */
+int cfg_load(struct cfg *out, const char *path);
+
+/* The same from a string already in memory; name is used in messages. */
+int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t len);
+
+/*
+ * The placeholders of `command`, defined once for the reader (which checks
+ * them) and the script writer (which fills them in). "{name}" with name an
+ * identifier ([A-Za-z_][A-Za-z0-9_]*) is a placeholder; "{{" and "}}" stand
+ * for one literal brace each; anything else, a lone '{' included, is
+ * literal text.
+ */
+enum cfg_piece_kind {
+	CFG_PIECE_TEXT,        /* start[0..len) is literal text */
+	CFG_PIECE_PLACEHOLDER, /* start[0..len) is the name, braces excluded */
+};
+
+struct cfg_piece {
+	enum cfg_piece_kind kind;
+	const char *start; /* borrowed from the string being split */
+	size_t len;
+};
+
+/*
+ * Splits the first piece off s into *out and returns how many bytes of s it
+ * covers (more than out->len for "{{", "}}" and placeholders), or 0 when s
+ * is empty. Loop: for (p = s; (n = cfg_next_piece(&pc, p)); p += n) ...
+ */
+size_t cfg_next_piece(struct cfg_piece *out, const char *s);
+
+#endif

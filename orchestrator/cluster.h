@@ -1,0 +1,45 @@
+#ifndef SWEEP_CLUSTER_H
+#define SWEEP_CLUSTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The Slurm side of the seam "submit these indices of this plan": limits
+ * read from the controller through libslurm, submission through sbatch
+ * (run from an argv array, never a shell), cancellation through libslurm.
+ * Accounting (what ran) is in aggregate/acct.h.
+ */
+
+/*
+ * Initialises libslurm once per process. Checks first that a slurm.conf
+ * is readable ($SLURM_CONF or /etc/slurm/slurm.conf), because libslurm
+ * retries for a minute and then exits the process when there is none.
+ */
+int cluster_init(void);
+
+/* The controller's MaxArraySize (the highest array index is one less). */
+int cluster_max_array_size(uint32_t *out);
+
+/* The local cluster's name from slurm.conf (borrowed from libslurm), or NULL. */
+const char *cluster_name(void);
+
+struct cluster_submit {
+	const char *script;   /* path of the generated script */
+	const char *array;    /* --array value, e.g. "0-49%10" */
+	uint32_t offset;      /* passed to the tasks as SWEEP_INDEX_OFFSET */
+	const char *const *extra_args; /* more sbatch options (overrides), NULL-terminated, or NULL */
+	unsigned timeout_s;   /* give up on sbatch after this long (0 = 60) */
+};
+
+/*
+ * Runs "sbatch --parsable --array=... [extra] script" with SWEEP_INDEX_OFFSET
+ * in its environment and returns the job id. sbatch's own error text is
+ * shown to the user in the error message.
+ */
+int cluster_submit(uint32_t *job_id, const struct cluster_submit *req);
+
+/* Cancels array jobs (all their tasks). Already-finished jobs are not an error. */
+int cluster_cancel(const uint32_t *job_ids, size_t n);
+
+#endif

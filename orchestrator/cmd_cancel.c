@@ -1,0 +1,96 @@
+/*
+ * sweep cancel: every array job the store recorded for the sweep (chunks
+ * and resubmissions alike), through libslurm.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "cluster.h"
+#include "error.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+static const char usage[] = "sweep cancel [options] [SWEEP]";
+static const char options[] =
+    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+    "\n"
+    "options:\n"
+    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "exit status: 0 success, 1 error, 2 usage.\n";
+
+int cmd_cancel(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *state_dir = NULL, *which;
+	struct sweep_rec rec;
+	struct store *st = NULL;
+	struct array_rec *arrays = NULL;
+	size_t narrays = 0;
+	uint32_t *ids = NULL;
+	int opt, ret = EXIT_ERROR;
+
+	sweep_rec_init(&rec);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			state_dir = optarg;
+			break;
+		case 'h':
+			printf("usage: %s\n\n%s", usage, options);
+			return EXIT_OK;
+		default:
+			if (optopt == 's')
+				error("--state-dir needs a folder");
+			else
+				error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage(stderr, usage, options);
+		}
+	}
+	if (argc - optind > 1) {
+		error("one sweep at a time, not '%s' and '%s'", argv[optind], argv[optind + 1]);
+		return cli_usage(stderr, usage, options);
+	}
+	which = optind < argc ? argv[optind] : NULL;
+
+	if (cli_open_sweep(&st, &rec, cli_state_dir(state_dir), which) < 0)
+		goto out;
+	if (store_load_arrays(st, &arrays, &narrays, rec.id) < 0)
+		goto out;
+	if (!narrays) {
+		printf("sweep %" PRId64 " '%s' has no array jobs: nothing to cancel\n", rec.id,
+		       rec.name);
+		ret = EXIT_OK;
+		goto out;
+	}
+	ids = xcalloc(narrays, sizeof(*ids));
+	for (size_t i = 0; i < narrays; i++)
+		ids[i] = arrays[i].job_id;
+	/* Finished array jobs are skipped quietly; the others' failures are reported. */
+	if (cluster_cancel(ids, narrays) < 0)
+		goto out;
+	printf("cancelled %zu array job%s of sweep %" PRId64 " '%s':", narrays,
+	       narrays == 1 ? "" : "s", rec.id, rec.name);
+	for (size_t i = 0; i < narrays; i++)
+		printf(" %" PRIu32, ids[i]);
+	printf(" (tasks that had ended are unchanged)\n");
+	ret = EXIT_OK;
+out:
+	free(ids);
+	array_recs_free(arrays, narrays);
+	sweep_rec_release(&rec);
+	store_close(st);
+	return ret;
+}

@@ -1,0 +1,242 @@
+/*
+ * sweep report: store (what was asked) + accounting (what Slurm did, one
+ * query) -> one outcome per task -> result files -> the gate -> statistics
+ * -> a printer. The statistics are printed only when every task passed the
+ * gate, or with --allow-incomplete, and then with the gaps marked.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct.h"
+#include "cli.h"
+#include "error.h"
+#include "gate.h"
+#include "grid.h"
+#include "outcome.h"
+#include "report.h"
+#include "result.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+static const char usage[] = "sweep report [options] [SWEEP]";
+static const char options[] =
+    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+    "\n"
+    "options:\n"
+    "  --metric NAME        report this metric (repeatable; default: every numeric key\n"
+    "                       found in the result files)\n"
+    "  --json               print JSON\n"
+    "  --csv                print CSV\n"
+    "  --allow-incomplete   print statistics over the tasks that passed, marking the\n"
+    "                       settings that miss some and listing the excluded tasks\n"
+    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "exit status: 0 every task passed, 3 some task is missing or failed (the list is\n"
+    "printed), 1 error, 2 usage.\n";
+
+enum format {
+	FORMAT_TABLE,
+	FORMAT_JSON,
+	FORMAT_CSV,
+};
+
+struct report_opts {
+	const char *state_dir;
+	const char *which;
+	const char **metrics;
+	size_t nmetrics;
+	size_t alloc;
+	enum format format;
+	bool allow_incomplete;
+};
+
+/* Returns -1 to go on, or the exit code the command ends with. */
+static int parse_options(struct report_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"metric", required_argument, NULL, 'm'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"csv", no_argument, NULL, 'c'},
+	    {"allow-incomplete", no_argument, NULL, 'a'},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	bool json = false, csv = false;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			if (!*optarg) {
+				error("--metric needs a name");
+				return cli_usage(stderr, usage, options);
+			}
+			ALLOC_GROW(o->metrics, o->nmetrics + 1, o->alloc);
+			o->metrics[o->nmetrics++] = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			csv = true;
+			break;
+		case 'a':
+			o->allow_incomplete = true;
+			break;
+		case 's':
+			o->state_dir = optarg;
+			break;
+		case 'h':
+			printf("usage: %s\n\n%s", usage, options);
+			return EXIT_OK;
+		default:
+			return cli_usage(stderr, usage, options);
+		}
+	}
+	if (json && csv) {
+		error("--json and --csv cannot be used together");
+		return cli_usage(stderr, usage, options);
+	}
+	o->format = json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_TABLE;
+	if (argc - optind > 1) {
+		error("one sweep at a time, not '%s' and '%s'", argv[optind], argv[optind + 1]);
+		return cli_usage(stderr, usage, options);
+	}
+	o->which = optind < argc ? argv[optind] : NULL;
+	return -1;
+}
+
+/* The outcome of every task: the store's array jobs and one accounting query. */
+static int load_outcomes(struct task_outcome *out, struct acct_set *set, struct store *st,
+                         const struct sweep_rec *rec, size_t ntasks)
+{
+	struct array_rec *arrays = NULL;
+	uint32_t *ids = NULL;
+	size_t narrays = 0;
+	int ret;
+
+	ret = store_load_arrays(st, &arrays, &narrays, rec->id);
+	if (ret < 0)
+		goto out;
+	if (narrays) {
+		ids = xcalloc(narrays, sizeof(*ids));
+		for (size_t i = 0; i < narrays; i++)
+			ids[i] = arrays[i].job_id;
+		ret = acct_fetch(set, ids, narrays);
+		if (ret < 0)
+			goto out;
+	}
+	ret = outcome_build(out, ntasks, arrays, narrays, set);
+out:
+	free(ids);
+	array_recs_free(arrays, narrays);
+	return ret;
+}
+
+/* Reads the result of every task whose run passed; the others' are not looked at. */
+static struct result *read_results(const struct sweep_rec *rec, const struct task_outcome *oc,
+                                   size_t ntasks)
+{
+	struct result *results = xcalloc(ntasks ? ntasks : 1, sizeof(*results));
+
+	for (size_t i = 0; i < ntasks; i++) {
+		char *path;
+
+		result_init(&results[i]);
+		if (oc[i].state != TS_COMPLETED || oc[i].exit_code || oc[i].signal)
+			continue;
+		path = result_path(rec->dir, i);
+		result_read(&results[i], path);
+		free(path);
+	}
+	return results;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = {0};
+	struct sweep_rec rec;
+	struct store *st = NULL;
+	struct plan plan;
+	struct acct_set set;
+	struct task_outcome *outcomes = NULL;
+	struct result *results = NULL;
+	struct gate_result gate;
+	struct report rep;
+	int ret = EXIT_ERROR, code;
+
+	sweep_rec_init(&rec);
+	plan_init(&plan);
+	acct_set_init(&set);
+	gate_result_init(&gate);
+	report_init(&rep);
+
+	code = parse_options(&o, argc, argv);
+	if (code >= 0) {
+		ret = code;
+		goto out;
+	}
+	if (cli_open_sweep(&st, &rec, cli_state_dir(o.state_dir), o.which) < 0)
+		goto out;
+	if (store_load_plan(st, &plan, rec.id) < 0)
+		goto out;
+	if (rec.status != SWEEP_SUBMITTED)
+		warning("sweep '%s' was not fully submitted (%s%s%s); tasks never submitted "
+		        "show as missing",
+		        rec.name, sweep_status_name(rec.status), rec.error ? ": " : "",
+		        rec.error ? rec.error : "");
+	outcomes = xcalloc(plan.ntasks ? plan.ntasks : 1, sizeof(*outcomes));
+	if (load_outcomes(outcomes, &set, st, &rec, plan.ntasks) < 0)
+		goto out;
+	results = read_results(&rec, outcomes, plan.ntasks);
+
+	gate_check(&gate, &plan, outcomes, results, o.metrics, o.nmetrics);
+	report_build(&rep, &plan, &gate, results);
+	rep.name = rec.name;
+	rep.id = rec.id;
+	rep.logs = rec.logs;
+	rep.dir = rec.dir;
+	rep.allow_incomplete = o.allow_incomplete;
+	switch (o.format) {
+	case FORMAT_TABLE:
+		report_print_table(stdout, &rep);
+		break;
+	case FORMAT_JSON:
+		report_print_json(stdout, &rep);
+		break;
+	case FORMAT_CSV:
+		report_print_csv(stdout, &rep);
+		break;
+	}
+
+	ret = EXIT_OK;
+	if (!gate_complete(&gate)) {
+		ret = EXIT_INCOMPLETE;
+		if (o.allow_incomplete)
+			warning("%zu of %zu tasks missing or failed; the statistics exclude them",
+			        gate.nfailures, gate.ntasks);
+		else
+			warning("%zu of %zu tasks missing or failed; no statistics until every "
+			        "task passed (--allow-incomplete reports what exists)",
+			        gate.nfailures, gate.ntasks);
+	}
+out:
+	report_release(&rep);
+	gate_result_release(&gate);
+	results_free(results, plan.ntasks);
+	free(outcomes);
+	acct_set_release(&set);
+	plan_release(&plan);
+	sweep_rec_release(&rec);
+	store_close(st);
+	free(o.metrics);
+	return ret;
+}

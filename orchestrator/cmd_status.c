@@ -1,0 +1,510 @@
+/*
+ * sweep status: store (what was asked) + accounting (what Slurm did, one
+ * query for all the sweep's array jobs) -> one outcome per task -> counts,
+ * progress and, with --tasks, one row per task. --watch repeats that at a
+ * pace slurmdbd can bear.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "acct.h"
+#include "cli.h"
+#include "error.h"
+#include "grid.h"
+#include "outcome.h"
+#include "store.h"
+#include "strbuf.h"
+#include "units.h"
+
+#include "banned.h"
+
+/* One accounting query per refresh is cheap for one sweep; many users watching is not. */
+#define WATCH_DEFAULT_S 10
+#define WATCH_MIN_S     5
+#define BAR_WIDTH       30
+/* How long after sbatch a record missing from slurmdbd is still normal. */
+#define MISSING_GRACE_S 120
+
+static const char usage[] = "sweep status [options] [SWEEP]";
+static const char options[] =
+    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+    "\n"
+    "options:\n"
+    "  --tasks              one row per task: setting, seed, state, exit code, elapsed\n"
+    "                       time, MaxRSS, restarts and log file\n"
+    "  --json               print JSON (with --watch, one line per refresh)\n"
+    "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
+    "                       is pending or running any more\n"
+    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "exit status: 0 success, 1 error, 2 usage.\n";
+
+struct status_opts {
+	const char *state_dir;
+	const char *which;
+	bool tasks;
+	bool json;
+	bool watch;
+	unsigned interval_s;
+};
+
+static int parse_interval(unsigned *out, const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtoul(s, &end, 10);
+	if (*end || v < WATCH_MIN_S || v > 24 * 3600)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* Returns -1 to go on, or the exit code the command ends with. */
+static int parse_options(struct status_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"tasks", no_argument, NULL, 't'},       {"json", no_argument, NULL, 'j'},
+	    {"watch", optional_argument, NULL, 'w'}, {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	o->interval_s = WATCH_DEFAULT_S;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			o->tasks = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'w':
+			o->watch = true;
+			if (optarg && parse_interval(&o->interval_s, optarg) < 0) {
+				error("--watch takes a number of seconds, at least %d, not '%s'",
+				      WATCH_MIN_S, optarg);
+				return cli_usage(stderr, usage, options);
+			}
+			break;
+		case 's':
+			o->state_dir = optarg;
+			break;
+		case 'h':
+			printf("usage: %s\n\n%s", usage, options);
+			return EXIT_OK;
+		default:
+			if (optopt == 's')
+				error("--state-dir needs a folder");
+			else
+				error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage(stderr, usage, options);
+		}
+	}
+	if (argc - optind > 1) {
+		error("one sweep at a time, not '%s' and '%s'", argv[optind], argv[optind + 1]);
+		return cli_usage(stderr, usage, options);
+	}
+	o->which = optind < argc ? argv[optind] : NULL;
+	return -1;
+}
+
+/* One refresh: the sweep as the store has it now and what Slurm says of its tasks. */
+struct view {
+	struct sweep_rec rec;
+	struct array_rec *arrays;
+	size_t narrays;
+	struct acct_set set;
+	struct task_outcome *tasks; /* plan->ntasks */
+	size_t counts[TS_NSTATES];
+	size_t done;   /* tasks in a final state */
+	size_t active; /* tasks that will still change by themselves */
+};
+
+static void view_init(struct view *v)
+{
+	memset(v, 0, sizeof(*v));
+	sweep_rec_init(&v->rec);
+	acct_set_init(&v->set);
+}
+
+static void view_release(struct view *v)
+{
+	sweep_rec_release(&v->rec);
+	array_recs_free(v->arrays, v->narrays);
+	acct_set_release(&v->set);
+	free(v->tasks);
+	view_init(v);
+}
+
+/* Fills v (initialised) for the sweep with this id, reading the store again. */
+static int view_load(struct view *v, struct store *st, int64_t id, const struct plan *plan)
+{
+	char idstr[32];
+	uint32_t *ids = NULL;
+	int ret;
+
+	snprintf(idstr, sizeof(idstr), "%" PRId64, id);
+	ret = store_find_sweep(st, &v->rec, idstr);
+	if (ret < 0)
+		return ret;
+	ret = store_load_arrays(st, &v->arrays, &v->narrays, id);
+	if (ret < 0)
+		return ret;
+	/* A sweep whose submission failed before any array job has nothing to ask about. */
+	if (v->narrays) {
+		ids = xcalloc(v->narrays, sizeof(*ids));
+		for (size_t i = 0; i < v->narrays; i++)
+			ids[i] = v->arrays[i].job_id;
+		ret = acct_fetch(&v->set, ids, v->narrays);
+		free(ids);
+		if (ret < 0)
+			return ret;
+	}
+	v->tasks = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->tasks));
+	ret = outcome_build(v->tasks, plan->ntasks, v->arrays, v->narrays, &v->set);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < plan->ntasks; i++) {
+		enum task_state s = v->tasks[i].state;
+
+		v->counts[s]++;
+		if (task_state_is_final(s))
+			v->done++;
+		else if (s != TS_MISSING)
+			v->active++;
+	}
+	return 0;
+}
+
+/* Whether a run in this state has written (or is writing) its log file. */
+static bool has_log(enum task_state s)
+{
+	return s != TS_MISSING && s != TS_PENDING;
+}
+
+static char *log_path(const struct sweep_rec *rec, const struct task_outcome *t)
+{
+	if (!rec->logs || !t->array_job_id || !has_log(t->state))
+		return NULL;
+	return xstrfmt("%s/%s_%" PRIu32 "_%" PRIu32 ".out", rec->logs, rec->name, t->array_job_id,
+	               t->array_task_id);
+}
+
+static void print_header(FILE *f, const struct view *v, size_t ntasks)
+{
+	fprintf(f, "sweep %" PRId64 " '%s': %zu task%s, %zu array job%s", v->rec.id, v->rec.name,
+	        ntasks, ntasks == 1 ? "" : "s", v->narrays, v->narrays == 1 ? "" : "s");
+	for (size_t i = 0; i < v->narrays && i < 5; i++)
+		fprintf(f, "%s%" PRIu32, i ? ", " : " (", v->arrays[i].job_id);
+	if (v->narrays > 5)
+		fprintf(f, ", ...");
+	fprintf(f, "%s\n", v->narrays ? ")" : "");
+
+	switch (v->rec.status) {
+	case SWEEP_SUBMITTED:
+		break;
+	case SWEEP_FAILED:
+		fprintf(f, "submission failed: %s\n",
+		        v->rec.error ? v->rec.error : "no reason recorded");
+		break;
+	case SWEEP_SUBMITTING:
+		fprintf(f, "submission interrupted\n");
+		break;
+	}
+}
+
+/* Array jobs were accepted, yet slurmdbd knows none of their tasks. */
+static void explain_missing(FILE *f, const struct view *v)
+{
+	int64_t newest = 0;
+
+	for (size_t i = 0; i < v->narrays; i++)
+		if (v->arrays[i].submitted_at > newest)
+			newest = v->arrays[i].submitted_at;
+	if ((int64_t)time(NULL) - newest < MISSING_GRACE_S)
+		fprintf(f, "slurmdbd has no record yet: it hears of new array jobs a moment after "
+		           "sbatch returns\n");
+	else
+		fprintf(f, "slurmdbd has no record of these array jobs: purged from accounting, or "
+		           "submitted to another cluster?\n");
+}
+
+static void print_counts(FILE *f, const struct view *v, size_t ntasks, bool tty)
+{
+	bool first = true;
+
+	if (v->rec.status != SWEEP_SUBMITTED && !v->narrays) {
+		fprintf(f, "no array job was accepted: nothing ran\n");
+		return;
+	}
+	for (int s = 0; s < TS_NSTATES; s++) {
+		if (!v->counts[s])
+			continue;
+		fprintf(f, "%s%s %zu", first ? "" : ", ", task_state_name(s), v->counts[s]);
+		first = false;
+	}
+	if (!first)
+		fputc('\n', f);
+	if (tty && ntasks) {
+		size_t fill = v->done * BAR_WIDTH / ntasks;
+
+		fputc('[', f);
+		for (size_t i = 0; i < BAR_WIDTH; i++)
+			fputc(i < fill ? '#' : '.', f);
+		fputs("] ", f);
+	}
+	fprintf(f, "%zu/%zu done\n", v->done, ntasks);
+	if (v->narrays && ntasks && v->counts[TS_MISSING] == ntasks)
+		explain_missing(f, v);
+}
+
+/* Column widths of the task table: the longest cell of each, headers included. */
+enum {
+	COL_INDEX,
+	COL_SETTING,
+	COL_SEED,
+	COL_STATE,
+	COL_EXIT,
+	COL_ELAPSED,
+	COL_RSS,
+	COL_RESTARTS,
+	COL_LOG,
+	NCOLS
+};
+
+static const char *const col_names[NCOLS] = {"INDEX",   "SETTING", "SEED",     "STATE", "EXIT",
+                                             "ELAPSED", "MAXRSS",  "RESTARTS", "LOG"};
+
+static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct view *v,
+                       const struct plan *plan, char *const *labels, size_t i)
+{
+	const struct task_outcome *t = &v->tasks[i];
+
+	snprintf(cells[COL_INDEX], 64, "%zu", i);
+	snprintf(cells[COL_SEED], 64, "%" PRId64, plan_seed_of(plan, i));
+	snprintf(cells[COL_STATE], 64, "%s", task_state_name(t->state));
+	if (!task_state_is_final(t->state))
+		snprintf(cells[COL_EXIT], 64, "-");
+	else if (t->signal)
+		snprintf(cells[COL_EXIT], 64, "%d:%d", t->exit_code, t->signal);
+	else
+		snprintf(cells[COL_EXIT], 64, "%d", t->exit_code);
+	if (t->state == TS_MISSING || t->state == TS_PENDING)
+		snprintf(cells[COL_ELAPSED], 64, "-");
+	else
+		units_format_time(cells[COL_ELAPSED], 64, t->elapsed_s);
+	if (t->maxrss_bytes == ACCT_NO_VALUE)
+		snprintf(cells[COL_RSS], 64, "-");
+	else
+		units_format_bytes(cells[COL_RSS], 64, t->maxrss_bytes);
+	snprintf(cells[COL_RESTARTS], 64, "%u", t->restarts);
+	/* The two long ones are not copied: the setting label and the log path. */
+	label_or_log[0] = labels[plan_setting_of(plan, i)];
+	label_or_log[1] = log_path(&v->rec, t);
+}
+
+static void print_tasks(FILE *f, const struct view *v, const struct plan *plan)
+{
+	char **labels = xcalloc(plan->nsettings ? plan->nsettings : 1, sizeof(*labels));
+	size_t width[NCOLS];
+	char cells[NCOLS][64];
+	char *long_cells[2];
+
+	for (size_t s = 0; s < plan->nsettings; s++)
+		labels[s] = plan_setting_label(plan, s);
+	for (int c = 0; c < NCOLS; c++)
+		width[c] = strlen(col_names[c]);
+	for (size_t i = 0; i < plan->ntasks; i++) {
+		task_cells(cells, long_cells, v, plan, labels, i);
+		for (int c = 0; c < NCOLS; c++) {
+			size_t len = c == COL_SETTING ? strlen(long_cells[0]) : strlen(cells[c]);
+
+			if (len > width[c])
+				width[c] = len;
+		}
+		free(long_cells[1]);
+	}
+	fputc('\n', f);
+	for (int c = 0; c < COL_LOG; c++)
+		fprintf(f, "%-*s  ", (int)width[c], col_names[c]);
+	fprintf(f, "%s\n", col_names[COL_LOG]);
+	for (size_t i = 0; i < plan->ntasks; i++) {
+		task_cells(cells, long_cells, v, plan, labels, i);
+		for (int c = 0; c < COL_LOG; c++)
+			fprintf(f, "%-*s  ", (int)width[c],
+			        c == COL_SETTING ? long_cells[0] : cells[c]);
+		fprintf(f, "%s\n", long_cells[1] ? long_cells[1] : "-");
+		free(long_cells[1]);
+	}
+	for (size_t s = 0; s < plan->nsettings; s++)
+		free(labels[s]);
+	free(labels);
+}
+
+static void print_text(FILE *f, const struct view *v, const struct plan *plan,
+                       const struct status_opts *o, bool tty)
+{
+	print_header(f, v, plan->ntasks);
+	print_counts(f, v, plan->ntasks, tty);
+	if (o->tasks)
+		print_tasks(f, v, plan);
+}
+
+static json_t *json_uint_or_null(bool defined, uint64_t x)
+{
+	return defined && x <= INT64_MAX ? json_integer((json_int_t)x) : json_null();
+}
+
+static json_t *json_task(const struct view *v, const struct plan *plan, size_t i)
+{
+	const struct task_outcome *t = &v->tasks[i];
+	size_t s = plan_setting_of(plan, i);
+	json_t *obj = json_object(), *setting = json_object();
+	bool ran = task_state_is_final(t->state);
+	char *log = log_path(&v->rec, t);
+
+	for (size_t p = 0; p < plan->nparams; p++)
+		json_object_set_new(setting, plan->params[p], json_string(plan_value(plan, s, p)));
+	json_object_set_new(obj, "index", json_integer((json_int_t)i));
+	json_object_set_new(obj, "setting", setting);
+	json_object_set_new(obj, "seed", json_integer(plan_seed_of(plan, i)));
+	json_object_set_new(obj, "state", json_string(task_state_name(t->state)));
+	json_object_set_new(obj, "exit_code", ran ? json_integer(t->exit_code) : json_null());
+	json_object_set_new(obj, "signal", ran ? json_integer(t->signal) : json_null());
+	json_object_set_new(obj, "elapsed_s", json_integer((json_int_t)t->elapsed_s));
+	json_object_set_new(obj, "maxrss_bytes",
+	                    json_uint_or_null(t->maxrss_bytes != ACCT_NO_VALUE, t->maxrss_bytes));
+	json_object_set_new(obj, "restarts", json_integer(t->restarts));
+	json_object_set_new(obj, "attempts", json_integer(t->attempts));
+	json_object_set_new(obj, "job_id", json_uint_or_null(t->job_id, t->job_id));
+	json_object_set_new(obj, "array_job_id",
+	                    json_uint_or_null(t->array_job_id, t->array_job_id));
+	json_object_set_new(obj, "array_task_id",
+	                    json_uint_or_null(t->array_job_id, t->array_task_id));
+	json_object_set_new(obj, "log", log ? json_string(log) : json_null());
+	free(log);
+	return obj;
+}
+
+static void print_json(FILE *f, const struct view *v, const struct plan *plan, bool one_line)
+{
+	json_t *root = json_object(), *sweep = json_object(), *counts = json_object();
+	json_t *arrays = json_array(), *tasks = json_array();
+
+	json_object_set_new(sweep, "id", json_integer(v->rec.id));
+	json_object_set_new(sweep, "name", json_string(v->rec.name));
+	json_object_set_new(sweep, "ntasks", json_integer((json_int_t)plan->ntasks));
+	json_object_set_new(sweep, "status", json_string(sweep_status_name(v->rec.status)));
+	json_object_set_new(sweep, "error", v->rec.error ? json_string(v->rec.error) : json_null());
+	for (size_t i = 0; i < v->narrays; i++)
+		json_array_append_new(arrays, json_integer(v->arrays[i].job_id));
+	json_object_set_new(sweep, "array_job_ids", arrays);
+	json_object_set_new(root, "sweep", sweep);
+	for (int s = 0; s < TS_NSTATES; s++)
+		if (v->counts[s])
+			json_object_set_new(counts, task_state_name(s),
+			                    json_integer((json_int_t)v->counts[s]));
+	json_object_set_new(root, "counts", counts);
+	json_object_set_new(root, "done", json_integer((json_int_t)v->done));
+	for (size_t i = 0; i < plan->ntasks; i++)
+		json_array_append_new(tasks, json_task(v, plan, i));
+	json_object_set_new(root, "tasks", tasks);
+	json_dumpf(root, f, one_line ? JSON_COMPACT : JSON_INDENT(2));
+	fputc('\n', f);
+	json_decref(root);
+}
+
+/*
+ * Whether --watch can stop: nothing pending or running any more. Tasks with
+ * no record at all get one more refresh to appear (slurmdbd learns of a new
+ * array job a moment after sbatch returns) and are then taken as they are.
+ */
+static bool settled(const struct view *v, bool *missing_seen)
+{
+	bool missing = v->counts[TS_MISSING] > 0;
+
+	if (v->active)
+		return false;
+	if (missing && !*missing_seen) {
+		*missing_seen = true;
+		return false;
+	}
+	return true;
+}
+
+static void print_view(const struct view *v, const struct plan *plan, const struct status_opts *o,
+                       bool tty)
+{
+	if (o->json) {
+		print_json(stdout, v, plan, o->watch);
+		return;
+	}
+	if (o->watch && tty)
+		fputs("\033[H\033[2J", stdout); /* home, clear screen */
+	print_text(stdout, v, plan, o, tty);
+	if (o->watch) {
+		char when[16];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&now, &tm));
+		printf("(%s, refreshed every %u s)\n\n", when, o->interval_s);
+	}
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct status_opts o = {0};
+	struct sweep_rec rec;
+	struct store *st = NULL;
+	struct plan plan;
+	struct view v;
+	bool tty = isatty(STDOUT_FILENO), missing_seen = false;
+	int ret = EXIT_ERROR, code;
+
+	sweep_rec_init(&rec);
+	plan_init(&plan);
+	view_init(&v);
+
+	code = parse_options(&o, argc, argv);
+	if (code >= 0) {
+		ret = code;
+		goto out;
+	}
+	if (cli_open_sweep(&st, &rec, cli_state_dir(o.state_dir), o.which) < 0)
+		goto out;
+	if (store_load_plan(st, &plan, rec.id) < 0)
+		goto out;
+	for (;;) {
+		if (view_load(&v, st, rec.id, &plan) < 0)
+			goto out;
+		print_view(&v, &plan, &o, tty);
+		if (!o.watch || settled(&v, &missing_seen))
+			break;
+		if (fflush(stdout) != 0 || ferror(stdout))
+			goto out; /* a closed pipe ends the watch; main reports it */
+		view_release(&v);
+		sleep(o.interval_s);
+	}
+	ret = EXIT_OK;
+out:
+	view_release(&v);
+	plan_release(&plan);
+	sweep_rec_release(&rec);
+	store_close(st);
+	return ret;
+}

@@ -1,0 +1,354 @@
+/*
+ * sweep submit: sweep file -> validated spec -> plan -> script -> sbatch ->
+ * store. Everything that can be checked is checked before the store is
+ * touched; the store records the sweep before sbatch runs and each accepted
+ * array job at once, so a failure at any point leaves an honest record.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfg.h"
+#include "cli.h"
+#include "error.h"
+#include "grid.h"
+#include "cluster.h"
+#include "script.h"
+#include "proc.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+static const char usage[] = "sweep submit [options] SWEEP.yaml";
+static const char options[] =
+	"options:\n"
+	"  --dry-run          print the script and the task table; submit and record nothing\n"
+	"  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
+	"  -h, --help         show this help\n";
+
+struct chunk {
+	uint32_t offset;
+	uint32_t count;
+	uint32_t job_id;
+};
+
+static char *absolute(const char *path, const char *cwd)
+{
+	if (path[0] == '/')
+		return xstrdup(path);
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (!strcmp(path, "."))
+		return xstrdup(cwd);
+	return xstrfmt("%s/%s", cwd, path);
+}
+
+/* Splits [0, ntasks) into arrays whose indices stay below MaxArraySize. */
+static struct chunk *plan_chunks(size_t ntasks, uint32_t max_array, size_t *n)
+{
+	uint32_t per = max_array ? max_array : UINT32_MAX;
+	size_t count = (ntasks + per - 1) / per;
+	struct chunk *chunks = xcalloc(count ? count : 1, sizeof(*chunks));
+
+	for (size_t c = 0; c < count; c++) {
+		chunks[c].offset = (uint32_t)(c * per);
+		chunks[c].count = (uint32_t)(ntasks - c * per < per ? ntasks - c * per : per);
+	}
+	*n = count;
+	return chunks;
+}
+
+static int check_syntax(const char *path)
+{
+	const char *argv[] = {"bash", "-n", path, NULL};
+	struct proc_result res;
+	int ret = 0;
+
+	proc_result_init(&res);
+	if (proc_run(&res, argv, NULL, 30) < 0) {
+		ret = SWEEP_ERR;
+	} else if (!res.exited || res.status != 0) {
+		strbuf_trim_trailing_newlines(&res.err);
+		ret = error("the generated script is not valid bash (check the command and setup "
+			    "in the sweep file):\n%s",
+			    res.err.buf);
+	}
+	proc_result_release(&res);
+	return ret;
+}
+
+/* A template path is relative to the sweep file's folder, like an include. */
+static int load_template(struct strbuf *out, const struct cfg *cfg, const char *source)
+{
+	char *path, *dir;
+	int ret = 0;
+
+	if (!cfg->template_path) {
+		strbuf_addstr(out, script_default_template);
+		return 0;
+	}
+	dir = xstrndup(source, (size_t)(strrchr(source, '/') - source));
+	path = absolute(cfg->template_path, dir);
+	free(dir);
+	if (strbuf_read_file(out, path) < 0)
+		ret = error("cannot read the script template '%s': %s", path, strerror(errno));
+	free(path);
+	return ret;
+}
+
+static void print_task_table(const struct plan *plan)
+{
+	printf("index\tsetting\tseed");
+	for (size_t p = 0; p < plan->nparams; p++)
+		printf("\t%s", plan->params[p]);
+	printf("\n");
+	for (size_t i = 0; i < plan->ntasks; i++) {
+		size_t s = plan_setting_of(plan, i);
+
+		printf("%zu\t%zu\t%" PRId64, i, s, plan_seed_of(plan, i));
+		for (size_t p = 0; p < plan->nparams; p++)
+			printf("\t%s", plan_value(plan, s, p));
+		printf("\n");
+	}
+}
+
+static void print_chunks(const struct chunk *chunks, size_t n, unsigned k)
+{
+	char spec[64];
+
+	if (n <= 1)
+		return;
+	printf("# The sweep exceeds MaxArraySize: %zu array jobs%s.\n", n,
+	       k ? ", each starting after the previous one ends, so the throttle holds" : "");
+	for (size_t c = 0; c < n; c++) {
+		script_array_spec(spec, sizeof(spec), chunks[c].count, k);
+		printf("#   --array=%s with SWEEP_INDEX_OFFSET=%" PRIu32 " (tasks %" PRIu32
+		       "-%" PRIu32 ")\n",
+		       spec, chunks[c].offset, chunks[c].offset, chunks[c].offset + chunks[c].count - 1);
+	}
+}
+
+/* Submits the chunks, recording each accepted one at once. */
+static int submit_chunks(struct store *st, const struct sweep_rec *rec, struct chunk *chunks,
+			 size_t n, unsigned k)
+{
+	char spec[64], dep[64];
+
+	for (size_t c = 0; c < n; c++) {
+		const char *extra[2] = {NULL, NULL};
+		struct cluster_submit req = {0};
+		struct array_rec arr = {0};
+
+		script_array_spec(spec, sizeof(spec), chunks[c].count, k);
+		if (c > 0 && k) {
+			snprintf(dep, sizeof(dep), "--dependency=afterany:%" PRIu32,
+				 chunks[c - 1].job_id);
+			extra[0] = dep;
+		}
+		req.script = rec->script;
+		req.array = spec;
+		req.offset = chunks[c].offset;
+		req.extra_args = extra;
+		if (cluster_submit(&chunks[c].job_id, &req) < 0)
+			return SWEEP_ERR;
+		arr.job_id = chunks[c].job_id;
+		arr.offset = chunks[c].offset;
+		arr.spec = spec;
+		arr.attempt = 1;
+		if (store_add_array(st, rec->id, &arr) < 0) {
+			/* Slurm has it but we could not record it: do not leave it running. */
+			cluster_cancel(&chunks[c].job_id, 1);
+			return SWEEP_ERR;
+		}
+	}
+	return 0;
+}
+
+static void as_warning(const char *kind, const char *msg)
+{
+	(void)kind;
+	fflush(stdout);
+	fprintf(stderr, "sweep: warning: %s\n", msg);
+}
+
+static void cancel_chunks(const struct chunk *chunks, size_t n)
+{
+	for (size_t c = 0; c < n; c++)
+		if (chunks[c].job_id)
+			cluster_cancel(&chunks[c].job_id, 1);
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"dry-run", no_argument, NULL, 'n'},
+		{"state-dir", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *state_opt = NULL;
+	int dry_run = 0, opt, ret = EXIT_ERROR;
+	char cwd[PATH_MAX];
+	struct cfg cfg;
+	struct plan plan;
+	struct strbuf tmpl = STRBUF_INIT, script = STRBUF_INIT, spec_text = STRBUF_INIT;
+	struct script_input in = {0};
+	struct sweep_rec rec;
+	struct store *st = NULL;
+	struct chunk *chunks = NULL;
+	size_t nchunks = 0;
+	uint32_t max_array = 0;
+	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
+	sigset_t block, old;
+
+	cfg_init(&cfg);
+	plan_init(&plan);
+	sweep_rec_init(&rec);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			dry_run = 1;
+			break;
+		case 's':
+			state_opt = optarg;
+			break;
+		case 'h':
+			fputs("usage: sweep submit [options] SWEEP.yaml\n\n", stdout);
+			fputs(options, stdout);
+			return EXIT_OK;
+		default:
+			return cli_usage(stderr, usage, options);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage(stderr, usage, options);
+	if (!getcwd(cwd, sizeof(cwd)))
+		die("cannot read the current folder: %s", strerror(errno));
+
+	if (cfg_load(&cfg, argv[optind]) < 0 || grid_expand(&plan, &cfg) < 0)
+		goto out;
+	if (plan.ntasks > UINT32_MAX) {
+		error("the sweep has %zu tasks, more than Slurm can index", plan.ntasks);
+		goto out;
+	}
+	if (strbuf_read_file(&spec_text, argv[optind]) < 0) {
+		error("cannot read '%s': %s", argv[optind], strerror(errno));
+		goto out;
+	}
+
+	if (dry_run) {
+		/* A dry run works without a cluster: say so, and show one array. */
+		error_set_handler(as_warning);
+		if (cluster_max_array_size(&max_array) < 0) {
+			warning("showing the sweep as one array: MaxArraySize is unknown");
+			max_array = 0;
+		}
+		error_set_handler(NULL);
+	} else if (cluster_max_array_size(&max_array) < 0) {
+		goto out;
+	}
+	chunks = plan_chunks(plan.ntasks, max_array, &nchunks);
+
+	logs = absolute(cfg.logs ? cfg.logs : "logs", cwd);
+	source = absolute(argv[optind], cwd);
+	if (load_template(&tmpl, &cfg, source) < 0)
+		goto out;
+	in.cfg = &cfg;
+	in.plan = &plan;
+	in.logs = logs;
+	in.workdir = cwd;
+	in.source = source;
+	in.array_limit = max_array;
+
+	/* Render once before the store is touched: every mistake shows up here. */
+	state_dir = absolute(cli_state_dir(state_opt), cwd);
+	dry_dir = xstrfmt("%s/sweeps/DRY-RUN", state_dir);
+	dry_script = xstrfmt("%s/%s.sbatch", dry_dir, cfg.name);
+	in.sweep_id = 0;
+	in.sweep_dir = dry_dir;
+	in.script = dry_script;
+	if (script_render(&script, tmpl.buf, &in) < 0)
+		goto out;
+	if (dry_run) {
+		fputs(script.buf, stdout);
+		printf("\n# --- %zu tasks ---\n", plan.ntasks);
+		print_chunks(chunks, nchunks, cfg.slurm.max_concurrent);
+		print_task_table(&plan);
+		ret = EXIT_OK;
+		goto out;
+	}
+
+	if (store_open(&st, state_dir, 1) < 0)
+		goto out;
+	rec.name = xstrdup(cfg.name);
+	rec.source = xstrdup(source);
+	rec.logs = xstrdup(logs);
+	rec.backend = xstrdup("slurm");
+	rec.max_concurrent = cfg.slurm.max_concurrent;
+	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
+		goto out;
+
+	strbuf_reset(&script);
+	in.sweep_id = rec.id;
+	in.sweep_dir = rec.dir;
+	in.script = rec.script;
+	if (script_render(&script, tmpl.buf, &in) < 0 ||
+	    script_write_files(&in, script.buf) < 0 || check_syntax(rec.script) < 0) {
+		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
+		goto out;
+	}
+
+	/* Ctrl-C now would leave Slurm running what the store does not know. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (submit_chunks(st, &rec, chunks, nchunks, cfg.slurm.max_concurrent) < 0) {
+		char *reason = xstrdup(error_last());
+
+		cancel_chunks(chunks, nchunks);
+		store_finish_sweep(st, rec.id, SWEEP_FAILED, reason);
+		free(reason);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		goto out;
+	}
+	if (store_finish_sweep(st, rec.id, SWEEP_SUBMITTED, NULL) < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		goto out;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+
+	printf("sweep %" PRId64 " '%s': %zu tasks (%zu setting%s x %zu seed%s)\n", rec.id,
+	       rec.name, plan.ntasks, plan.nsettings, plan.nsettings == 1 ? "" : "s", plan.nseeds,
+	       plan.nseeds == 1 ? "" : "s");
+	for (size_t c = 0; c < nchunks; c++)
+		printf("array job %" PRIu32 ": tasks %" PRIu32 "-%" PRIu32 "\n", chunks[c].job_id,
+		       chunks[c].offset, chunks[c].offset + chunks[c].count - 1);
+	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec.script, rec.logs,
+	       rec.id);
+	ret = EXIT_OK;
+out:
+	free(chunks);
+	free(logs);
+	free(source);
+	free(dry_dir);
+	free(dry_script);
+	free(state_dir);
+	strbuf_release(&tmpl);
+	strbuf_release(&script);
+	strbuf_release(&spec_text);
+	sweep_rec_release(&rec);
+	store_close(st);
+	plan_release(&plan);
+	cfg_release(&cfg);
+	return ret;
+}

@@ -1,0 +1,64 @@
+#include "error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "banned.h"
+
+static error_handler_fn handler;
+static char last[4096];
+
+const char *error_last(void)
+{
+	return last;
+}
+
+void error_set_handler(error_handler_fn fn)
+{
+	handler = fn;
+}
+
+static void report(const char *kind, const char *fmt, va_list ap)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (handler) {
+		handler(kind, msg);
+		return;
+	}
+	fflush(stdout);
+	fprintf(stderr, "sweep: %s: %s\n", kind, msg);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last, sizeof(last), fmt, ap);
+	va_end(ap);
+	va_start(ap, fmt);
+	report("error", fmt, ap);
+	va_end(ap);
+	return SWEEP_ERR;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("warning", fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("error", fmt, ap);
+	va_end(ap);
+	exit(EXIT_ERROR);
+}

@@ -1,0 +1,78 @@
+/*
+ * sweep: the command table and dispatch. Each command lives in its own
+ * cmd_<name>.c; adding one is that file plus one row here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "error.h"
+
+#include "banned.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command commands[] = {
+	{"submit", cmd_submit, "expand a sweep file into one Slurm array job and submit it"},
+	{"list", cmd_list, "list the sweeps in the state store"},
+	{"status", cmd_status, "show every task's state from Slurm"},
+	{"report", cmd_report, "mean ± std per setting, only when no task is missing or failed"},
+	{"cancel", cmd_cancel, "cancel every array job of a sweep"},
+	{"help", cmd_help, "show this list"},
+};
+
+static void print_commands(FILE *f)
+{
+	fprintf(f, "usage: sweep <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'sweep <command> --help' shows a command's options; "
+		   "'sweep --version' the version.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	print_commands(stdout);
+	return EXIT_OK;
+}
+
+static int finish(int code)
+{
+	/* A full disk or closed pipe must not pass as success. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "sweep: error: cannot write to standard output\n");
+		return code ? code : EXIT_ERROR;
+	}
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	if (argc < 2) {
+		print_commands(stderr);
+		return EXIT_USAGE;
+	}
+	name = argv[1];
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("sweep %s\n", SWEEP_VERSION);
+		return finish(EXIT_OK);
+	}
+	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
+		name = "help";
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return finish(commands[i].fn(argc - 1, argv + 1));
+	fprintf(stderr, "sweep: error: unknown command '%s'\n\n", name);
+	print_commands(stderr);
+	return EXIT_USAGE;
+}

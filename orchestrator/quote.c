@@ -1,0 +1,32 @@
+#include "quote.h"
+
+#include "banned.h"
+
+void quote_sh(struct strbuf *out, const char *value)
+{
+	strbuf_addch(out, '\'');
+	for (const char *p = value; *p; p++) {
+		if (*p == '\'')
+			strbuf_addstr(out, "'\\''");
+		else if (*p == '\n')
+			strbuf_addstr(out, "'$'\\n''");
+		else
+			strbuf_addch(out, *p);
+	}
+	strbuf_addch(out, '\'');
+}
+
+static int is_alpha(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+int quote_is_identifier(const char *name)
+{
+	if (!is_alpha((unsigned char)*name))
+		return 0;
+	for (name++; *name; name++)
+		if (!is_alpha((unsigned char)*name) && !(*name >= '0' && *name <= '9'))
+			return 0;
+	return 1;
+}

@@ -1,0 +1,499 @@
+/*
+ * The script writer. The command a user wrote stays readable in the script:
+ * only its {placeholders} change, into quoted variable references, and the
+ * values themselves live in the settings table, one single-quoted line per
+ * setting, which the task evaluates as plain assignments.
+ */
+#include "script.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cfg.h"
+#include "error.h"
+#include "grid.h"
+#include "quote.h"
+#include "sbopt.h"
+#include "units.h"
+
+#include "banned.h"
+
+enum ctx { CTX_PLAIN, CTX_DQUOTE, CTX_SQUOTE, CTX_ANSI, CTX_SUBST, CTX_BACKTICK };
+
+#define MAX_DEPTH 64
+
+/*
+ * Where in bash's quoting the text written so far leaves us: a stack of
+ * contexts, so that "$(cmd '...')" and `...` nest. Only what decides how a
+ * placeholder must be quoted is tracked.
+ */
+struct quoting {
+	enum ctx stack[MAX_DEPTH];
+	int parens[MAX_DEPTH];
+	int depth;
+	int escaped; /* the text ended in a backslash that escapes what follows */
+};
+
+/* Copies text to out, following its quotes. */
+static int quoting_feed(struct quoting *q, struct strbuf *out, const char *text, size_t len)
+{
+	q->escaped = 0;
+	for (size_t i = 0; i < len; i++) {
+		const char *p = text + i;
+		enum ctx c = q->stack[q->depth];
+		int next = i + 1 < len ? p[1] : '\0';
+
+		strbuf_addch(out, *p);
+		if (c == CTX_SQUOTE) {
+			if (*p == '\'')
+				q->depth--;
+			continue;
+		}
+		if (*p == '\\') {
+			if (!next) {
+				q->escaped = 1;
+				continue;
+			}
+			strbuf_addch(out, p[1]);
+			i++;
+			continue;
+		}
+		if (c == CTX_ANSI) {
+			if (*p == '\'')
+				q->depth--;
+			continue;
+		}
+		if (q->depth + 1 >= MAX_DEPTH)
+			return error("the command nests quotes and substitutions too deeply");
+		if (*p == '$' && next == '(') {
+			strbuf_addch(out, p[1]);
+			i++;
+			q->stack[++q->depth] = CTX_SUBST;
+			q->parens[q->depth] = 0;
+		} else if (*p == '`') {
+			if (c == CTX_BACKTICK)
+				q->depth--;
+			else
+				q->stack[++q->depth] = CTX_BACKTICK;
+		} else if (c == CTX_DQUOTE) {
+			if (*p == '"')
+				q->depth--;
+		} else if (*p == '"') {
+			q->stack[++q->depth] = CTX_DQUOTE;
+		} else if (*p == '$' && next == '\'') {
+			strbuf_addch(out, p[1]);
+			i++;
+			q->stack[++q->depth] = CTX_ANSI;
+		} else if (*p == '\'') {
+			q->stack[++q->depth] = CTX_SQUOTE;
+		} else if (*p == '(') {
+			q->parens[q->depth]++;
+		} else if (*p == ')' && c == CTX_SUBST) {
+			if (q->parens[q->depth]-- == 0)
+				q->depth--;
+		}
+	}
+	return 0;
+}
+
+/* A reference to variable var, quoted for the current context. */
+static void quoting_variable(const struct quoting *q, struct strbuf *out, const char *var)
+{
+	switch (q->stack[q->depth]) {
+	case CTX_DQUOTE:
+		strbuf_addf(out, "${%s}", var);
+		break;
+	case CTX_SQUOTE:
+		strbuf_addf(out, "'\"${%s}\"'", var);
+		break;
+	case CTX_ANSI:
+		strbuf_addf(out, "'\"${%s}\"$'", var);
+		break;
+	default:
+		strbuf_addf(out, "\"${%s}\"", var);
+		break;
+	}
+}
+
+static int variable_for(struct strbuf *var, const char *name, size_t len, const struct plan *plan)
+{
+	if (len == 4 && !strncmp(name, "seed", 4)) {
+		strbuf_addstr(var, "SWEEP_SEED");
+		return 0;
+	}
+	if (len == 5 && !strncmp(name, "index", 5)) {
+		strbuf_addstr(var, "SWEEP_TASK_INDEX");
+		return 0;
+	}
+	for (size_t p = 0; p < plan->nparams; p++)
+		if (strlen(plan->params[p]) == len && !strncmp(plan->params[p], name, len)) {
+			strbuf_addf(var, "SWEEP_PARAM_%s", plan->params[p]);
+			return 0;
+		}
+	return error("the command's placeholder '{%.*s}' names no parameter", (int)len, name);
+}
+
+int script_render_command(struct strbuf *out, const char *command, const struct plan *plan)
+{
+	struct quoting q = {0}; /* CTX_PLAIN at depth 0 */
+	struct strbuf var = STRBUF_INIT;
+	struct cfg_piece piece;
+	size_t n;
+	int ret = 0;
+
+	for (const char *p = command; (n = cfg_next_piece(&piece, p)); p += n) {
+		if (piece.kind == CFG_PIECE_TEXT) {
+			ret = quoting_feed(&q, out, piece.start, piece.len);
+		} else {
+			strbuf_reset(&var);
+			if (q.escaped) {
+				ret = error("a backslash before the placeholder '{%.*s}' would escape "
+					    "its quoting; write '{{' for a literal brace",
+					    (int)piece.len, piece.start);
+				break;
+			}
+			ret = variable_for(&var, piece.start, piece.len, plan);
+			if (!ret)
+				quoting_variable(&q, out, var.buf);
+		}
+		if (ret < 0)
+			break;
+	}
+	strbuf_release(&var);
+	return ret;
+}
+
+static void sbatch_line(struct strbuf *out, const char *opt, const char *value)
+{
+	char buf[4096];
+
+	if (!value) {
+		strbuf_addf(out, "#SBATCH --%s\n", opt);
+		return;
+	}
+	sbopt_render(buf, sizeof(buf), value);
+	strbuf_addf(out, "#SBATCH --%s=%s\n", opt, buf);
+}
+
+void script_array_spec(char *buf, size_t size, uint32_t n, unsigned k)
+{
+	if (k)
+		snprintf(buf, size, "0-%u%%%u", n ? n - 1 : 0, k);
+	else
+		snprintf(buf, size, "0-%u", n ? n - 1 : 0);
+}
+
+int script_render_sbatch(struct strbuf *out, const struct script_input *in)
+{
+	const struct cfg_slurm *sl = &in->cfg->slurm;
+	char buf[256];
+	char *path;
+	uint32_t n = (uint32_t)in->plan->ntasks;
+	const char *why;
+
+	if (in->array_limit && n > in->array_limit)
+		n = in->array_limit;
+	sbatch_line(out, "job-name", in->cfg->name);
+	script_array_spec(buf, sizeof(buf), n, sl->max_concurrent);
+	sbatch_line(out, "array", buf);
+	if (sbopt_check_value(in->logs, 0, &why) < 0)
+		return error("the logs folder '%s' cannot stand in an #SBATCH line: %s", in->logs,
+			     why);
+	if (sbopt_check_value(in->workdir, 0, &why) < 0)
+		return error("the current folder '%s' cannot stand in an #SBATCH line: %s; "
+			     "submit from another folder",
+			     in->workdir, why);
+	path = xstrfmt("%s/%%x_%%A_%%a.out", in->logs);
+	sbatch_line(out, "output", path);
+	free(path);
+	path = xstrfmt("%s/%%x_%%A_%%a.err", in->logs);
+	sbatch_line(out, "error", path);
+	free(path);
+	sbatch_line(out, "chdir", in->workdir);
+	snprintf(buf, sizeof(buf), "B:%s@%u", sl->signal ? sl->signal : "USR1",
+		 sl->signal_seconds);
+	sbatch_line(out, "signal", buf);
+	if (sl->partition)
+		sbatch_line(out, "partition", sl->partition);
+	if (sl->account)
+		sbatch_line(out, "account", sl->account);
+	if (sl->qos)
+		sbatch_line(out, "qos", sl->qos);
+	if (sl->nodes) {
+		snprintf(buf, sizeof(buf), "%u", sl->nodes);
+		sbatch_line(out, "nodes", buf);
+	}
+	if (sl->ntasks) {
+		snprintf(buf, sizeof(buf), "%u", sl->ntasks);
+		sbatch_line(out, "ntasks", buf);
+	}
+	if (sl->cpus_per_task) {
+		snprintf(buf, sizeof(buf), "%u", sl->cpus_per_task);
+		sbatch_line(out, "cpus-per-task", buf);
+	}
+	if (sl->gres)
+		sbatch_line(out, "gres", sl->gres);
+	if (sl->gpus_per_task)
+		sbatch_line(out, "gpus-per-task", sl->gpus_per_task);
+	if (sl->constraint)
+		sbatch_line(out, "constraint", sl->constraint);
+	if (sl->mem_mb) {
+		units_format_mem(buf, sizeof(buf), sl->mem_mb);
+		sbatch_line(out, "mem", buf);
+	}
+	if (sl->mem_per_cpu_mb) {
+		units_format_mem(buf, sizeof(buf), sl->mem_per_cpu_mb);
+		sbatch_line(out, "mem-per-cpu", buf);
+	}
+	if (sl->time_unlimited) {
+		sbatch_line(out, "time", "UNLIMITED");
+	} else if (sl->time_min) {
+		units_format_time(buf, sizeof(buf), (uint64_t)sl->time_min * 60);
+		sbatch_line(out, "time", buf);
+	}
+	for (size_t i = 0; i < sl->nextra; i++) {
+		const char *arg = sl->extra[i] + 2; /* past "--" */
+		const char *eq = strchr(arg, '=');
+		char *opt = eq ? xstrndup(arg, (size_t)(eq - arg)) : xstrdup(arg);
+
+		sbatch_line(out, opt, eq ? eq + 1 : NULL);
+		free(opt);
+	}
+	strbuf_trim_trailing_newlines(out);
+	return 0;
+}
+
+static void render_variables(struct strbuf *out, const struct script_input *in)
+{
+	const struct cfg_slurm *sl = &in->cfg->slurm;
+
+	strbuf_addf(out, "SWEEP_ID=%lld\n", (long long)in->sweep_id);
+	strbuf_addstr(out, "SWEEP_DIR=");
+	quote_sh(out, in->sweep_dir);
+	strbuf_addstr(out, "\nSWEEP_SEEDS=(");
+	for (size_t i = 0; i < in->plan->nseeds; i++)
+		strbuf_addf(out, "%s%lld", i ? " " : "", (long long)in->plan->seeds[i]);
+	strbuf_addf(out, ")\nSWEEP_SIGNAL=%s", sl->signal ? sl->signal : "USR1");
+}
+
+static void render_exports(struct strbuf *out, const struct plan *plan)
+{
+	if (!plan->nparams) {
+		strbuf_addstr(out, "# (this sweep has no parameters)");
+		return;
+	}
+	strbuf_addstr(out, "export");
+	for (size_t p = 0; p < plan->nparams; p++)
+		strbuf_addf(out, " SWEEP_PARAM_%s", plan->params[p]);
+}
+
+static void render_env(struct strbuf *out, const struct cfg *cfg)
+{
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		strbuf_addf(out, "%sexport %s=", i ? "\n" : "", cfg->env[i].name);
+		quote_sh(out, cfg->env[i].value);
+	}
+}
+
+static void render_summary(struct strbuf *out, const struct plan *plan)
+{
+	strbuf_addf(out, "%zu setting%s x %zu seed%s = %zu task%s", plan->nsettings,
+		    plan->nsettings == 1 ? "" : "s", plan->nseeds, plan->nseeds == 1 ? "" : "s",
+		    plan->ntasks, plan->ntasks == 1 ? "" : "s");
+}
+
+static int render_marker(struct strbuf *out, const char *name, size_t len,
+			 const struct script_input *in)
+{
+#define IS(s) (len == sizeof(s) - 1 && !strncmp(name, s, len))
+	if (IS("SBATCH"))
+		return script_render_sbatch(out, in);
+	if (IS("VERSION"))
+		strbuf_addstr(out, SWEEP_VERSION);
+	else if (IS("SOURCE"))
+		strbuf_addstr(out, in->source);
+	else if (IS("SUMMARY"))
+		render_summary(out, in->plan);
+	else if (IS("SCRIPT"))
+		strbuf_addstr(out, in->script);
+	else if (IS("VARIABLES"))
+		render_variables(out, in);
+	else if (IS("EXPORTS"))
+		render_exports(out, in->plan);
+	else if (IS("ENV"))
+		render_env(out, in->cfg);
+	else if (IS("SETUP")) {
+		if (in->cfg->setup) {
+			strbuf_addstr(out, in->cfg->setup);
+			strbuf_trim_trailing_newlines(out);
+		} else {
+			strbuf_addstr(out, "# (none)");
+		}
+	} else if (IS("COMMAND")) {
+		size_t start = out->len;
+
+		if (script_render_command(out, in->cfg->command, in->plan) < 0)
+			return SWEEP_ERR;
+		if (out->len > start)
+			strbuf_trim_trailing_newlines(out);
+	} else
+		return error("the script template has an unknown marker '{{%.*s}}'", (int)len,
+			     name);
+#undef IS
+	return 0;
+}
+
+int script_render(struct strbuf *out, const char *tmpl, const struct script_input *in)
+{
+	const char *p = tmpl;
+
+	while (*p) {
+		const char *open = strstr(p, "{{");
+		const char *close;
+
+		if (!open) {
+			strbuf_addstr(out, p);
+			break;
+		}
+		close = strstr(open + 2, "}}");
+		strbuf_add(out, p, (size_t)(open - p));
+		if (!close)
+			return error("the script template has an unclosed marker '{{'");
+		if (render_marker(out, open + 2, (size_t)(close - open - 2), in) < 0)
+			return SWEEP_ERR;
+		p = close + 2;
+	}
+	return 0;
+}
+
+void script_settings_line(struct strbuf *out, const struct plan *plan, size_t s)
+{
+	for (size_t p = 0; p < plan->nparams; p++) {
+		strbuf_addf(out, "%sSWEEP_PARAM_%s=", p ? " " : "", plan->params[p]);
+		quote_sh(out, plan_value(plan, s, p));
+	}
+	strbuf_addch(out, '\n');
+}
+
+static void tsv_field(struct strbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\t')
+			strbuf_addstr(out, "\\t");
+		else if (*s == '\n')
+			strbuf_addstr(out, "\\n");
+		else if (*s == '\\')
+			strbuf_addstr(out, "\\\\");
+		else
+			strbuf_addch(out, *s);
+	}
+}
+
+/* Writes data to path through a temporary file renamed into place. */
+static int write_file(const char *path, const char *data, size_t len, mode_t mode)
+{
+	char *tmp = xstrfmt("%s.tmp", path);
+	int fd, ret = 0;
+	size_t done = 0;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		ret = error("cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = error("cannot write '%s': %s", tmp, strerror(errno));
+			close(fd);
+			goto out;
+		}
+		done += (size_t)n;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		ret = error("cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, path) < 0)
+		ret = error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+out:
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
+static int mkdir_parents(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = 0;
+
+	strbuf_addstr(&sb, path);
+	for (size_t i = 1; i <= sb.len; i++) {
+		if (sb.buf[i] != '/' && sb.buf[i] != '\0')
+			continue;
+		sb.buf[i] = '\0';
+		if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST) {
+			ret = error("cannot create folder '%s': %s", sb.buf, strerror(errno));
+			break;
+		}
+		sb.buf[i] = i < sb.len ? '/' : '\0';
+	}
+	strbuf_release(&sb);
+	return ret;
+}
+
+int script_write_files(const struct script_input *in, const char *script_text)
+{
+	const struct plan *plan = in->plan;
+	struct strbuf sb = STRBUF_INIT;
+	char *path = NULL;
+	int ret;
+
+	if (mkdir_parents(in->sweep_dir) < 0 || mkdir_parents(in->logs) < 0)
+		return SWEEP_ERR;
+
+	for (size_t s = 0; s < plan->nsettings; s++)
+		script_settings_line(&sb, plan, s);
+	path = xstrfmt("%s/settings", in->sweep_dir);
+	ret = write_file(path, sb.buf, sb.len, 0644);
+	free(path);
+	if (ret < 0)
+		goto out;
+
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "index\tsetting\tseed");
+	for (size_t p = 0; p < plan->nparams; p++) {
+		strbuf_addch(&sb, '\t');
+		tsv_field(&sb, plan->params[p]);
+	}
+	strbuf_addch(&sb, '\n');
+	for (size_t i = 0; i < plan->ntasks; i++) {
+		size_t s = plan_setting_of(plan, i);
+
+		strbuf_addf(&sb, "%zu\t%zu\t%lld", i, s, (long long)plan_seed_of(plan, i));
+		for (size_t p = 0; p < plan->nparams; p++) {
+			strbuf_addch(&sb, '\t');
+			tsv_field(&sb, plan_value(plan, s, p));
+		}
+		strbuf_addch(&sb, '\n');
+	}
+	path = xstrfmt("%s/tasks.tsv", in->sweep_dir);
+	ret = write_file(path, sb.buf, sb.len, 0644);
+	free(path);
+	if (ret < 0)
+		goto out;
+
+	ret = write_file(in->script, script_text, strlen(script_text), 0755);
+out:
+	strbuf_release(&sb);
+	return ret;
+}

@@ -1,0 +1,69 @@
+#ifndef SWEEP_SCRIPT_H
+#define SWEEP_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+struct cfg;
+struct plan;
+
+/*
+ * The script writer: renders the sbatch array script from a template, and
+ * the settings table the tasks read. Rendering is pure (strings in,
+ * strings out); script_write_files does the I/O.
+ *
+ * Template markers ({{NAME}}, replaced wherever they stand): SBATCH (the
+ * #SBATCH lines), VERSION, SOURCE, SUMMARY, SCRIPT, VARIABLES (SWEEP_ID,
+ * SWEEP_DIR, SWEEP_SEEDS, SWEEP_SIGNAL), EXPORTS (export of the
+ * SWEEP_PARAM_* variables), ENV (the sweep file's env:), SETUP, COMMAND. An
+ * unknown marker is an error.
+ */
+
+struct script_input {
+	const struct cfg *cfg;
+	const struct plan *plan;
+	int64_t sweep_id;
+	const char *sweep_dir; /* absolute: where settings and tasks/ live */
+	const char *script;    /* absolute path the script is written to */
+	const char *logs;      /* absolute logs folder */
+	const char *workdir;   /* absolute folder the tasks run in (--chdir) */
+	const char *source;    /* the sweep file's path, for the banner */
+	uint32_t array_limit;  /* highest array size the script's own --array may use (0 = none) */
+};
+
+/* The built-in template (templates/array.sbatch, compiled in). */
+extern const char script_default_template[];
+
+/*
+ * Replaces the {placeholders} of a sweep file's command by references to
+ * the task's variables, quoted for the place they stand in: "${SWEEP_PARAM_lr}"
+ * outside quotes, ${SWEEP_PARAM_lr} inside double quotes, '"${...}"' inside
+ * single quotes; {seed} and {index} are SWEEP_SEED and SWEEP_TASK_INDEX;
+ * {{ and }} are literal braces. Values thus reach the program as data,
+ * never as shell code. Fails on a placeholder that names no parameter.
+ */
+int script_render_command(struct strbuf *out, const char *command, const struct plan *plan);
+
+/* The #SBATCH lines. Values were validated by the sweep file reader. */
+int script_render_sbatch(struct strbuf *out, const struct script_input *in);
+
+/* The whole script from template text. */
+int script_render(struct strbuf *out, const char *tmpl, const struct script_input *in);
+
+/* Line s of the settings table: SWEEP_PARAM_name='value' ... (one line). */
+void script_settings_line(struct strbuf *out, const struct plan *plan, size_t s);
+
+/*
+ * Writes into in->sweep_dir: the script (mode 0755) at in->script, the
+ * settings table ("settings", one line per setting) and "tasks.tsv" (index,
+ * setting, seed and values, for people), each written to a temporary file
+ * and renamed into place. Creates the logs folder.
+ */
+int script_write_files(const struct script_input *in, const char *script_text);
+
+/* The --array value for indices [0, n) with throttle k (0 = none): "0-99%10". */
+void script_array_spec(char *buf, size_t size, uint32_t n, unsigned k);
+
+#endif

@@ -1,0 +1,771 @@
+/*
+ * The state store on SQLite. Every public function that writes does so in
+ * one transaction (BEGIN IMMEDIATE ... COMMIT), so an interrupted command
+ * leaves either all of its write or none of it. The default rollback
+ * journal is kept rather than WAL: state folders often live on network
+ * file systems, where WAL's shared memory does not work.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "error.h"
+#include "grid.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+#define STORE_SCHEMA_VERSION 1
+
+struct store {
+	sqlite3 *db;
+	char *dir;
+};
+
+/* Each entry migrates from version i to i + 1. */
+static const char *const migrations[] = {
+	"CREATE TABLE sweeps ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  name TEXT NOT NULL,"
+	"  source TEXT NOT NULL,"
+	"  spec TEXT NOT NULL,"
+	"  dir TEXT NOT NULL,"
+	"  script TEXT NOT NULL,"
+	"  logs TEXT NOT NULL,"
+	"  backend TEXT NOT NULL,"
+	"  status INTEGER NOT NULL,"
+	"  error TEXT,"
+	"  created_at INTEGER NOT NULL,"
+	"  submitted_at INTEGER NOT NULL DEFAULT 0,"
+	"  ntasks INTEGER NOT NULL,"
+	"  nsettings INTEGER NOT NULL,"
+	"  nseeds INTEGER NOT NULL,"
+	"  max_concurrent INTEGER NOT NULL DEFAULT 0,"
+	"  params TEXT NOT NULL,"
+	"  seeds TEXT NOT NULL);"
+	"CREATE INDEX sweeps_by_name ON sweeps(name, id);"
+	"CREATE TABLE settings ("
+	"  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+	"  setting INTEGER NOT NULL,"
+	"  vals TEXT NOT NULL,"
+	"  PRIMARY KEY (sweep_id, setting)) WITHOUT ROWID;"
+	"CREATE TABLE arrays ("
+	"  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+	"  job_id INTEGER NOT NULL,"
+	"  index_offset INTEGER NOT NULL,"
+	"  spec TEXT NOT NULL,"
+	"  attempt INTEGER NOT NULL,"
+	"  submitted_at INTEGER NOT NULL,"
+	"  PRIMARY KEY (sweep_id, job_id));",
+};
+
+const char *sweep_status_name(enum sweep_status s)
+{
+	switch (s) {
+	case SWEEP_SUBMITTING:
+		return "submitting";
+	case SWEEP_SUBMITTED:
+		return "submitted";
+	case SWEEP_FAILED:
+		return "failed";
+	}
+	return "unknown";
+}
+
+void sweep_rec_init(struct sweep_rec *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+}
+
+void sweep_rec_release(struct sweep_rec *rec)
+{
+	free(rec->name);
+	free(rec->source);
+	free(rec->dir);
+	free(rec->script);
+	free(rec->logs);
+	free(rec->backend);
+	free(rec->error);
+	sweep_rec_init(rec);
+}
+
+void sweep_recs_free(struct sweep_rec *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sweep_rec_release(&recs[i]);
+	free(recs);
+}
+
+void array_rec_release(struct array_rec *rec)
+{
+	free(rec->spec);
+	memset(rec, 0, sizeof(*rec));
+}
+
+void array_recs_free(struct array_rec *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		array_rec_release(&recs[i]);
+	free(recs);
+}
+
+static int db_error(struct store *st, const char *what)
+{
+	return error("state store '%s': %s: %s", st->dir, what, sqlite3_errmsg(st->db));
+}
+
+static int exec(struct store *st, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int ret = error("state store '%s': %s", st->dir, msg ? msg : "unknown error");
+
+		sqlite3_free(msg);
+		return ret;
+	}
+	return 0;
+}
+
+static int prepare(struct store *st, sqlite3_stmt **stmt, const char *sql)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
+		return db_error(st, "cannot prepare a query");
+	return 0;
+}
+
+static int begin(struct store *st)
+{
+	return exec(st, "BEGIN IMMEDIATE");
+}
+
+static int commit(struct store *st)
+{
+	return exec(st, "COMMIT");
+}
+
+static void rollback(struct store *st)
+{
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int mkdir_p(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = 0;
+
+	strbuf_addstr(&sb, path);
+	for (size_t i = 1; i <= sb.len; i++) {
+		if (sb.buf[i] != '/' && sb.buf[i] != '\0')
+			continue;
+		sb.buf[i] = '\0';
+		if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST) {
+			ret = error("cannot create folder '%s': %s", sb.buf, strerror(errno));
+			goto out;
+		}
+		sb.buf[i] = i < sb.len ? '/' : '\0';
+	}
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+static char *absolute_path(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (path[0] == '.' && path[1] == '\0')
+		return xstrdup(cwd);
+	if (path[0] == '.' && path[1] == '/')
+		path += 2;
+	return xstrfmt("%s/%s", cwd, path);
+}
+
+static int migrate(struct store *st)
+{
+	sqlite3_stmt *stmt = NULL;
+	int version, ret = 0;
+	const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
+
+	if (begin(st) < 0)
+		return SWEEP_ERR;
+	if (prepare(st, &stmt, "PRAGMA user_version") < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		ret = db_error(st, "cannot read the schema version");
+		goto out;
+	}
+	version = sqlite3_column_int(stmt, 0);
+	if (version > latest) {
+		ret = error("state store '%s' has schema version %d, newer than this sweep "
+			    "knows (%d); use a newer sweep",
+			    st->dir, version, latest);
+		goto out;
+	}
+	for (int v = version; v < latest; v++) {
+		char pragma[64];
+
+		if (exec(st, migrations[v]) < 0) {
+			ret = SWEEP_ERR;
+			goto out;
+		}
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+		if (exec(st, pragma) < 0) {
+			ret = SWEEP_ERR;
+			goto out;
+		}
+	}
+out:
+	sqlite3_finalize(stmt);
+	if (ret < 0)
+		rollback(st);
+	else
+		ret = commit(st);
+	return ret;
+}
+
+int store_open(struct store **out, const char *state_dir, int create)
+{
+	struct store *st;
+	struct stat sb;
+	char *dbpath = NULL;
+	int flags = SQLITE_OPEN_READWRITE;
+
+	*out = NULL;
+	if (stat(state_dir, &sb) < 0) {
+		if (errno != ENOENT || !create)
+			return error("no state store in '%s': %s (run 'sweep submit' first, or "
+				     "give --state-dir)",
+				     state_dir, strerror(errno));
+		if (mkdir_p(state_dir) < 0)
+			return SWEEP_ERR;
+	} else if (!S_ISDIR(sb.st_mode)) {
+		return error("state folder '%s' is not a folder", state_dir);
+	}
+
+	st = xcalloc(1, sizeof(*st));
+	st->dir = absolute_path(state_dir);
+	if (!st->dir) {
+		free(st);
+		return error("cannot resolve '%s': %s", state_dir, strerror(errno));
+	}
+	dbpath = xstrfmt("%s/sweep.db", st->dir);
+	if (create)
+		flags |= SQLITE_OPEN_CREATE;
+	else if (access(dbpath, F_OK) < 0) {
+		error("no state store in '%s' (run 'sweep submit' first, or give --state-dir)",
+		      st->dir);
+		goto fail;
+	}
+	if (sqlite3_open_v2(dbpath, &st->db, flags, NULL) != SQLITE_OK) {
+		error("cannot open state store '%s': %s", dbpath,
+		      st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	if (exec(st, "PRAGMA foreign_keys = ON") < 0 || migrate(st) < 0)
+		goto fail;
+	free(dbpath);
+	*out = st;
+	return 0;
+fail:
+	free(dbpath);
+	store_close(st);
+	return SWEEP_ERR;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close(st->db);
+	free(st->dir);
+	free(st);
+}
+
+const char *store_dir(const struct store *st)
+{
+	return st->dir;
+}
+
+static char *json_dump_owned(json_t *json)
+{
+	char *text = json_dumps(json, JSON_COMPACT | JSON_ENSURE_ASCII);
+	char *copy;
+
+	json_decref(json);
+	if (!text)
+		return NULL;
+	copy = xstrdup(text);
+	free(text);
+	return copy;
+}
+
+/* A JSON array of strings; NULL when one is not valid UTF-8. */
+static char *strings_json(const char *const *strings, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *s = json_string(strings[i]);
+
+		if (!s) {
+			json_decref(arr);
+			return NULL;
+		}
+		json_array_append_new(arr, s);
+	}
+	return json_dump_owned(arr);
+}
+
+static char *params_json(const struct plan *plan)
+{
+	return strings_json((const char *const *)plan->params, plan->nparams);
+}
+
+static char *seeds_json(const struct plan *plan)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < plan->nseeds; i++)
+		json_array_append_new(arr, json_integer(plan->seeds[i]));
+	return json_dump_owned(arr);
+}
+
+static char *setting_json(const struct plan *plan, size_t s)
+{
+	return strings_json((const char *const *)plan->values + s * plan->nparams, plan->nparams);
+}
+
+static int insert_settings(struct store *st, int64_t id, const struct plan *plan)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0;
+
+	if (prepare(st, &stmt, "INSERT INTO settings (sweep_id, setting, vals) VALUES (?, ?, ?)") <
+	    0)
+		return SWEEP_ERR;
+	for (size_t s = 0; s < plan->nsettings; s++) {
+		char *vals = setting_json(plan, s);
+
+		if (!vals) {
+			ret = error("cannot encode setting %zu (a value is not valid UTF-8)", s);
+			goto out;
+		}
+		sqlite3_bind_int64(stmt, 1, id);
+		sqlite3_bind_int64(stmt, 2, (sqlite3_int64)s);
+		sqlite3_bind_text(stmt, 3, vals, -1, free);
+		if (sqlite3_step(stmt) != SQLITE_DONE) {
+			ret = db_error(st, "cannot record the settings");
+			goto out;
+		}
+		sqlite3_reset(stmt);
+	}
+out:
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan *plan,
+		      const char *spec_text)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *params = params_json(plan), *seeds = seeds_json(plan);
+	int ret = 0;
+
+	if (!params || !seeds) {
+		ret = error("cannot encode the parameter names (not valid UTF-8)");
+		goto out_free;
+	}
+	if (begin(st) < 0) {
+		ret = SWEEP_ERR;
+		goto out_free;
+	}
+	rec->created_at = (int64_t)time(NULL);
+	rec->status = SWEEP_SUBMITTING;
+	rec->ntasks = plan->ntasks;
+	rec->nsettings = plan->nsettings;
+	rec->nseeds = plan->nseeds;
+	if (prepare(st, &stmt,
+		    "INSERT INTO sweeps (name, source, spec, dir, script, logs, backend, status,"
+		    " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds)"
+		    " VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
+	sqlite3_bind_text(stmt, 1, rec->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, rec->source, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, spec_text ? spec_text : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, rec->logs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 5, rec->backend ? rec->backend : "slurm", -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 6, SWEEP_SUBMITTING);
+	sqlite3_bind_int64(stmt, 7, rec->created_at);
+	sqlite3_bind_int64(stmt, 8, (sqlite3_int64)plan->ntasks);
+	sqlite3_bind_int64(stmt, 9, (sqlite3_int64)plan->nsettings);
+	sqlite3_bind_int64(stmt, 10, (sqlite3_int64)plan->nseeds);
+	sqlite3_bind_int(stmt, 11, (int)rec->max_concurrent);
+	sqlite3_bind_text(stmt, 12, params, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 13, seeds, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_DONE) {
+		ret = db_error(st, "cannot record the sweep");
+		goto out;
+	}
+	rec->id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+
+	free(rec->dir);
+	free(rec->script);
+	rec->dir = xstrfmt("%s/sweeps/%" PRId64, st->dir, rec->id);
+	rec->script = xstrfmt("%s/%s.sbatch", rec->dir, rec->name);
+	if (prepare(st, &stmt, "UPDATE sweeps SET dir = ?, script = ? WHERE id = ?") < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
+	sqlite3_bind_text(stmt, 1, rec->dir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, rec->script, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 3, rec->id);
+	if (sqlite3_step(stmt) != SQLITE_DONE) {
+		ret = db_error(st, "cannot record the sweep");
+		goto out;
+	}
+	if (insert_settings(st, rec->id, plan) < 0 || mkdir_p(rec->dir) < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
+out:
+	sqlite3_finalize(stmt);
+	if (ret < 0)
+		rollback(st);
+	else
+		ret = commit(st);
+out_free:
+	free(params);
+	free(seeds);
+	return ret;
+}
+
+int store_add_array(struct store *st, int64_t sweep_id, const struct array_rec *arr)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0;
+
+	if (prepare(st, &stmt,
+		    "INSERT INTO arrays (sweep_id, job_id, index_offset, spec, attempt,"
+		    " submitted_at) VALUES (?, ?, ?, ?, ?, ?)") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	sqlite3_bind_int64(stmt, 2, arr->job_id);
+	sqlite3_bind_int64(stmt, 3, arr->offset);
+	sqlite3_bind_text(stmt, 4, arr->spec, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 5, (int)arr->attempt);
+	sqlite3_bind_int64(stmt, 6, arr->submitted_at ? arr->submitted_at : (int64_t)time(NULL));
+	/* A single statement is its own transaction in SQLite. */
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		ret = db_error(st, "cannot record the array job");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status status,
+		       const char *reason)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0;
+
+	if (prepare(st, &stmt,
+		    "UPDATE sweeps SET status = ?, error = ?,"
+		    " submitted_at = CASE WHEN ? = 1 THEN ? ELSE submitted_at END WHERE id = ?") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int(stmt, 1, status);
+	if (reason)
+		sqlite3_bind_text(stmt, 2, reason, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(stmt, 2);
+	sqlite3_bind_int(stmt, 3, status);
+	sqlite3_bind_int64(stmt, 4, (int64_t)time(NULL));
+	sqlite3_bind_int64(stmt, 5, sweep_id);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		ret = db_error(st, "cannot update the sweep");
+	else if (sqlite3_changes(st->db) != 1)
+		ret = error("state store '%s': no sweep with id %" PRId64, st->dir, sweep_id);
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+#define SWEEP_COLUMNS                                                                              \
+	"id, name, source, dir, script, logs, backend, status, error, created_at,"                \
+	" submitted_at, ntasks, nsettings, nseeds, max_concurrent"
+
+static char *column_text(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, col);
+
+	return text ? xstrdup((const char *)text) : NULL;
+}
+
+static void read_sweep_row(struct sweep_rec *rec, sqlite3_stmt *stmt)
+{
+	rec->id = sqlite3_column_int64(stmt, 0);
+	rec->name = column_text(stmt, 1);
+	rec->source = column_text(stmt, 2);
+	rec->dir = column_text(stmt, 3);
+	rec->script = column_text(stmt, 4);
+	rec->logs = column_text(stmt, 5);
+	rec->backend = column_text(stmt, 6);
+	rec->status = (enum sweep_status)sqlite3_column_int(stmt, 7);
+	rec->error = column_text(stmt, 8);
+	rec->created_at = sqlite3_column_int64(stmt, 9);
+	rec->submitted_at = sqlite3_column_int64(stmt, 10);
+	rec->ntasks = (size_t)sqlite3_column_int64(stmt, 11);
+	rec->nsettings = (size_t)sqlite3_column_int64(stmt, 12);
+	rec->nseeds = (size_t)sqlite3_column_int64(stmt, 13);
+	rec->max_concurrent = (unsigned)sqlite3_column_int(stmt, 14);
+}
+
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+int store_find_sweep(struct store *st, struct sweep_rec *out, const char *which)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0, rc;
+
+	if (!which) {
+		ret = prepare(st, &stmt,
+			      "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id DESC LIMIT 1");
+	} else if (all_digits(which)) {
+		ret = prepare(st, &stmt,
+			      "SELECT " SWEEP_COLUMNS " FROM sweeps WHERE id = ?1 OR name = ?2"
+			      " ORDER BY id = ?1 DESC, id DESC LIMIT 1");
+		if (!ret) {
+			sqlite3_bind_int64(stmt, 1, strtoll(which, NULL, 10));
+			sqlite3_bind_text(stmt, 2, which, -1, SQLITE_STATIC);
+		}
+	} else {
+		ret = prepare(st, &stmt,
+			      "SELECT " SWEEP_COLUMNS
+			      " FROM sweeps WHERE name = ? ORDER BY id DESC LIMIT 1");
+		if (!ret)
+			sqlite3_bind_text(stmt, 1, which, -1, SQLITE_STATIC);
+	}
+	if (ret < 0)
+		goto out;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		read_sweep_row(out, stmt);
+	} else if (rc == SQLITE_DONE) {
+		if (which)
+			ret = error("no sweep named '%s' in '%s' (see 'sweep list')", which,
+				    st->dir);
+		else
+			ret = error("no sweeps in '%s' yet (run 'sweep submit FILE')", st->dir);
+	} else {
+		ret = db_error(st, "cannot read the sweeps");
+	}
+out:
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+int store_list_sweeps(struct store *st, struct sweep_rec **out, size_t *n)
+{
+	sqlite3_stmt *stmt = NULL;
+	struct sweep_rec *recs = NULL;
+	size_t nr = 0, alloc = 0;
+	int rc, ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (prepare(st, &stmt, "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id") < 0)
+		return SWEEP_ERR;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		ALLOC_GROW(recs, nr + 1, alloc);
+		sweep_rec_init(&recs[nr]);
+		read_sweep_row(&recs[nr++], stmt);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = db_error(st, "cannot read the sweeps");
+		sweep_recs_free(recs, nr);
+	} else {
+		*out = recs;
+		*n = nr;
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+static int decode_strings(char ***out, size_t *n, const char *text, size_t want)
+{
+	json_error_t jerr;
+	json_t *arr = json_loads(text, 0, &jerr);
+	size_t i;
+
+	if (!arr || !json_is_array(arr) || (want != SIZE_MAX && json_array_size(arr) != want)) {
+		json_decref(arr);
+		return SWEEP_ERR;
+	}
+	*n = json_array_size(arr);
+	*out = xcalloc(*n ? *n : 1, sizeof(char *));
+	for (i = 0; i < *n; i++) {
+		const char *s = json_string_value(json_array_get(arr, i));
+
+		(*out)[i] = xstrdup(s ? s : "");
+	}
+	json_decref(arr);
+	return 0;
+}
+
+int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	json_error_t jerr;
+	json_t *seeds = NULL;
+	size_t nsettings = 0, s = 0;
+	int rc, ret = 0;
+
+	if (prepare(st, &stmt, "SELECT params, seeds, nsettings FROM sweeps WHERE id = ?") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		ret = error("state store '%s': no sweep with id %" PRId64, st->dir, sweep_id);
+		goto out;
+	}
+	if (decode_strings(&out->params, &out->nparams, (const char *)sqlite3_column_text(stmt, 0),
+			   SIZE_MAX) < 0)
+		goto corrupt;
+	seeds = json_loads((const char *)sqlite3_column_text(stmt, 1), 0, &jerr);
+	if (!seeds || !json_is_array(seeds) || !json_array_size(seeds))
+		goto corrupt;
+	out->nseeds = json_array_size(seeds);
+	out->seeds = xcalloc(out->nseeds, sizeof(*out->seeds));
+	for (size_t i = 0; i < out->nseeds; i++)
+		out->seeds[i] = json_integer_value(json_array_get(seeds, i));
+	nsettings = (size_t)sqlite3_column_int64(stmt, 2);
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+
+	out->values = xcalloc(nsettings * out->nparams + 1, sizeof(char *));
+	if (prepare(st, &stmt, "SELECT setting, vals FROM settings WHERE sweep_id = ?"
+			       " ORDER BY setting") < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		char **vals;
+		size_t nvals;
+
+		if (s >= nsettings || (size_t)sqlite3_column_int64(stmt, 0) != s)
+			goto corrupt;
+		if (decode_strings(&vals, &nvals, (const char *)sqlite3_column_text(stmt, 1),
+				   out->nparams) < 0)
+			goto corrupt;
+		memcpy(out->values + s * out->nparams, vals, nvals * sizeof(char *));
+		free(vals);
+		s++;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = db_error(st, "cannot read the settings");
+		goto out;
+	}
+	out->nsettings = s;
+	if (s != nsettings)
+		goto corrupt;
+	out->ntasks = out->nsettings * out->nseeds;
+	out->varies = xcalloc(out->nparams + 1, 1);
+	for (size_t p = 0; p < out->nparams; p++)
+		for (size_t k = 1; k < out->nsettings; k++)
+			if (strcmp(plan_value(out, k, p), plan_value(out, 0, p))) {
+				out->varies[p] = 1;
+				break;
+			}
+	goto out;
+corrupt:
+	out->nsettings = s;
+	ret = error("state store '%s': the plan of sweep %" PRId64 " is damaged", st->dir,
+		    sweep_id);
+out:
+	json_decref(seeds);
+	sqlite3_finalize(stmt);
+	if (ret < 0) {
+		plan_release(out);
+		plan_init(out);
+	}
+	return ret;
+}
+
+int store_load_arrays(struct store *st, struct array_rec **out, size_t *n, int64_t sweep_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	struct array_rec *recs = NULL;
+	size_t nr = 0, alloc = 0;
+	int rc, ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (prepare(st, &stmt,
+		    "SELECT job_id, index_offset, spec, attempt, submitted_at FROM arrays"
+		    " WHERE sweep_id = ? ORDER BY attempt, submitted_at, job_id") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		ALLOC_GROW(recs, nr + 1, alloc);
+		recs[nr].job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
+		recs[nr].offset = (uint32_t)sqlite3_column_int64(stmt, 1);
+		recs[nr].spec = column_text(stmt, 2);
+		recs[nr].attempt = (unsigned)sqlite3_column_int(stmt, 3);
+		recs[nr].submitted_at = sqlite3_column_int64(stmt, 4);
+		nr++;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = db_error(st, "cannot read the array jobs");
+		array_recs_free(recs, nr);
+	} else {
+		*out = recs;
+		*n = nr;
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+int store_last_attempt(struct store *st, unsigned *out, int64_t sweep_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0;
+
+	*out = 0;
+	if (prepare(st, &stmt, "SELECT COALESCE(MAX(attempt), 0) FROM arrays WHERE sweep_id = ?") <
+	    0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		*out = (unsigned)sqlite3_column_int(stmt, 0);
+	else
+		ret = db_error(st, "cannot read the array jobs");
+	sqlite3_finalize(stmt);
+	return ret;
+}

@@ -1,0 +1,78 @@
+# Shared helpers for the integration tests. Each test is a bash script run by
+# ctest against the real local cluster (tests/cluster/up). Source this file.
+set -euo pipefail
+
+: "${SWEEP:?set SWEEP to the sweep binary (ctest does)}"
+: "${SWEEP_SOURCE_DIR:?set SWEEP_SOURCE_DIR to the source tree (ctest does)}"
+TEST_NAME=$(basename "$0" .sh)
+WORK=${SWEEP_TEST_WORK:-/tmp/sweep-it}/$TEST_NAME
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+export SWEEP_STATE_DIR=$WORK/.sweep
+DATA=$SWEEP_SOURCE_DIR/tests/data
+CLEANUP_JOBS=()
+
+log() { printf '[%s %s] %s\n' "$TEST_NAME" "$(date +%T)" "$*" >&2; }
+fail() { log "FAIL: $*"; exit 1; }
+
+cleanup() {
+	local id
+	for id in "${CLEANUP_JOBS[@]}"; do scancel "$id" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+# Bounded polling: wait_until SECONDS DESCRIPTION COMMAND...
+wait_until() {
+	local limit=$1 what=$2 deadline
+	shift 2
+	deadline=$((SECONDS + limit))
+	until "$@"; do
+		((SECONDS < deadline)) || fail "timed out after ${limit}s waiting for: $what"
+		sleep 1
+	done
+}
+
+cluster_up() {
+	scontrol ping >/dev/null 2>&1 || fail "the cluster is not running (tests/cluster/up)"
+}
+
+# submit FILE [ARGS...]: runs sweep submit, records the array job ids in
+# JOBS (and for cleanup), the sweep id in SWEEP_ID.
+submit() {
+	local out
+	out=$("$SWEEP" submit "$@") || fail "sweep submit $* failed"
+	printf '%s\n' "$out" >&2
+	SWEEP_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
+	mapfile -t JOBS < <(printf '%s\n' "$out" | sed -n 's/^array job \([0-9]*\):.*/\1/p')
+	[ -n "$SWEEP_ID" ] && [ ${#JOBS[@]} -gt 0 ] || fail "no sweep id or job id in: $out"
+	CLEANUP_JOBS+=("${JOBS[@]}")
+}
+
+jobs_csv() { local IFS=,; printf '%s' "${JOBS[*]}"; }
+
+# True when no task of JOBS is pending or running any more.
+queue_empty() { [ -z "$(squeue -h -r -j "$(jobs_csv)" 2>/dev/null)" ]; }
+
+# Prints "JobIDRaw|ArrayJobID|ArrayTaskID|State|ExitCode" for every task
+# (allocation rows only, every run including requeued ones).
+sacct_tasks() {
+	sacct -n -P -X -D -j "$(jobs_csv)" -o JobIDRaw,JobID,State,ExitCode 2>/dev/null
+}
+
+# True when accounting shows N task rows and all of them ended.
+accounting_final() {
+	local n=$1 rows
+	rows=$(sacct_tasks | grep -v -E '\|(PENDING|RUNNING|REQUEUED|SUSPENDED)' | grep -c . || true)
+	[ "$rows" -ge "$n" ] && ! sacct_tasks | grep -q -E '\|(PENDING|RUNNING)\|'
+}
+
+# wait_sweep N SECONDS: waits until the queue has no task of JOBS and
+# accounting holds N ended task rows.
+wait_sweep() {
+	local n=$1 limit=$2
+	wait_until "$limit" "the sweep's tasks to leave the queue" queue_empty
+	wait_until 60 "accounting to record $n ended tasks" accounting_final "$n"
+}
+
+sweep_dir() { printf '%s/sweeps/%s' "$SWEEP_STATE_DIR" "$SWEEP_ID"; }

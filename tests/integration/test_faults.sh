@@ -1,0 +1,47 @@
+#!/bin/bash
+# Tasks that fail, run out of memory and hit the time limit: Slurm records
+# them as such, the warning signal reaches the program through the trap
+# before the time limit, and `sweep report` refuses to average, naming all
+# three (exit status 3).
+. "$(dirname "$0")/lib.sh"
+cluster_up
+cp "$DATA/fault_task.py" .
+submit "$DATA/sweeps/faults.yaml"
+wait_sweep 4 400
+
+state_of() { sacct_tasks | awk -F'|' -v id="${JOBS[0]}_$1" '$2 == id { print $3 "|" $4 }' | tail -1; }
+[ "$(state_of 0)" = "COMPLETED|0:0" ] || fail "task 0: $(state_of 0)"
+[ "$(state_of 1)" = "FAILED|3:0" ] || fail "task 1: $(state_of 1)"
+case "$(state_of 2)" in
+"FAILED|0:9" | OUT_OF_MEMORY*) ;;
+*) fail "task 2 should have been killed for memory: $(state_of 2)" ;;
+esac
+case "$(state_of 3)" in TIMEOUT*) ;; *) fail "task 3: $(state_of 3)" ;; esac
+
+# The signal reached the program through the trap, before the kill.
+grep -q '^SIGUSR1 after' "$(sweep_dir)/tasks/3/signal" || fail "task 3 never saw SIGUSR1"
+grep -q 'forwarding it to the command' "logs/faults_${JOBS[0]}_3.err" || fail "no trap message in the log"
+log "task 3: $(cat "$(sweep_dir)/tasks/3/signal")"
+
+set +e
+"$SWEEP" report >report.out 2>report.err
+rc=$?
+set -e
+cat report.out report.err >&2
+[ $rc -eq 3 ] || fail "report exited $rc, expected 3 (incomplete)"
+grep -q 'exit code 3' report.out || fail "report does not name the failed task's exit code"
+grep -q 'out of memory' report.out || fail "report does not name the out-of-memory task"
+grep -q 'time limit' report.out || fail "report does not name the task over its time limit"
+if grep -q '±' report.out; then fail "report printed statistics for an incomplete sweep"; fi
+
+"$SWEEP" status --json >status.json
+python3 - <<'PY'
+import json
+s = json.load(open("status.json"))
+states = {t["index"]: t["state"] for t in s["tasks"]}
+assert states[0] == "COMPLETED", states
+assert states[1] == "FAILED", states
+assert states[3] == "TIMEOUT", states
+print("status:", states)
+PY
+log "ok"

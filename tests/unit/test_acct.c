@@ -1,0 +1,614 @@
+/*
+ * Decoding of slurmdb_job_rec_t records built by hand the way slurmdbd
+ * fills them (values checked against Slurm 22.05 on the test cluster), and
+ * acct_fetch's failures when the daemons are not there.
+ */
+#include <slurm/slurmdb.h>
+
+#include "acct.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+static struct strbuf messages = STRBUF_INIT;
+
+static void capture(const char *kind, const char *msg)
+{
+	strbuf_addf(&messages, "%s: %s\n", kind, msg);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strbuf_reset(&messages);
+	error_set_handler(capture);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	error_set_handler(NULL);
+	strbuf_release(&messages);
+	return 0;
+}
+
+/* A finished task as slurmdbd returns it: task 3 of array 100, job 103. */
+static void finished_job(slurmdb_job_rec_t *job)
+{
+	memset(job, 0, sizeof(*job));
+	job->array_job_id = 100;
+	job->array_task_id = 3;
+	job->jobid = 103;
+	job->state = JOB_COMPLETE;
+	job->exitcode = 0;
+	job->elapsed = 42;
+	job->timelimit = 60;
+	job->req_mem = 100 | MEM_PER_CPU;
+	job->req_cpus = 1;
+	job->tres_alloc_str = "1=1,2=100,4=1,5=1";
+	job->nodes = "vm";
+	job->submit = 1700000000;
+	job->start = 1700000005;
+	job->end = 1700000047;
+}
+
+/* Decodes job into a fresh set, which must then hold exactly one record. */
+static struct acct_rec *decode_one(struct acct_set *set, const slurmdb_job_rec_t *job)
+{
+	acct_set_init(set);
+	assert_int_equal(acct_decode_job(set, job), 1);
+	assert_int_equal(set->n, 1);
+	return &set->recs[0];
+}
+
+static void test_acct_finished_task(void **state)
+{
+	slurmdb_job_rec_t job;
+	struct acct_set set;
+	struct acct_rec *rec;
+
+	(void)state;
+	finished_job(&job);
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->array_job_id, 100);
+	assert_int_equal(rec->array_task_id, 3);
+	assert_int_equal(rec->job_id, 103);
+	assert_null(rec->pending_tasks);
+	assert_int_equal(rec->state, TS_COMPLETED);
+	assert_int_equal(rec->exit_code, 0);
+	assert_int_equal(rec->signal, 0);
+	assert_int_equal(rec->elapsed_s, 42);
+	assert_int_equal(rec->timelimit_s, 3600);
+	assert_int_equal(rec->req_mem_mb, 100);
+	assert_true(rec->req_mem_per_cpu);
+	assert_int_equal(rec->ncpus, 1);
+	assert_true(rec->maxrss_bytes == ACCT_NO_VALUE); /* no steps */
+	assert_string_equal(rec->nodes, "vm");
+	assert_int_equal(rec->submit_time, 1700000000);
+	assert_int_equal(rec->start_time, 1700000005);
+	assert_int_equal(rec->end_time, 1700000047);
+	acct_set_release(&set);
+}
+
+static void test_acct_states(void **state)
+{
+	static const struct {
+		uint32_t slurm;
+		enum task_state want;
+	} cases[] = {
+	    {JOB_PENDING, TS_PENDING},
+	    {JOB_RUNNING, TS_RUNNING},
+	    {JOB_SUSPENDED, TS_SUSPENDED},
+	    {JOB_COMPLETE, TS_COMPLETED},
+	    {JOB_CANCELLED, TS_CANCELLED},
+	    {JOB_FAILED, TS_FAILED},
+	    {JOB_TIMEOUT, TS_TIMEOUT},
+	    {JOB_NODE_FAIL, TS_NODE_FAIL},
+	    {JOB_PREEMPTED, TS_PREEMPTED},
+	    {JOB_BOOT_FAIL, TS_BOOT_FAIL},
+	    {JOB_DEADLINE, TS_DEADLINE},
+	    {JOB_OOM, TS_OUT_OF_MEMORY},
+	    /* The row of a requeued run: flag bit over a PENDING base. */
+	    {JOB_REQUEUE | JOB_PENDING, TS_REQUEUED},
+	    {JOB_REQUEUE | JOB_FAILED, TS_REQUEUED},
+	    {JOB_REQUEUE_FED | JOB_PENDING, TS_REQUEUED},
+	    /* Flags that do not change what the run is. */
+	    {JOB_RUNNING | JOB_COMPLETING, TS_RUNNING},
+	    {JOB_PENDING | JOB_REQUEUE_HOLD, TS_PENDING},
+	    {JOB_PENDING | JOB_SPECIAL_EXIT, TS_PENDING},
+	    {JOB_COMPLETE | JOB_UPDATE_DB, TS_COMPLETED},
+	    /* A base state newer than this build. */
+	    {0x42, TS_FAILED},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		slurmdb_job_rec_t job;
+		struct acct_set set;
+
+		finished_job(&job);
+		job.state = cases[i].slurm;
+		if (decode_one(&set, &job)->state != cases[i].want)
+			fail_msg("state 0x%x: got %s, want %s", cases[i].slurm,
+			         task_state_name(set.recs[0].state),
+			         task_state_name(cases[i].want));
+		acct_set_release(&set);
+	}
+}
+
+static void test_acct_revoked_and_resizing_skipped(void **state)
+{
+	static const uint32_t skipped[] = {
+	    JOB_REVOKED | JOB_CANCELLED,
+	    JOB_REVOKED | JOB_PENDING,
+	    JOB_RESIZING | JOB_RUNNING,
+	    JOB_RESIZING | JOB_COMPLETE,
+	};
+	struct acct_set set;
+
+	(void)state;
+	acct_set_init(&set);
+	for (size_t i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++) {
+		slurmdb_job_rec_t job;
+
+		finished_job(&job);
+		job.state = skipped[i];
+		assert_int_equal(acct_decode_job(&set, &job), 0);
+	}
+	assert_int_equal(set.n, 0);
+	acct_set_release(&set);
+}
+
+static void test_acct_exit_code_and_signal(void **state)
+{
+	/* exitcode is a wait status: code << 8, or the signal in the low bits. */
+	static const struct {
+		uint32_t status;
+		int code, sig;
+	} cases[] = {
+	    {0, 0, 0},          {3 << 8, 3, 0},
+	    {255 << 8, 255, 0}, {9, 0, 9}, /* OverMemoryKill: FAILED 0:9 */
+	    {15, 0, 15},                   /* scancel, TIMEOUT: 0:15 */
+	    {0x80 | 11, 0, 11},            /* SIGSEGV with a core dump */
+	    {NO_VAL, 0, 0},                /* unknown */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		slurmdb_job_rec_t job;
+		struct acct_set set;
+		struct acct_rec *rec;
+
+		finished_job(&job);
+		job.state = JOB_FAILED;
+		job.exitcode = cases[i].status;
+		rec = decode_one(&set, &job);
+		if (rec->exit_code != cases[i].code || rec->signal != cases[i].sig)
+			fail_msg("status 0x%x: got %d:%d, want %d:%d", cases[i].status,
+			         rec->exit_code, rec->signal, cases[i].code, cases[i].sig);
+		acct_set_release(&set);
+	}
+}
+
+static void test_acct_over_memory_kill(void **state)
+{
+	/* Recorded: --mem=50M, the task allocated 300 MB, OverMemoryKill without cgroups. */
+	slurmdb_job_rec_t job;
+	slurmdb_step_rec_t batch;
+	struct acct_set set;
+	struct acct_rec *rec;
+
+	(void)state;
+	finished_job(&job);
+	job.state = JOB_FAILED;
+	job.exitcode = 9;
+	job.req_mem = 50;
+	job.tres_alloc_str = "1=1,2=50,4=1,5=1";
+	memset(&batch, 0, sizeof(batch));
+	batch.state = JOB_CANCELLED;
+	batch.stats.tres_usage_in_max = "1=0,2=85721088,3=0,6=0,7=0";
+	job.steps = slurm_list_create(NULL);
+	slurm_list_append(job.steps, &batch);
+	rec = decode_one(&set, &job);
+	slurm_list_destroy(job.steps);
+
+	assert_int_equal(rec->state, TS_FAILED);
+	assert_int_equal(rec->exit_code, 0);
+	assert_int_equal(rec->signal, 9);
+	assert_int_equal(rec->req_mem_mb, 50);
+	assert_false(rec->req_mem_per_cpu);
+	assert_int_equal(rec->maxrss_bytes, 85721088);
+	acct_set_release(&set);
+}
+
+static void test_acct_memory_request(void **state)
+{
+	static const struct {
+		uint64_t req_mem;
+		const char *tres_alloc;
+		uint32_t req_cpus;
+		uint64_t mb;
+		bool per_cpu;
+		uint32_t ncpus;
+	} cases[] = {
+	    {60 | MEM_PER_CPU, "1=2,2=120,4=1,5=2", 2, 60, true, 2},
+	    {100 | MEM_PER_CPU, "1=4,2=400,4=1", 1, 100, true, 4}, /* allocated beats asked */
+	    {100 | MEM_PER_CPU, NULL, 2, 100, true, 2},            /* pending: asked */
+	    {100 | MEM_PER_CPU, "", 3, 100, true, 3},
+	    {2048, "1=8,2=2048,4=1", 8, 2048, false, 8},
+	    {0, "1=1", 1, 0, false, 1},
+	    {NO_VAL64, NULL, NO_VAL, 0, false, 0},
+	    {INFINITE64, "2=5", 1, 0, false, 1}, /* no CPU count in it */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		slurmdb_job_rec_t job;
+		struct acct_set set;
+		struct acct_rec *rec;
+
+		finished_job(&job);
+		job.req_mem = cases[i].req_mem;
+		job.tres_alloc_str = (char *)cases[i].tres_alloc;
+		job.req_cpus = cases[i].req_cpus;
+		rec = decode_one(&set, &job);
+		if (rec->req_mem_mb != cases[i].mb || rec->req_mem_per_cpu != cases[i].per_cpu ||
+		    rec->ncpus != cases[i].ncpus)
+			fail_msg("case %zu: got %llu%s x %u", i,
+			         (unsigned long long)rec->req_mem_mb,
+			         rec->req_mem_per_cpu ? "/cpu" : "", rec->ncpus);
+		acct_set_release(&set);
+	}
+}
+
+static void test_acct_maxrss_over_steps(void **state)
+{
+	slurmdb_job_rec_t job;
+	slurmdb_step_rec_t steps[5];
+	struct acct_set set;
+	struct acct_rec *rec;
+
+	(void)state;
+	finished_job(&job);
+	memset(steps, 0, sizeof(steps));
+	steps[0].stats.tres_usage_in_max = "1=0,2=3244032,3=0,6=0";      /* batch */
+	steps[1].stats.tres_usage_in_max = "2=1024";                     /* extern */
+	steps[2].stats.tres_usage_in_max = NULL;                         /* step 0, still running */
+	steps[3].stats.tres_usage_in_max = "1=5,2=18446744073709551614"; /* NO_VAL64 */
+	steps[4].stats.tres_usage_in_max = "1=12,2=7340032";             /* step 1 */
+	job.steps = slurm_list_create(NULL);
+	for (size_t i = 0; i < 5; i++)
+		slurm_list_append(job.steps, &steps[i]);
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->maxrss_bytes, 7340032);
+	acct_set_release(&set);
+
+	/* Only running steps, or no memory figure at all: unmeasured, not 0. */
+	steps[4].stats.tres_usage_in_max = "";
+	steps[0].stats.tres_usage_in_max = "1=0,3=0";
+	steps[1].stats.tres_usage_in_max = "garbage";
+	rec = decode_one(&set, &job);
+	assert_true(rec->maxrss_bytes == ACCT_NO_VALUE);
+	acct_set_release(&set);
+
+	/* Memory TRES id 2, not id 20 or 12. */
+	steps[0].stats.tres_usage_in_max = "12=999,20=888,2=777";
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->maxrss_bytes, 777);
+	acct_set_release(&set);
+	slurm_list_destroy(job.steps);
+
+	/* A measured 0 is a measurement. */
+	job.steps = slurm_list_create(NULL);
+	steps[0].stats.tres_usage_in_max = "2=0";
+	slurm_list_append(job.steps, &steps[0]);
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->maxrss_bytes, 0);
+	acct_set_release(&set);
+	slurm_list_destroy(job.steps);
+}
+
+static void test_acct_pending_record(void **state)
+{
+	/* Recorded: "sbatch -H --array=0-40,45", as slurmdbd returns the held array. */
+	slurmdb_job_rec_t job;
+	struct acct_set set;
+	struct acct_rec *rec;
+
+	(void)state;
+	memset(&job, 0, sizeof(job));
+	job.array_job_id = 74;
+	job.array_task_id = NO_VAL;
+	job.array_task_str = "0x21FFFFFFFFFF";
+	job.jobid = 74;
+	job.state = JOB_PENDING;
+	job.timelimit = INFINITE;
+	job.req_mem = 100 | MEM_PER_CPU;
+	job.req_cpus = 1;
+	job.nodes = "None assigned";
+	job.submit = 1796226779;
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->array_task_id, ACCT_NO_TASK);
+	assert_string_equal(rec->pending_tasks, "0x21FFFFFFFFFF");
+	assert_int_equal(rec->state, TS_PENDING);
+	assert_null(rec->nodes);
+	assert_true(rec->timelimit_s == ACCT_NO_VALUE);
+	assert_true(rec->maxrss_bytes == ACCT_NO_VALUE);
+	assert_int_equal(rec->start_time, 0);
+	assert_int_equal(rec->ncpus, 1);
+	acct_set_release(&set);
+
+	/* Recorded: the same array after scancel; slurmdbd reports its start as NO_VAL. */
+	job.state = JOB_CANCELLED;
+	job.start = (time_t)NO_VAL;
+	job.end = 1796226807;
+	job.timelimit = NO_VAL;
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->state, TS_CANCELLED);
+	assert_string_equal(rec->pending_tasks, "0x21FFFFFFFFFF");
+	assert_int_equal(rec->start_time, 0);
+	assert_int_equal(rec->end_time, 1796226807);
+	assert_true(rec->timelimit_s == ACCT_NO_VALUE);
+	acct_set_release(&set);
+
+	/* A task's own row never carries the pending list. */
+	job.array_task_id = 5;
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->array_task_id, 5);
+	assert_null(rec->pending_tasks);
+	acct_set_release(&set);
+}
+
+static void test_acct_not_an_array_skipped(void **state)
+{
+	/* The query matches job ids: after they wrap, an old plain job can carry an array's id. */
+	slurmdb_job_rec_t job;
+	struct acct_set set;
+
+	(void)state;
+	finished_job(&job);
+	job.array_job_id = 0;
+	job.array_task_id = NO_VAL;
+	job.jobid = 100;
+	acct_set_init(&set);
+	assert_int_equal(acct_decode_job(&set, &job), 0);
+	assert_int_equal(set.n, 0);
+	acct_set_release(&set);
+}
+
+static void test_acct_set_add_defaults(void **state)
+{
+	struct acct_set set;
+	struct acct_rec *rec;
+
+	(void)state;
+	acct_set_init(&set);
+	for (unsigned i = 0; i < 100; i++) {
+		rec = acct_set_add(&set);
+		assert_int_equal(rec->state, TS_MISSING);
+		assert_true(rec->maxrss_bytes == ACCT_NO_VALUE);
+		assert_true(rec->timelimit_s == ACCT_NO_VALUE);
+		assert_null(rec->nodes);
+		rec->array_task_id = i;
+		if (i % 2)
+			rec->nodes = xstrfmt("n%u", i);
+	}
+	assert_int_equal(set.n, 100);
+	assert_int_equal(set.recs[99].array_task_id, 99);
+	acct_set_release(&set);
+	assert_int_equal(set.n, 0);
+	assert_null(set.recs);
+	acct_set_release(&set); /* twice is harmless */
+}
+
+static void test_acct_state_names(void **state)
+{
+	(void)state;
+	for (int s = 0; s < TS_NSTATES; s++)
+		assert_non_null(task_state_name(s));
+	assert_string_equal(task_state_name(TS_MISSING), "MISSING");
+	assert_string_equal(task_state_name(TS_COMPLETED), "COMPLETED");
+	assert_string_equal(task_state_name(TS_OUT_OF_MEMORY), "OUT_OF_MEMORY");
+	assert_string_equal(task_state_name(TS_NODE_FAIL), "NODE_FAIL");
+	assert_string_equal(task_state_name(TS_REQUEUED), "REQUEUED");
+	assert_string_equal(task_state_name(TS_NSTATES), "UNKNOWN");
+	assert_string_equal(task_state_name((enum task_state) - 1), "UNKNOWN");
+
+	assert_true(task_state_is_final(TS_COMPLETED));
+	assert_true(task_state_is_final(TS_FAILED));
+	assert_true(task_state_is_final(TS_CANCELLED));
+	assert_true(task_state_is_final(TS_TIMEOUT));
+	assert_true(task_state_is_final(TS_OUT_OF_MEMORY));
+	assert_true(task_state_is_final(TS_NODE_FAIL));
+	assert_true(task_state_is_final(TS_PREEMPTED));
+	assert_false(task_state_is_final(TS_MISSING));
+	assert_false(task_state_is_final(TS_PENDING));
+	assert_false(task_state_is_final(TS_RUNNING));
+	assert_false(task_state_is_final(TS_SUSPENDED));
+	assert_false(task_state_is_final(TS_REQUEUED));
+}
+
+static void test_acct_fetch_nothing(void **state)
+{
+	struct acct_set set;
+
+	(void)state;
+	acct_set_init(&set);
+	assert_int_equal(acct_fetch(&set, NULL, 0), 0);
+	assert_int_equal(set.n, 0);
+	assert_string_equal(messages.buf, "");
+}
+
+static void test_acct_fetch_without_slurm_conf(void **state)
+{
+	uint32_t id = 1;
+	struct acct_set set;
+	char *old = getenv("SLURM_CONF") ? xstrdup(getenv("SLURM_CONF")) : NULL;
+
+	(void)state;
+	acct_set_init(&set);
+	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
+	/* libslurm itself would retry for a minute and then exit the process. */
+	assert_int_equal(acct_fetch(&set, &id, 1), SWEEP_ERR);
+	assert_non_null(strstr(messages.buf, "cannot read Slurm's configuration "
+	                                     "'/nonexistent/slurm.conf'"));
+	if (old)
+		setenv("SLURM_CONF", old, 1);
+	else
+		unsetenv("SLURM_CONF");
+	free(old);
+	acct_set_release(&set);
+}
+
+/* A TCP port on which nothing listens (taken from the kernel, then let go). */
+static int free_port(void)
+{
+	struct sockaddr_in addr;
+	socklen_t len = sizeof(addr);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	assert_true(fd >= 0);
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
+	port = ntohs(addr.sin_port);
+	close(fd);
+	return port;
+}
+
+/* The cluster's slurm.conf with slurmdbd moved to a port where nothing answers. */
+static char *conf_without_slurmdbd(const char *conf)
+{
+	struct strbuf in = STRBUF_INIT, out = STRBUF_INIT;
+	const char *tmp = getenv("SWEEP_TEST_TMP");
+	char *path;
+	FILE *f;
+
+	if (strbuf_read_file(&in, conf) < 0) {
+		strbuf_release(&in);
+		return NULL;
+	}
+	for (const char *p = in.buf; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (strncasecmp(p, "AccountingStorageHost", 21) &&
+		    strncasecmp(p, "AccountingStoragePort", 21)) {
+			strbuf_add(&out, p, len);
+			strbuf_addch(&out, '\n');
+		}
+		p += len + (p[len] == '\n');
+	}
+	strbuf_addf(&out, "AccountingStorageHost=127.0.0.1\nAccountingStoragePort=%d\n",
+	            free_port());
+	path = xstrfmt("%s/acct-no-slurmdbd-%ld.conf", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(out.buf, f);
+	assert_int_equal(fclose(f), 0);
+	strbuf_release(&in);
+	strbuf_release(&out);
+	return path;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * slurmdb_connection_get() returns a handle even when slurmdbd is down.
+ * libslurm's state is per process, so this runs in a child.
+ */
+static void test_acct_fetch_slurmdbd_down(void **state)
+{
+	const char *conf = getenv("SLURM_CONF");
+	struct timespec t0;
+	char *path;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	if (!conf || !*conf)
+		conf = "/etc/slurm/slurm.conf";
+	if (access(conf, R_OK) < 0)
+		skip(); /* not a Slurm machine */
+	path = conf_without_slurmdbd(conf);
+	assert_non_null(path);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		uint32_t ids[] = {1, 2};
+		struct acct_set set;
+		int ret;
+
+		alarm(10); /* a hang fails the test */
+		setenv("SLURM_CONF", path, 1);
+		acct_set_init(&set);
+		ret = acct_fetch(&set, ids, 2);
+		fputs(messages.buf, stderr);
+		/* _exit: libslurm leaks the failed connection, and LSan would fail the child. */
+		if (ret != SWEEP_ERR)
+			_exit(1);
+		if (!strstr(messages.buf, "error: cannot reach slurmdbd"))
+			_exit(2);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	unlink(path);
+	free(path);
+	if (WIFSIGNALED(status))
+		fail_msg("acct_fetch did not return within 10 s (signal %d)", WTERMSIG(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_true(seconds_since(&t0) < 10.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_acct_finished_task, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_states, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_revoked_and_resizing_skipped, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_exit_code_and_signal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_over_memory_kill, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_memory_request, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_maxrss_over_steps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_pending_record, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_not_an_array_skipped, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_set_add_defaults, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_state_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_fetch_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_fetch_without_slurm_conf, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_fetch_slurmdbd_down, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

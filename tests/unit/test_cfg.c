@@ -1,0 +1,871 @@
+#include "helpers.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "cfg.h"
+
+/* Every row: a sweep file that is refused, and the one message it gets. */
+struct bad_case {
+	const char *yaml;
+	const char *msg; /* without the "error: " prefix */
+};
+
+/* Two lines that every otherwise valid file starts with. */
+#define BASE "name: x\ncommand: run\n"
+
+static const struct bad_case yaml_errors[] = {
+    {BASE "grid: [a\n",
+     "t.yaml:4:1: did not find expected ',' or ']' (while parsing a flow sequence at line 3, "
+     "column 7)"},
+    {"name: x\n\tcommand: y\n",
+     "t.yaml:2:1: found a tab character that violates indentation (while scanning a plain "
+     "scalar at line 1, column 7)"},
+    {"name: x\ncommand: @run\n",
+     "t.yaml:2:10: found character that cannot start any token (while scanning for the next "
+     "token at line 2, column 10)"},
+    {"name: x\ncommand: \"abc\n",
+     "t.yaml:3:1: found unexpected end of stream (while scanning a quoted scalar at line 2, "
+     "column 10)"},
+    {"name: x\n  command: y\n", "t.yaml:2:10: mapping values are not allowed in this context"},
+    {"name: x\x01\n", "t.yaml:1:8: control characters are not allowed (byte 0x01)"},
+    {"name: caf\xc3\xa9\x01\n", "t.yaml:1:11: control characters are not allowed (byte 0x01)"},
+    {"name: \xff\n", "t.yaml:1:7: invalid leading UTF-8 octet (byte 0xff)"},
+};
+
+static const struct bad_case structure_errors[] = {
+    {"", "t.yaml:1:1: the sweep file is empty: it needs at least 'name' and 'command'"},
+    {"# just a comment\n",
+     "t.yaml:1:1: the sweep file is empty: it needs at least 'name' and 'command'"},
+    {"---\n", "t.yaml:2:1: the sweep file is empty: it needs at least 'name' and 'command'"},
+    {"- a\n- b\n",
+     "t.yaml:1:1: the top level must be a mapping (name: ..., command: ...), found a list"},
+    {"just text\n",
+     "t.yaml:1:1: the top level must be a mapping (name: ..., command: ...), found a scalar"},
+    {BASE "---\nname: y\n", "t.yaml:3:1: only one YAML document is allowed in a sweep file"},
+    {"name: &n x\ncommand: run\n",
+     "t.yaml:1:7: YAML anchors and aliases are not supported: write the values out"},
+    {"name: x\ncommand: *c\n",
+     "t.yaml:2:10: YAML anchors and aliases are not supported: write the values out"},
+    {BASE "grid: &g {a: [1]}\n",
+     "t.yaml:3:7: YAML anchors and aliases are not supported: write the values out"},
+    {BASE "cases:\n  - &c {a: 1}\n  - <<: *c\n",
+     "t.yaml:4:5: YAML anchors and aliases are not supported: write the values out"},
+    {"name: !!int 5\ncommand: run\n", "t.yaml:1:7: unsupported YAML tag 'tag:yaml.org,2002:int'"},
+    {BASE "grid: !custom {a: [1]}\n", "t.yaml:3:7: unsupported YAML tag '!custom'"},
+    {"name: x\ncommand: \"a\\0b\"\n", "t.yaml:2:10: NUL bytes are not allowed"},
+    {BASE "grid: {lr: [\"\\x00\"]}\n", "t.yaml:3:13: NUL bytes are not allowed"},
+    {BASE "? [a]\n: b\n", "t.yaml:3:3: mapping keys must be scalars, not a list"},
+    {BASE "\"\": y\n", "t.yaml:3:1: empty key"},
+    {BASE "~: y\n", "t.yaml:3:1: empty key"},
+    {BASE "slurm: {\"\": 1}\n", "t.yaml:3:9: empty key in 'slurm'"},
+};
+
+static const struct bad_case key_errors[] = {
+    {BASE "gird: {a: [1]}\n", "t.yaml:3:1: unknown key 'gird'; did you mean 'grid'?"},
+    {BASE "Name: y\n", "t.yaml:3:1: unknown key 'Name'; did you mean 'name'?"},
+    {BASE "frobnicate: 1\n", "t.yaml:3:1: unknown key 'frobnicate'"},
+    {BASE "seed: 3\n", "t.yaml:3:1: unknown key 'seed'; did you mean 'seeds'?"},
+    {BASE "slurm:\n  partiton: gpu\n",
+     "t.yaml:4:3: unknown key 'partiton' in 'slurm'; did you mean 'partition'?"},
+    {BASE "slurm:\n  cpus-per-task: 2\n",
+     "t.yaml:4:3: unknown key 'cpus-per-task' in 'slurm'; did you mean 'cpus_per_task'?"},
+    {BASE "slurm:\n  frobnicate: 2\n", "t.yaml:4:3: unknown key 'frobnicate' in 'slurm'"},
+    {BASE "name: z\n", "t.yaml:3:1: duplicate key 'name' (first at line 1)"},
+    {BASE "grid:\n  lr: [1]\n  lr: [2]\n",
+     "t.yaml:5:3: duplicate key 'lr' in 'grid' (first at line 4)"},
+    {BASE "zip:\n  lr: [1]\n  lr: [2]\n",
+     "t.yaml:5:3: duplicate key 'lr' in 'zip' (first at line 4)"},
+    {BASE "slurm:\n  mem: 1G\n  mem: 2G\n",
+     "t.yaml:5:3: duplicate key 'mem' in 'slurm' (first at line 4)"},
+    {BASE "env:\n  A: 1\n  A: 2\n", "t.yaml:5:3: duplicate key 'A' in 'env' (first at line 4)"},
+    {BASE "cases:\n  - {lr: 1, lr: 2}\n",
+     "t.yaml:4:13: duplicate key 'lr' in case 1 (first at line 4)"},
+    {BASE "\"a\\nb\": 1\n", "t.yaml:3:1: unknown key 'a\\nb'"},
+    {BASE "env:\n  A: 1\n  B: 2\n  B: 3\n  A: 4\n",
+     "t.yaml:6:3: duplicate key 'B' in 'env' (first at line 5)"},
+    {"command: run\n", "t.yaml:1:1: missing required key 'name'"},
+    {"name: x\n", "t.yaml:1:1: missing required key 'command'"},
+    {"\n\nname: x\n", "t.yaml:3:1: missing required key 'command'"},
+};
+
+static const struct bad_case value_errors[] = {
+    /* name */
+    {"name: [a]\ncommand: run\n", "t.yaml:1:7: 'name': expected a scalar, found a list"},
+    {"name: ~\ncommand: run\n", "t.yaml:1:7: 'name': expected a scalar, found an empty value"},
+    {"name:\ncommand: run\n", "t.yaml:1:6: 'name': expected a scalar, found an empty value"},
+    {"name: a b\ncommand: run\n",
+     "t.yaml:1:7: invalid name 'a b': use letters, digits, '.', '_' and '-', starting with a "
+     "letter, digit or '_'"},
+    {"name: \"\"\ncommand: run\n",
+     "t.yaml:1:7: invalid name '': use letters, digits, '.', '_' and '-', starting with a "
+     "letter, digit or '_'"},
+    {"name: .hidden\ncommand: run\n",
+     "t.yaml:1:7: invalid name '.hidden': use letters, digits, '.', '_' and '-', starting with "
+     "a letter, digit or '_'"},
+    {"name: -x\ncommand: run\n",
+     "t.yaml:1:7: invalid name '-x': use letters, digits, '.', '_' and '-', starting with a "
+     "letter, digit or '_'"},
+    {"name: run%x\ncommand: run\n",
+     "t.yaml:1:7: invalid name 'run%x': use letters, digits, '.', '_' and '-', starting with "
+     "a letter, digit or '_'"},
+    {"name: a/b\ncommand: run\n",
+     "t.yaml:1:7: invalid name 'a/b': use letters, digits, '.', '_' and '-', starting with a "
+     "letter, digit or '_'"},
+    {"name: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\ncommand: run\n",
+     "t.yaml:1:7: 'name' is longer than 100 characters"},
+    /* command */
+    {"name: x\ncommand: {a: 1}\n", "t.yaml:2:10: 'command': expected a scalar, found a mapping"},
+    {"name: x\ncommand:\n", "t.yaml:2:9: 'command': expected a scalar, found an empty value"},
+    {"name: x\ncommand: \"  \"\n", "t.yaml:2:10: 'command' is empty"},
+    {"name: x\ncommand: |\n\n", "t.yaml:2:10: 'command' is empty"},
+    {"name: x\ncommand: run {lrr}\ngrid: {lr: [1]}\n",
+     "t.yaml:2:10: 'command': unknown placeholder '{lrr}'; did you mean '{lr}'?"},
+    {"name: x\ncommand: run {sed}\n",
+     "t.yaml:2:10: 'command': unknown placeholder '{sed}'; did you mean '{seed}'?"},
+    {"name: x\ncommand: run {frobnicate}\n",
+     "t.yaml:2:10: 'command': unknown placeholder '{frobnicate}': not a parameter, 'seed' or "
+     "'index' (write {{ and }} for literal braces)"},
+    {"name: x\ncommand: |\n  a {lr}\n  b {wd}\ngrid: {lr: [1]}\n",
+     "t.yaml:2:10: 'command': unknown placeholder '{wd}': not a parameter, 'seed' or 'index' "
+     "(write {{ and }} for literal braces)"},
+    {"name: x\ncommand: run {b}\ncases: [{a: 1}]\n",
+     "t.yaml:2:10: 'command': unknown placeholder '{b}': not a parameter, 'seed' or 'index' "
+     "(write {{ and }} for literal braces)"},
+    {"name: x\ncommand: run {alpah}\ncases: [{alpha: 1}]\n",
+     "t.yaml:2:10: 'command': unknown placeholder '{alpah}'; did you mean '{alpha}'?"},
+    /* seeds */
+    {BASE "seeds: 0\n",
+     "t.yaml:3:8: 'seeds': expected a count from 1 to 1000000 or a list of integers, found "
+     "'0'"},
+    {BASE "seeds: -1\n",
+     "t.yaml:3:8: 'seeds': expected a count from 1 to 1000000 or a list of integers, found "
+     "'-1'"},
+    {BASE "seeds: five\n",
+     "t.yaml:3:8: 'seeds': expected a count from 1 to 1000000 or a list of integers, found "
+     "'five'"},
+    {BASE "seeds: 1000001\n",
+     "t.yaml:3:8: 'seeds': expected a count from 1 to 1000000 or a list of integers, found "
+     "'1000001'"},
+    {BASE "seeds: ~\n",
+     "t.yaml:3:8: 'seeds': expected a count or a list of integers, found an empty value"},
+    {BASE "seeds: {a: 1}\n",
+     "t.yaml:3:8: 'seeds': expected a count or a list of integers, found a mapping"},
+    {BASE "seeds: []\n", "t.yaml:3:8: 'seeds' is an empty list"},
+    {BASE "seeds: [1, x]\n", "t.yaml:3:12: 'seeds': expected an integer, found 'x'"},
+    {BASE "seeds: [1, 2.0]\n", "t.yaml:3:12: 'seeds': expected an integer, found '2.0'"},
+    {BASE "seeds: [1, [2]]\n", "t.yaml:3:12: 'seeds': expected an integer, found a list"},
+    {BASE "seeds: [1, ~]\n", "t.yaml:3:12: 'seeds': expected an integer, found an empty value"},
+    {BASE "seeds: [9223372036854775808]\n",
+     "t.yaml:3:9: 'seeds': expected an integer, found '9223372036854775808'"},
+    {BASE "seeds:\n  - 1\n  - 2\n  - 1\n",
+     "t.yaml:6:5: 'seeds': seed 1 is listed twice (first at line 4)"},
+    {BASE "seeds:\n  - 3\n  - 1\n  - 01\n  - 3\n",
+     "t.yaml:6:5: 'seeds': seed 01 is listed twice (first at line 5)"},
+    /* grid */
+    {BASE "grid: [1]\n", "t.yaml:3:7: 'grid': expected a mapping, found a list"},
+    {BASE "grid:\n", "t.yaml:3:6: 'grid': expected a mapping, found an empty value"},
+    {BASE "grid: {}\n", "t.yaml:3:7: 'grid' is empty: give it parameters or leave it out"},
+    {BASE "grid: {lr: 0.1}\n", "t.yaml:3:12: 'grid.lr': expected a list, found a scalar"},
+    {BASE "grid: {lr: {a: 1}}\n", "t.yaml:3:12: 'grid.lr': expected a list, found a mapping"},
+    {BASE "grid:\n  lr:\n", "t.yaml:4:6: 'grid.lr': expected a list, found an empty value"},
+    {BASE "grid: {lr: []}\n", "t.yaml:3:12: 'grid.lr' is an empty list"},
+    {BASE "grid: {lr: [[1]]}\n",
+     "t.yaml:3:13: 'grid.lr': expected a scalar in the list, found a list"},
+    {BASE "grid: {lr: [1, ~]}\n",
+     "t.yaml:3:16: 'grid.lr': empty value in the list (write '' for empty text)"},
+    {BASE "grid:\n  lr: [0.1,\n       0.1]\n",
+     "t.yaml:5:8: 'grid.lr' lists '0.1' twice (first at line 4)"},
+    {BASE "grid: {seed: [1]}\n",
+     "t.yaml:3:8: 'seed' in 'grid': 'seed' and 'index' are built-in placeholders, not "
+     "parameter names"},
+    {BASE "zip: {index: [1]}\n",
+     "t.yaml:3:7: 'index' in 'zip': 'seed' and 'index' are built-in placeholders, not "
+     "parameter names"},
+    {BASE "grid: {learning-rate: [1]}\n",
+     "t.yaml:3:8: invalid parameter name 'learning-rate' in 'grid': use letters, digits and "
+     "'_', not starting with a digit"},
+    {BASE "grid: {1x: [1]}\n",
+     "t.yaml:3:8: invalid parameter name '1x' in 'grid': use letters, digits and '_', not "
+     "starting with a digit"},
+    /* zip */
+    {BASE "zip:\n  arch: [a, b]\n  batch: [1, 2, 3]\n",
+     "t.yaml:5:3: 'zip' lists must have the same length: 'batch' has 3 values, 'arch' has 2"},
+    {BASE "zip: {lr: 1}\n", "t.yaml:3:11: 'zip.lr': expected a list, found a scalar"},
+    {BASE "zip: {}\n", "t.yaml:3:6: 'zip' is empty: give it parameters or leave it out"},
+    {BASE "grid: {lr: [1]}\nzip: {lr: [2]}\n",
+     "t.yaml:4:7: parameter 'lr' is defined twice: in 'grid' (line 3) and in 'zip'"},
+    {BASE "zip: {lr: [2]}\ngrid: {lr: [1]}\n",
+     "t.yaml:3:7: parameter 'lr' is defined twice: in 'grid' (line 4) and in 'zip'"},
+    /* cases */
+    {BASE "cases: {a: 1}\n", "t.yaml:3:8: 'cases': expected a list, found a mapping"},
+    {BASE "cases: []\n", "t.yaml:3:8: 'cases' is an empty list"},
+    {BASE "cases: [1]\n", "t.yaml:3:9: case 1: expected a mapping, found a scalar"},
+    {BASE "cases:\n  - {a: 1}\n  - [a]\n", "t.yaml:5:5: case 2: expected a mapping, found a list"},
+    {BASE "cases:\n  -\n", "t.yaml:4:4: case 1: expected a mapping, found an empty value"},
+    {BASE "cases: [{}]\n", "t.yaml:3:9: case 1 is empty"},
+    {BASE "cases: [{lr: [1]}]\n", "t.yaml:3:14: 'lr' in case 1: expected a scalar, found a list"},
+    {BASE "cases: [{lr: ~}]\n",
+     "t.yaml:3:14: 'lr' in case 1: empty value (write '' for empty text)"},
+    {BASE "cases: [{seed: 1}]\n",
+     "t.yaml:3:10: 'seed' in case 1: 'seed' and 'index' are built-in placeholders, not "
+     "parameter names"},
+    {BASE "cases: [{a-b: 1}]\n",
+     "t.yaml:3:10: invalid parameter name 'a-b' in case 1: use letters, digits and '_', not "
+     "starting with a digit"},
+    {BASE "grid: {lr: [1], wd: [0]}\ncases:\n  - {lr: 2}\n",
+     "t.yaml:5:5: case 1 does not set 'wd' (each case sets every grid and zip parameter)"},
+    {BASE "zip: {arch: [a], batch: [1]}\ncases:\n  - {arch: b, batch: 2}\n  - {arch: c}\n",
+     "t.yaml:6:5: case 2 does not set 'batch' (each case sets every grid and zip parameter)"},
+    {BASE "grid: {lr: [1]}\ncases:\n  - {lr: 2, lrr: 3}\n",
+     "t.yaml:5:13: case 1 sets 'lrr', which is not a grid or zip parameter; did you mean "
+     "'lr'?"},
+    {BASE "grid: {lr: [1]}\ncases:\n  - {lr: 2, frobnicate: 3}\n",
+     "t.yaml:5:13: case 1 sets 'frobnicate', which is not a grid or zip parameter"},
+    {BASE "cases:\n  - {a: 1, b: 2}\n  - {a: 3}\n",
+     "t.yaml:5:5: case 2 does not set 'b', which case 1 sets"},
+    {BASE "cases:\n  - {a: 1}\n  - {a: 3, c: 4}\n",
+     "t.yaml:5:12: case 2 sets 'c', which case 1 does not set"},
+    {BASE "cases:\n  - {ab: 1}\n  - {ac: 3}\n",
+     "t.yaml:5:6: case 2 sets 'ac', which case 1 does not set; did you mean 'ab'?"},
+    /* slurm */
+    {BASE "slurm: [1]\n", "t.yaml:3:8: 'slurm': expected a mapping, found a list"},
+    {BASE "slurm: {cpus_per_task: eight}\n",
+     "t.yaml:3:24: 'slurm.cpus_per_task': expected a positive integer, found 'eight'"},
+    {BASE "slurm: {cpus_per_task: 0}\n",
+     "t.yaml:3:24: 'slurm.cpus_per_task': expected a positive integer, found '0'"},
+    {BASE "slurm: {nodes: -1}\n",
+     "t.yaml:3:16: 'slurm.nodes': expected a positive integer, found '-1'"},
+    {BASE "slurm: {ntasks: 1.5}\n",
+     "t.yaml:3:17: 'slurm.ntasks': expected a positive integer, found '1.5'"},
+    {BASE "slurm: {max_concurrent: 2147483648}\n",
+     "t.yaml:3:25: 'slurm.max_concurrent': expected a positive integer, found '2147483648'"},
+    {BASE "slurm: {max_concurrent: [1]}\n",
+     "t.yaml:3:25: 'slurm.max_concurrent': expected a scalar, found a list"},
+    {BASE "slurm: {mem: 32GB}\n",
+     "t.yaml:3:14: 'slurm.mem': bad memory size '32GB': write the suffix without 'B' (32G, "
+     "not 32GB): sbatch refuses it"},
+    {BASE "slurm: {mem_per_cpu: 0}\n",
+     "t.yaml:3:22: 'slurm.mem_per_cpu': bad memory size '0': a memory size of zero is not "
+     "allowed (sbatch reads it as all of a node's memory)"},
+    {BASE "slurm: {mem: 1.5G}\n",
+     "t.yaml:3:14: 'slurm.mem': bad memory size '1.5G': expected a whole number with an "
+     "optional suffix K, M, G or T (as in 4000 or 32G)"},
+    {BASE "slurm:\n  mem: 4G\n  mem_per_cpu: 1G\n",
+     "t.yaml:5:3: 'slurm.mem' and 'slurm.mem_per_cpu' cannot both be given"},
+    {BASE "slurm:\n  mem_per_cpu: 1G\n  mem: 4G\n",
+     "t.yaml:5:3: 'slurm.mem' and 'slurm.mem_per_cpu' cannot both be given"},
+    {BASE "slurm: {time: \"25:61:00\"}\n",
+     "t.yaml:3:15: 'slurm.time': bad time '25:61:00': minutes and seconds after the first "
+     "field must be below 60"},
+    {BASE "slurm: {time: 0}\n",
+     "t.yaml:3:15: 'slurm.time': bad time '0': a time limit of zero is not allowed"},
+    {BASE "slurm: {time: 1h}\n",
+     "t.yaml:3:15: 'slurm.time': bad time '1h': expected minutes, M:S, H:M:S, D-H, D-H:M, "
+     "D-H:M:S or UNLIMITED (as in 90, 4:00:00 or 1-12:00:00)"},
+    {BASE "slurm: {partition: \"gpu\\\"x\"}\n",
+     "t.yaml:3:20: 'slurm.partition': bad value 'gpu\"x': quotes are not allowed (sbatch's "
+     "#SBATCH parser would take them as its own)"},
+    {BASE "slurm: {account: \"a\\nb\"}\n",
+     "t.yaml:3:18: 'slurm.account': bad value 'a\\nb': control characters (newline, tab...) "
+     "are not allowed"},
+    {BASE "slurm: {qos: 'a\\b'}\n",
+     "t.yaml:3:14: 'slurm.qos': bad value 'a\\b': backslashes are not allowed (sbatch's "
+     "#SBATCH parser reads them as escapes)"},
+    {BASE "slurm: {gres: \"\"}\n", "t.yaml:3:15: 'slurm.gres': bad value '': empty value"},
+    {BASE "slurm: {constraint: ~}\n",
+     "t.yaml:3:21: 'slurm.constraint': expected a scalar, found an empty value"},
+    {BASE "slurm: {gpus_per_task: [1]}\n",
+     "t.yaml:3:24: 'slurm.gpus_per_task': expected a scalar, found a list"},
+    {BASE "slurm: {signal: KILL}\n",
+     "t.yaml:3:17: 'slurm.signal': unknown signal 'KILL': use USR1, USR2, TERM, INT, HUP, QUIT "
+     "or ALRM, optionally with @SECONDS"},
+    {BASE "slurm: {signal: 10}\n",
+     "t.yaml:3:17: 'slurm.signal': unknown signal '10': use USR1, USR2, TERM, INT, HUP, QUIT "
+     "or ALRM, optionally with @SECONDS"},
+    {BASE "slurm: {signal: \"@60\"}\n",
+     "t.yaml:3:17: 'slurm.signal': unknown signal '': use USR1, USR2, TERM, INT, HUP, QUIT "
+     "or ALRM, optionally with @SECONDS"},
+    {BASE "slurm: {signal: USR1@70000}\n",
+     "t.yaml:3:17: 'slurm.signal': bad seconds in 'USR1@70000': expected a whole number from "
+     "0 to 65535"},
+    {BASE "slurm: {signal: USR1@-1}\n",
+     "t.yaml:3:17: 'slurm.signal': bad seconds in 'USR1@-1': expected a whole number from 0 "
+     "to 65535"},
+    {BASE "slurm: {signal: USR1@}\n",
+     "t.yaml:3:17: 'slurm.signal': bad seconds in 'USR1@': expected a whole number from 0 to "
+     "65535"},
+    {BASE "slurm: {signal: \"B:USR1@60\"}\n",
+     "t.yaml:3:17: 'slurm.signal': write 'B:USR1@60' without 'B:' or 'R:' (sweep decides how "
+     "the signal is sent)"},
+    {BASE "slurm: {extra: --hold}\n",
+     "t.yaml:3:16: 'slurm.extra': expected a list, found a scalar"},
+    {BASE "slurm: {extra: [[a]]}\n",
+     "t.yaml:3:17: 'slurm.extra': expected a scalar in the list, found a list"},
+    {BASE "slurm:\n  extra: [--hold, --qos=normal]\n",
+     "t.yaml:4:19: 'slurm.extra': '--qos' has its own key: use 'slurm.qos' instead"},
+    {BASE "slurm:\n  extra: [--partiton=gpu]\n",
+     "t.yaml:4:11: 'slurm.extra': unknown sbatch option '--partiton'; did you mean "
+     "'--partition'?"},
+    {BASE "slurm:\n  extra:\n    - --exclusive\n    - --exclusive=user\n",
+     "t.yaml:6:7: 'slurm.extra': '--exclusive' is given twice (first at line 5)"},
+    /* env */
+    {BASE "env: [A]\n", "t.yaml:3:6: 'env': expected a mapping, found a list"},
+    {BASE "env: {1A: x}\n",
+     "t.yaml:3:7: invalid variable name '1A' in 'env': use letters, digits and '_', not "
+     "starting with a digit"},
+    {BASE "env: {A-B: x}\n",
+     "t.yaml:3:7: invalid variable name 'A-B' in 'env': use letters, digits and '_', not "
+     "starting with a digit"},
+    {BASE "env: {SLURM_X: 1}\n",
+     "t.yaml:3:7: variable 'SLURM_X' in 'env': names starting with SLURM_ or SWEEP_ are "
+     "reserved"},
+    {BASE "env: {SWEEP_SEED: 1}\n",
+     "t.yaml:3:7: variable 'SWEEP_SEED' in 'env': names starting with SLURM_ or SWEEP_ are "
+     "reserved"},
+    {BASE "env: {A: [1]}\n", "t.yaml:3:10: 'env.A': expected a scalar, found a list"},
+    {BASE "env: {A: ~}\n", "t.yaml:3:10: 'env.A': empty value (write '' for empty text)"},
+    /* setup, logs, template */
+    {BASE "setup: [a]\n", "t.yaml:3:8: 'setup': expected a scalar, found a list"},
+    {BASE "setup: ~\n", "t.yaml:3:8: 'setup': expected a scalar, found an empty value"},
+    {BASE "logs: \"logs/%x\"\n",
+     "t.yaml:3:7: 'logs': bad value 'logs/%x': '%' is not allowed here (sbatch expands %x, "
+     "%A, %a... in file names)"},
+    {BASE "logs: \"my logs\\\\x\"\n",
+     "t.yaml:3:7: 'logs': bad value 'my logs\\x': backslashes are not allowed (sbatch's "
+     "#SBATCH parser reads them as escapes)"},
+    {BASE "logs: {a: 1}\n", "t.yaml:3:7: 'logs': expected a scalar, found a mapping"},
+    {BASE "template: \"\"\n", "t.yaml:3:11: 'template' is empty"},
+    {BASE "template: [a]\n", "t.yaml:3:11: 'template': expected a scalar, found a list"},
+};
+
+static void check_bad(const struct bad_case *cases, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct cfg cfg;
+		char *want = xstrfmt("error: %s", cases[i].msg);
+		int ret;
+
+		cfg_init(&cfg);
+		capture_errors();
+		ret = cfg_load_string(&cfg, "t.yaml", cases[i].yaml, strlen(cases[i].yaml));
+		if (ret >= 0)
+			fail_msg("row %zu accepted:\n%s", i, cases[i].yaml);
+		if (strcmp(captured.buf, want))
+			fail_msg("row %zu:\n%s\nwant: %s\ngot:  %s", i, cases[i].yaml, want,
+			         captured.buf);
+		/* On failure the cfg is left empty. */
+		assert_null(cfg.name);
+		assert_null(cfg.path);
+		assert_int_equal(cfg.ngrid, 0);
+		free(want);
+		release_captured();
+	}
+}
+
+#define CHECK_BAD(table) check_bad(table, sizeof(table) / sizeof(table[0]))
+
+static void test_cfg_yaml_errors(void **state)
+{
+	(void)state;
+	CHECK_BAD(yaml_errors);
+}
+
+static void test_cfg_structure_errors(void **state)
+{
+	(void)state;
+	CHECK_BAD(structure_errors);
+}
+
+static void test_cfg_key_errors(void **state)
+{
+	(void)state;
+	CHECK_BAD(key_errors);
+}
+
+static void test_cfg_value_errors(void **state)
+{
+	(void)state;
+	CHECK_BAD(value_errors);
+}
+
+/* Long lists are checked for repeats by sorting, not pair by pair. */
+static void test_cfg_long_lists(void **state)
+{
+	struct strbuf yaml = STRBUF_INIT;
+	struct cfg cfg;
+	int i;
+
+	(void)state;
+	strbuf_addstr(&yaml, BASE "seeds: [");
+	for (i = 0; i < 100000; i++)
+		strbuf_addf(&yaml, "%d, ", 100000 - i);
+	strbuf_addstr(&yaml, "0]\ngrid:\n  v: [");
+	for (i = 0; i < 100000; i++)
+		strbuf_addf(&yaml, "v%d, ", i);
+	strbuf_addstr(&yaml, "v0]\n");
+	cfg_init(&cfg);
+	capture_errors();
+	assert_int_equal(cfg_load_string(&cfg, "t.yaml", yaml.buf, yaml.len), SWEEP_ERR);
+	assert_non_null(strstr(captured.buf, ": 'grid.v' lists 'v0' twice (first at line 5)"));
+	release_captured();
+	strbuf_release(&yaml);
+}
+
+/* Deep nesting is refused before it can exhaust the stack. */
+static void test_cfg_nesting_limit(void **state)
+{
+	struct strbuf yaml = STRBUF_INIT;
+	struct cfg cfg;
+	int i;
+
+	(void)state;
+	strbuf_addstr(&yaml, BASE "grid: {a: ");
+	for (i = 0; i < 100; i++)
+		strbuf_addch(&yaml, '[');
+	for (i = 0; i < 100; i++)
+		strbuf_addch(&yaml, ']');
+	strbuf_addstr(&yaml, "}\n");
+	cfg_init(&cfg);
+	capture_errors();
+	assert_int_equal(cfg_load_string(&cfg, "t.yaml", yaml.buf, yaml.len), SWEEP_ERR);
+	/* The root mapping is level 0, {a: ...} level 1, the 63rd '[' level 64. */
+	assert_string_equal(captured.buf, "error: t.yaml:3:73: nested deeper than 64 levels");
+	release_captured();
+	strbuf_release(&yaml);
+}
+
+static void test_cfg_missing_file(void **state)
+{
+	struct cfg cfg;
+	char *want = xstrfmt("error: cannot read '%s/cfg/does-not-exist.yaml': %s", SWEEP_TEST_DATA,
+	                     strerror(ENOENT));
+
+	(void)state;
+	cfg_init(&cfg);
+	capture_errors();
+	assert_int_equal(cfg_load(&cfg, SWEEP_TEST_DATA "/cfg/does-not-exist.yaml"), SWEEP_ERR);
+	assert_string_equal(captured.buf, want);
+	free(want);
+
+	/* A folder opens but cannot be read. */
+	strbuf_reset(&captured);
+	want = xstrfmt("error: cannot read '%s/cfg': %s", SWEEP_TEST_DATA, strerror(EISDIR));
+	assert_int_equal(cfg_load(&cfg, SWEEP_TEST_DATA "/cfg"), SWEEP_ERR);
+	assert_string_equal(captured.buf, want);
+	free(want);
+	release_captured();
+	assert_null(cfg.path);
+}
+
+static void test_cfg_unreadable_file(void **state)
+{
+	char *dir, *path;
+	struct cfg cfg;
+	FILE *f;
+
+	(void)state;
+	if (geteuid() == 0)
+		skip(); /* root reads anything */
+	dir = make_tmpdir();
+	path = xstrfmt("%s/locked.yaml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(BASE, f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0), 0);
+	cfg_init(&cfg);
+	capture_errors();
+	assert_int_equal(cfg_load(&cfg, path), SWEEP_ERR);
+	assert_non_null(strstr(captured.buf, "Permission denied"));
+	release_captured();
+	remove_tree(dir);
+	free(path);
+	free(dir);
+}
+
+/* Messages carry the path as given. */
+static void test_cfg_file_errors_name_the_path(void **state)
+{
+	struct cfg cfg;
+
+	(void)state;
+	cfg_init(&cfg);
+	capture_errors();
+	assert_int_equal(cfg_load(&cfg, SWEEP_TEST_DATA "/cfg/bad-key.yaml"), SWEEP_ERR);
+	assert_string_equal(captured.buf, "error: " SWEEP_TEST_DATA
+	                                  "/cfg/bad-key.yaml:7:3: unknown key 'partiton' in "
+	                                  "'slurm'; did you mean 'partition'?");
+	release_captured();
+}
+
+static void test_cfg_full_file(void **state)
+{
+	struct cfg cfg;
+	const struct cfg_slurm *s = &cfg.slurm;
+
+	(void)state;
+	cfg_init(&cfg);
+	capture_errors();
+	assert_int_equal(cfg_load(&cfg, SWEEP_TEST_DATA "/cfg/full.yaml"), 0);
+	assert_string_equal(captured.buf, "");
+	release_captured();
+
+	assert_string_equal(cfg.path, SWEEP_TEST_DATA "/cfg/full.yaml");
+	assert_string_equal(cfg.name, "resnet-lr");
+	assert_string_equal(cfg.command,
+	                    "python train.py --lr {lr} --wd {wd} --arch {arch} \\\n"
+	                    "  --batch {batch} --seed {seed} --out runs/{index} {{literal}}\n");
+	assert_int_equal(cfg.nseeds, 5);
+	assert_int_equal(cfg.seeds[0], 0);
+	assert_int_equal(cfg.seeds[4], 4);
+
+	assert_int_equal(cfg.ngrid, 2);
+	assert_string_equal(cfg.grid[0].name, "lr");
+	assert_int_equal(cfg.grid[0].nvalues, 3);
+	assert_string_equal(cfg.grid[0].values[0], "0.1");
+	assert_string_equal(cfg.grid[0].values[1], "0.010");
+	assert_string_equal(cfg.grid[0].values[2], "5e-4");
+	assert_int_equal(cfg.grid[0].line, 12);
+	assert_int_equal(cfg.grid[0].column, 3);
+	assert_string_equal(cfg.grid[1].name, "wd");
+	assert_int_equal(cfg.grid[1].nvalues, 2);
+	assert_string_equal(cfg.grid[1].values[0], "0");
+	assert_string_equal(cfg.grid[1].values[1], "0.0005");
+
+	assert_int_equal(cfg.nzip, 2);
+	assert_string_equal(cfg.zip[0].name, "arch");
+	assert_string_equal(cfg.zip[0].values[1], "resnet50");
+	assert_string_equal(cfg.zip[1].name, "batch");
+	assert_string_equal(cfg.zip[1].values[0], "256");
+	assert_string_equal(cfg.zip[1].values[1], "128");
+
+	assert_int_equal(cfg.ncases, 2);
+	assert_int_equal(cfg.cases[0].n, 4);
+	assert_string_equal(cfg.cases[0].names[0], "lr");
+	assert_string_equal(cfg.cases[0].values[0], "0.3");
+	assert_string_equal(cfg.cases[0].names[3], "batch");
+	assert_string_equal(cfg.cases[0].values[3], "256");
+	assert_int_equal(cfg.cases[0].line, 20);
+	assert_int_equal(cfg.cases[0].column, 5);
+	assert_string_equal(cfg.cases[1].names[0], "arch");
+	assert_string_equal(cfg.cases[1].values[0], "vit");
+
+	assert_string_equal(s->partition, "gpu");
+	assert_string_equal(s->account, "lab");
+	assert_string_equal(s->qos, "normal");
+	assert_string_equal(s->gres, "gpu:1");
+	assert_string_equal(s->gpus_per_task, "1");
+	assert_string_equal(s->constraint, "a100|h100");
+	assert_int_equal(s->cpus_per_task, 8);
+	assert_int_equal(s->nodes, 1);
+	assert_int_equal(s->ntasks, 1);
+	assert_int_equal(s->mem_mb, 32768);
+	assert_int_equal(s->mem_per_cpu_mb, 0);
+	assert_int_equal(s->time_min, 24 * 60 + 1);
+	assert_false(s->time_unlimited);
+	assert_int_equal(s->max_concurrent, 10);
+	assert_string_equal(s->signal, "USR2");
+	assert_int_equal(s->signal_seconds, 300);
+	assert_int_equal(s->nextra, 2);
+	assert_string_equal(s->extra[0], "--mail-type=END,FAIL");
+	assert_string_equal(s->extra[1], "--comment=lr sweep #3");
+
+	assert_int_equal(cfg.nenv, 2);
+	assert_string_equal(cfg.env[0].name, "WANDB_MODE");
+	assert_string_equal(cfg.env[0].value, "offline");
+	assert_string_equal(cfg.env[1].name, "OMP_NUM_THREADS");
+	assert_string_equal(cfg.env[1].value, "8");
+	assert_string_equal(cfg.setup, "module load cuda\nsource venv/bin/activate\n");
+	assert_string_equal(cfg.logs, "out/logs");
+	assert_string_equal(cfg.template_path, "my-template.sbatch");
+
+	cfg_release(&cfg);
+	assert_null(cfg.name);
+	assert_int_equal(cfg.ngrid, 0);
+}
+
+static void test_cfg_defaults(void **state)
+{
+	static const char yaml[] = "name: tiny\ncommand: echo hi\n";
+	struct cfg cfg;
+
+	(void)state;
+	cfg_init(&cfg);
+	assert_int_equal(cfg_load_string(&cfg, "t.yaml", yaml, strlen(yaml)), 0);
+	assert_string_equal(cfg.path, "t.yaml");
+	assert_int_equal(cfg.nseeds, 1);
+	assert_int_equal(cfg.seeds[0], 0);
+	assert_int_equal(cfg.ngrid + cfg.nzip + cfg.ncases + cfg.nenv, 0);
+	assert_string_equal(cfg.logs, "logs");
+	assert_null(cfg.setup);
+	assert_null(cfg.template_path);
+	assert_null(cfg.slurm.partition);
+	assert_int_equal(cfg.slurm.cpus_per_task, 0);
+	assert_int_equal(cfg.slurm.mem_mb, 0);
+	assert_int_equal(cfg.slurm.time_min, 0);
+	assert_false(cfg.slurm.time_unlimited);
+	assert_int_equal(cfg.slurm.max_concurrent, 0);
+	assert_string_equal(cfg.slurm.signal, "USR1");
+	assert_int_equal(cfg.slurm.signal_seconds, 120);
+	assert_int_equal(cfg.slurm.nextra, 0);
+	cfg_release(&cfg);
+}
+
+static int load_ok(struct cfg *cfg, const char *yaml)
+{
+	int ret;
+
+	capture_errors();
+	ret = cfg_load_string(cfg, "t.yaml", yaml, strlen(yaml));
+	if (ret)
+		fail_msg("refused:\n%s\n%s", yaml, captured.buf);
+	release_captured();
+	return ret;
+}
+
+static void test_cfg_seeds(void **state)
+{
+	struct cfg cfg;
+
+	(void)state;
+	cfg_init(&cfg);
+	load_ok(&cfg, BASE "seeds: 3\n");
+	assert_int_equal(cfg.nseeds, 3);
+	assert_int_equal(cfg.seeds[2], 2);
+	load_ok(&cfg, BASE "seeds: [7, -3, 9223372036854775807, -9223372036854775808, \"5\"]\n");
+	assert_int_equal(cfg.nseeds, 5);
+	assert_int_equal(cfg.seeds[0], 7);
+	assert_int_equal(cfg.seeds[1], -3);
+	assert_true(cfg.seeds[2] == INT64_MAX);
+	assert_true(cfg.seeds[3] == INT64_MIN);
+	assert_int_equal(cfg.seeds[4], 5);
+	cfg_release(&cfg);
+}
+
+/* Values keep the text of the file: no number or boolean is reinterpreted. */
+static void test_cfg_exact_text(void **state)
+{
+	static const char yaml[] =
+	    BASE "grid:\n"
+	         "  v: [5e-4, 0.10, 1_000, 0x1F, yes, Off, '0.1', \"null\", '',\n"
+	         "      .inf, 1e10, -0, +1, 2024-01-01, 12:30]\n";
+	static const char *const want[] = {"5e-4", "0.10", "1_000", "0x1F",       "yes",
+	                                   "Off",  "0.1",  "null",  "",           ".inf",
+	                                   "1e10", "-0",   "+1",    "2024-01-01", "12:30"};
+	struct cfg cfg;
+	size_t i;
+
+	(void)state;
+	cfg_init(&cfg);
+	load_ok(&cfg, yaml);
+	assert_int_equal(cfg.grid[0].nvalues, 15);
+	for (i = 0; i < 15; i++)
+		assert_string_equal(cfg.grid[0].values[i], want[i]);
+	cfg_release(&cfg);
+}
+
+/*
+ * Hostile values are kept byte for byte: they reach tasks through
+ * variables, never through #SBATCH lines. Only NUL is refused.
+ */
+static void test_cfg_hostile_values(void **state)
+{
+	static const char yaml[] = "name: hostile\n"
+	                           "command: run {v}\n"
+	                           "grid:\n"
+	                           "  v:\n"
+	                           "    - \"it's\"\n"
+	                           "    - '\"double\"'\n"
+	                           "    - \"$(rm -rf /)\"\n"
+	                           "    - \"`id`\"\n"
+	                           "    - \"line1\\nline2\"\n"
+	                           "    - \"a # not a comment\"\n"
+	                           "    - 'back\\slash'\n"
+	                           "    - \"caf\\u00e9 \\u2713\"\n"
+	                           "    - \"tab\\there\"\n"
+	                           "    - '${HOME}; echo pwned'\n"
+	                           "    - \"%x_%A\"\n"
+	                           "    - |\n"
+	                           "      block\n"
+	                           "        keeps 'indent'\n"
+	                           "env:\n"
+	                           "  EVIL: \"$(id) `id` \\\"q\\\" \\\\ \\n #\"\n"
+	                           "setup: \"echo '$HOME' \\\\\"\n";
+	static const char *const want[] = {
+	    "it's",         "\"double\"",          "$(rm -rf /)", "`id`",
+	    "line1\nline2", "a # not a comment",   "back\\slash", "caf\xc3\xa9 \xe2\x9c\x93",
+	    "tab\there",    "${HOME}; echo pwned", "%x_%A",       "block\n  keeps 'indent'\n",
+	};
+	struct cfg cfg;
+	size_t i;
+
+	(void)state;
+	cfg_init(&cfg);
+	load_ok(&cfg, yaml);
+	assert_int_equal(cfg.grid[0].nvalues, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < cfg.grid[0].nvalues; i++)
+		assert_string_equal(cfg.grid[0].values[i], want[i]);
+	assert_string_equal(cfg.env[0].value, "$(id) `id` \"q\" \\ \n #");
+	assert_string_equal(cfg.setup, "echo '$HOME' \\");
+	cfg_release(&cfg);
+}
+
+static void test_cfg_slurm_forms(void **state)
+{
+	struct cfg cfg;
+
+	(void)state;
+	cfg_init(&cfg);
+	load_ok(&cfg, BASE "slurm: {time: \"0:30\", signal: sigterm, mem_per_cpu: 1536}\n");
+	assert_int_equal(cfg.slurm.time_min, 1);
+	assert_string_equal(cfg.slurm.signal, "TERM");
+	assert_int_equal(cfg.slurm.signal_seconds, 120);
+	assert_int_equal(cfg.slurm.mem_per_cpu_mb, 1536);
+	load_ok(&cfg, BASE "slurm: {time: unlimited, signal: \"Usr1@0\", mem: 1025K}\n");
+	assert_true(cfg.slurm.time_unlimited);
+	assert_int_equal(cfg.slurm.time_min, 0);
+	assert_string_equal(cfg.slurm.signal, "USR1");
+	assert_int_equal(cfg.slurm.signal_seconds, 0);
+	assert_int_equal(cfg.slurm.mem_mb, 2);
+	load_ok(&cfg, BASE "slurm: {time: 90, signal: ALRM@65535, extra: [], partition: "
+	                   "\"a b#c\", gpus_per_task: \"a100:2\"}\n");
+	assert_int_equal(cfg.slurm.time_min, 90);
+	assert_int_equal(cfg.slurm.signal_seconds, 65535);
+	assert_int_equal(cfg.slurm.nextra, 0);
+	assert_string_equal(cfg.slurm.partition, "a b#c");
+	assert_string_equal(cfg.slurm.gpus_per_task, "a100:2");
+	cfg_release(&cfg);
+}
+
+static void test_cfg_cases_only(void **state)
+{
+	struct cfg cfg;
+
+	(void)state;
+	cfg_init(&cfg);
+	load_ok(&cfg,
+	        "name: x\ncommand: run {a} {b}\ncases:\n  - {a: 1, b: 2}\n  - {b: 4, a: 3}\n");
+	assert_int_equal(cfg.ncases, 2);
+	assert_string_equal(cfg.cases[1].names[0], "b");
+	assert_string_equal(cfg.cases[1].values[0], "4");
+	assert_int_equal(cfg.cases[1].line, 5);
+	cfg_release(&cfg);
+}
+
+/* Only identifiers between single braces are placeholders. */
+static void test_cfg_placeholders_literal(void **state)
+{
+	struct cfg cfg;
+
+	(void)state;
+	cfg_init(&cfg);
+	load_ok(&cfg, "name: x\ncommand: \"awk '{print $1}' {{lr}} { lr } {1} {seed}{index} {\"\n");
+	cfg_release(&cfg);
+}
+
+static void test_cfg_next_piece(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"", ""},
+	    {"plain", "plain"},
+	    {"{lr}", "<lr>"},
+	    {"a {lr} b", "a <lr> b"},
+	    {"{{lr}}", "{lr}"},
+	    {"{{{lr}}}", "{<lr>}"},
+	    {"{lr}}", "<lr>}"},
+	    {"{ lr }", "{ lr }"},
+	    {"{1x} {x1} {_}", "{1x} <x1> <_>"},
+	    {"{", "{"},
+	    {"}", "}"},
+	    {"{a-b}", "{a-b}"},
+	    {"${HOME} {seed}{index}", "$<HOME> <seed><index>"},
+	    {"awk '{print $1}'", "awk '{print $1}'"},
+	    {"{lr", "{lr"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		struct cfg_piece pc;
+		const char *p;
+		size_t n;
+
+		for (p = cases[i].in; (n = cfg_next_piece(&pc, p)); p += n) {
+			if (pc.kind == CFG_PIECE_PLACEHOLDER)
+				strbuf_addf(&sb, "<%.*s>", (int)pc.len, pc.start);
+			else
+				strbuf_add(&sb, pc.start, pc.len);
+		}
+		if (strcmp(sb.buf, cases[i].out))
+			fail_msg("'%s' -> '%s', want '%s'", cases[i].in, sb.buf, cases[i].out);
+		strbuf_release(&sb);
+	}
+}
+
+/* A cfg can be loaded again (old contents are freed) and freed whole. */
+static void test_cfg_reuse_and_free(void **state)
+{
+	struct cfg *cfg = xmalloc(sizeof(*cfg));
+
+	(void)state;
+	cfg_init(cfg);
+	load_ok(cfg, BASE "grid: {a: [1, 2]}\nenv: {A: b}\n");
+	load_ok(cfg, BASE "zip: {a: [1, 2]}\ncases: [{a: 3}]\nslurm: {extra: [--hold]}\n");
+	assert_int_equal(cfg->ngrid, 0);
+	assert_int_equal(cfg->nzip, 1);
+	cfg_free(cfg);
+	cfg_free(NULL);
+}
+
+/* An error in the middle of a section leaves nothing half-built behind. */
+static void test_cfg_error_after_partial_sections(void **state)
+{
+	static const char yaml[] = BASE "grid: {a: [1, 2]}\nzip: {b: [1]}\ncases: [{a: 1, b: 2}]\n"
+	                                "env: {A: b}\nslurm: {extra: [--hold], partition: p, "
+	                                "signal: TERM, mem: 0}\n";
+	struct cfg cfg;
+
+	(void)state;
+	cfg_init(&cfg);
+	capture_errors();
+	assert_int_equal(cfg_load_string(&cfg, "t.yaml", yaml, strlen(yaml)), SWEEP_ERR);
+	assert_non_null(strstr(captured.buf, "'slurm.mem': bad memory size '0'"));
+	release_captured();
+	assert_null(cfg.grid);
+	assert_null(cfg.slurm.extra);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cfg_yaml_errors),
+	    cmocka_unit_test(test_cfg_structure_errors),
+	    cmocka_unit_test(test_cfg_key_errors),
+	    cmocka_unit_test(test_cfg_value_errors),
+	    cmocka_unit_test(test_cfg_nesting_limit),
+	    cmocka_unit_test(test_cfg_long_lists),
+	    cmocka_unit_test(test_cfg_missing_file),
+	    cmocka_unit_test(test_cfg_unreadable_file),
+	    cmocka_unit_test(test_cfg_file_errors_name_the_path),
+	    cmocka_unit_test(test_cfg_full_file),
+	    cmocka_unit_test(test_cfg_defaults),
+	    cmocka_unit_test(test_cfg_seeds),
+	    cmocka_unit_test(test_cfg_exact_text),
+	    cmocka_unit_test(test_cfg_hostile_values),
+	    cmocka_unit_test(test_cfg_slurm_forms),
+	    cmocka_unit_test(test_cfg_cases_only),
+	    cmocka_unit_test(test_cfg_placeholders_literal),
+	    cmocka_unit_test(test_cfg_next_piece),
+	    cmocka_unit_test(test_cfg_reuse_and_free),
+	    cmocka_unit_test(test_cfg_error_after_partial_sections),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,331 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "grid.h"
+#include "outcome.h"
+#include "result.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+/* A plan as the grid expander makes it: lr varies over two settings, wd does not. */
+static char *params[] = {"lr", "wd"};
+static char *values[] = {"0.1", "0", "0.01", "0"};
+static int64_t seeds[] = {11, 22, 33};
+static unsigned char varies[] = {1, 0};
+static const struct plan plan2x3 = {
+    .params = params,
+    .nparams = 2,
+    .values = values,
+    .nsettings = 2,
+    .seeds = seeds,
+    .nseeds = 3,
+    .ntasks = 6,
+    .varies = varies,
+};
+
+/* One setting, one seed: one task, for the table of reasons. */
+static int64_t one_seed[] = {0};
+static const struct plan plan1 = {
+    .params = params,
+    .nparams = 2,
+    .values = values,
+    .nsettings = 1,
+    .seeds = one_seed,
+    .nseeds = 1,
+    .ntasks = 1,
+    .varies = varies,
+};
+
+static struct task_outcome ran(enum task_state state, int exit_code, int signal, uint32_t task)
+{
+	struct task_outcome o;
+
+	memset(&o, 0, sizeof(o));
+	o.state = state;
+	o.exit_code = exit_code;
+	o.signal = signal;
+	o.array_job_id = state == TS_MISSING ? 0 : 4242;
+	o.array_task_id = state == TS_MISSING ? 0 : task;
+	o.job_id = 5000 + task;
+	o.attempts = 1;
+	return o;
+}
+
+static void parse(struct result *res, const char *json)
+{
+	result_init(res);
+	result_parse(res, json, strlen(json));
+}
+
+static void test_gate_reasons(void **state)
+{
+	static const struct {
+		enum task_state state;
+		int exit_code, signal;
+		const char *result; /* JSON text; NULL: no file */
+		const char *reason; /* NULL: the task passes */
+	} cases[] = {
+	    {TS_COMPLETED, 0, 0, "{\"loss\": 0.3}", NULL},
+	    {TS_OUT_OF_MEMORY, 0, 0, NULL, "out of memory"},
+	    /* OverMemoryKill without cgroups: FAILED 0:9. */
+	    {TS_FAILED, 0, 9, NULL, "out of memory"},
+	    {TS_TIMEOUT, 0, 15, NULL, "time limit"},
+	    {TS_NODE_FAIL, 0, 0, NULL, "node failure"},
+	    {TS_PREEMPTED, 0, 0, NULL, "preempted"},
+	    {TS_CANCELLED, 0, 15, NULL, "cancelled"},
+	    {TS_FAILED, 2, 0, NULL, "exit code 2"},
+	    {TS_FAILED, 0, 11, NULL, "killed by signal 11"},
+	    {TS_FAILED, 0, 0, NULL, "failed without an exit code"},
+	    {TS_COMPLETED, 1, 0, "{\"loss\": 0.3}", "exit code 1"},
+	    {TS_COMPLETED, 0, 6, "{\"loss\": 0.3}", "killed by signal 6"},
+	    {TS_PENDING, 0, 0, NULL, "still pending"},
+	    {TS_RUNNING, 0, 0, "{\"loss\": 0.3}", "still running"},
+	    {TS_SUSPENDED, 0, 0, NULL, "suspended"},
+	    {TS_REQUEUED, 0, 0, NULL, "requeued, waiting to run again"},
+	    {TS_BOOT_FAIL, 0, 0, NULL, "node failed to boot"},
+	    {TS_DEADLINE, 0, 0, NULL, "deadline reached"},
+	    {TS_MISSING, 0, 0, NULL, "missing (no record in Slurm)"},
+	    {TS_COMPLETED, 0, 0, NULL, "no result file"},
+	    {TS_COMPLETED, 0, 0, "", "empty result file"},
+	    {TS_COMPLETED, 0, 0, "{\"accuracy\": 0.9}", "metric 'loss' absent"},
+	    {TS_COMPLETED, 0, 0, "{\"loss\": NaN}", "metric 'loss' is NaN, not a finite number"},
+	    {TS_COMPLETED, 0, 0, "{\"loss\": -Infinity}",
+	     "metric 'loss' is -Infinity, not a finite number"},
+	    {TS_COMPLETED, 0, 0, "{\"loss\": \"0.3\"}", "metric 'loss' is a string, not a number"},
+	    {TS_COMPLETED, 0, 0, "{\"loss\": null}", "metric 'loss' is null, not a number"},
+	    {TS_COMPLETED, 0, 0, "{\"loss\": 0.3,}",
+	     "invalid result file: line 1 column 14: string or '}' expected near '}'"},
+	    {TS_COMPLETED, 0, 0, "[0.3]", "invalid result file: an array, not an object"},
+	};
+	const char *metrics[] = {"loss"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct task_outcome o = ran(cases[i].state, cases[i].exit_code, cases[i].signal, 0);
+		struct gate_result g;
+		struct result res;
+
+		if (cases[i].result) {
+			parse(&res, cases[i].result);
+		} else {
+			result_init(&res);
+			res.status = RESULT_ABSENT;
+		}
+		gate_result_init(&g);
+		gate_check(&g, &plan1, &o, &res, metrics, 1);
+		if (!cases[i].reason) {
+			assert_int_equal(g.nfailures, 0);
+			assert_true(gate_complete(&g));
+			assert_int_equal(g.passed[0], 1);
+			assert_int_equal(g.npassed[0], 1);
+		} else {
+			assert_int_equal(g.nfailures, 1);
+			assert_false(gate_complete(&g));
+			assert_int_equal(g.passed[0], 0);
+			assert_int_equal(g.npassed[0], 0);
+			if (strcmp(g.failures[0].reason, cases[i].reason))
+				fail_msg("case %zu (%s %d:%d): reason '%s', want '%s'", i,
+				         task_state_name(cases[i].state), cases[i].exit_code,
+				         cases[i].signal, g.failures[0].reason, cases[i].reason);
+			assert_int_equal(g.failures[0].state, cases[i].state);
+			assert_int_equal(g.failures[0].exit_code, cases[i].exit_code);
+			assert_int_equal(g.failures[0].signal, cases[i].signal);
+		}
+		gate_result_release(&g);
+		result_release(&res);
+	}
+}
+
+static void test_gate_unreadable_result(void **state)
+{
+	struct task_outcome o = ran(TS_COMPLETED, 0, 0, 0);
+	struct gate_result g;
+	struct result res;
+
+	(void)state;
+	result_init(&res);
+	res.status = RESULT_UNREADABLE;
+	res.detail = xstrdup("Permission denied");
+	gate_result_init(&g);
+	gate_check(&g, &plan1, &o, &res, NULL, 0);
+	assert_int_equal(g.nfailures, 1);
+	assert_string_equal(g.failures[0].reason, "unreadable result file: Permission denied");
+	gate_result_release(&g);
+	result_release(&res);
+}
+
+static void test_gate_failure_fields(void **state)
+{
+	struct task_outcome o[6];
+	struct result res[6];
+	struct gate_result g;
+
+	(void)state;
+	for (uint32_t i = 0; i < 6; i++) {
+		o[i] = ran(TS_COMPLETED, 0, 0, i);
+		parse(&res[i], "{\"loss\": 1}");
+	}
+	o[4] = ran(TS_FAILED, 0, 9, 4);
+	o[5] = ran(TS_MISSING, 0, 0, 5);
+	gate_result_init(&g);
+	gate_check(&g, &plan2x3, o, res, NULL, 0);
+	assert_int_equal(g.ntasks, 6);
+	assert_int_equal(g.nsettings, 2);
+	assert_int_equal(g.nseeds, 3);
+	assert_int_equal(g.npassed[0], 3);
+	assert_int_equal(g.npassed[1], 1);
+	assert_int_equal(g.nfailures, 2);
+	/* index 4 = setting 1, seed position 1. */
+	assert_int_equal(g.failures[0].index, 4);
+	assert_int_equal(g.failures[0].setting, 1);
+	assert_int_equal(g.failures[0].seed, 22);
+	assert_int_equal(g.failures[0].state, TS_FAILED);
+	assert_int_equal(g.failures[0].signal, 9);
+	assert_int_equal(g.failures[0].array_job_id, 4242);
+	assert_int_equal(g.failures[0].array_task_id, 4);
+	assert_string_equal(g.failures[0].reason, "out of memory");
+	assert_int_equal(g.failures[1].index, 5);
+	assert_int_equal(g.failures[1].setting, 1);
+	assert_int_equal(g.failures[1].seed, 33);
+	assert_int_equal(g.failures[1].array_job_id, 0);
+	assert_string_equal(g.failures[1].reason, "missing (no record in Slurm)");
+	gate_result_release(&g);
+	for (size_t i = 0; i < 6; i++)
+		result_release(&res[i]);
+}
+
+static void test_gate_discovers_metrics(void **state)
+{
+	static const char *const texts[] = {
+	    "{\"loss\": 0.3, \"acc\": 0.9, \"ckpt\": \"a.pt\", \"zeta\": 1}",
+	    "{\"acc\": 0.8, \"loss\": 0.4, \"zeta\": 2}",
+	    /* A failed run's keys do not count, nor do they make others fail. */
+	    "{\"acc\": 0.8, \"loss\": 0.4, \"zeta\": 2, \"only_failed\": 1}",
+	    /* A NaN still names a metric (and fails its task). */
+	    "{\"acc\": 0.7, \"loss\": NaN, \"zeta\": 3, \"beta\": 5}",
+	    "{\"acc\": 0.7, \"loss\": 0.5, \"zeta\": 3, \"beta\": 6}",
+	    "{\"acc\": 0.7, \"loss\": 0.5, \"zeta\": 3, \"beta\": 7}",
+	};
+	struct task_outcome o[6];
+	struct result res[6];
+	struct gate_result g;
+
+	(void)state;
+	for (uint32_t i = 0; i < 6; i++) {
+		o[i] = ran(TS_COMPLETED, 0, 0, i);
+		parse(&res[i], texts[i]);
+	}
+	o[2] = ran(TS_FAILED, 1, 0, 2);
+	gate_result_init(&g);
+	gate_check(&g, &plan2x3, o, res, NULL, 0);
+	/* The union of numeric keys of passed runs, sorted; strings left out. */
+	assert_int_equal(g.nmetrics, 4);
+	assert_string_equal(g.metrics[0], "acc");
+	assert_string_equal(g.metrics[1], "beta");
+	assert_string_equal(g.metrics[2], "loss");
+	assert_string_equal(g.metrics[3], "zeta");
+	assert_int_equal(g.nfailures, 4);
+	assert_string_equal(g.failures[0].reason, "metric 'beta' absent");
+	assert_string_equal(g.failures[1].reason, "metric 'beta' absent");
+	assert_string_equal(g.failures[2].reason, "exit code 1");
+	assert_int_equal(g.failures[3].index, 3);
+	assert_string_equal(g.failures[3].reason, "metric 'loss' is NaN, not a finite number");
+	assert_int_equal(g.npassed[0], 0);
+	assert_int_equal(g.npassed[1], 2);
+	gate_result_release(&g);
+	for (size_t i = 0; i < 6; i++)
+		result_release(&res[i]);
+}
+
+static void test_gate_requested_metrics(void **state)
+{
+	const char *metrics[] = {"loss", "acc", "loss", "f1"};
+	struct task_outcome o = ran(TS_COMPLETED, 0, 0, 0);
+	struct gate_result g;
+	struct result res;
+
+	(void)state;
+	parse(&res, "{\"acc\": 0.9, \"loss\": 0.2, \"other\": 1}");
+	gate_result_init(&g);
+	gate_check(&g, &plan1, &o, &res, metrics, 4);
+	/* In the order asked, once each; keys not asked for are not checked. */
+	assert_int_equal(g.nmetrics, 3);
+	assert_string_equal(g.metrics[0], "loss");
+	assert_string_equal(g.metrics[1], "acc");
+	assert_string_equal(g.metrics[2], "f1");
+	assert_int_equal(g.nfailures, 1);
+	assert_string_equal(g.failures[0].reason, "metric 'f1' absent");
+	gate_result_release(&g);
+
+	/* Every problem of one result is named, not just the first. */
+	result_parse(&res, "{\"acc\": true}", 13);
+	gate_check(&g, &plan1, &o, &res, metrics, 4);
+	assert_string_equal(g.failures[0].reason, "metric 'loss' absent; metric 'acc' is a "
+	                                          "boolean, not a number; metric 'f1' absent");
+	gate_result_release(&g);
+	result_release(&res);
+}
+
+static void test_gate_no_metrics_anywhere(void **state)
+{
+	struct task_outcome o[6];
+	struct result res[6];
+	struct gate_result g;
+
+	(void)state;
+	for (uint32_t i = 0; i < 6; i++) {
+		o[i] = ran(TS_COMPLETED, 0, 0, i);
+		parse(&res[i], "{\"note\": \"done\"}");
+	}
+	gate_result_init(&g);
+	gate_check(&g, &plan2x3, o, res, NULL, 0);
+	assert_int_equal(g.nmetrics, 0);
+	assert_true(gate_complete(&g));
+	assert_int_equal(g.npassed[0], 3);
+	assert_int_equal(g.npassed[1], 3);
+	/* Checking again into the same result replaces what it held. */
+	o[0] = ran(TS_TIMEOUT, 0, 0, 0);
+	gate_check(&g, &plan2x3, o, res, NULL, 0);
+	assert_int_equal(g.nfailures, 1);
+	assert_string_equal(g.failures[0].reason, "time limit");
+	gate_result_release(&g);
+	for (size_t i = 0; i < 6; i++)
+		result_release(&res[i]);
+}
+
+static void test_gate_run_failed(void **state)
+{
+	struct task_outcome o = ran(TS_COMPLETED, 0, 0, 0);
+	struct strbuf why = STRBUF_INIT;
+
+	(void)state;
+	assert_false(gate_run_failed(&why, &o));
+	assert_int_equal(why.len, 0);
+	o = ran(TS_TIMEOUT, 0, 0, 0);
+	assert_true(gate_run_failed(&why, &o));
+	assert_string_equal(why.buf, "time limit");
+	strbuf_release(&why);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_gate_reasons),
+	    cmocka_unit_test(test_gate_unreadable_result),
+	    cmocka_unit_test(test_gate_failure_fields),
+	    cmocka_unit_test(test_gate_discovers_metrics),
+	    cmocka_unit_test(test_gate_requested_metrics),
+	    cmocka_unit_test(test_gate_no_metrics_anywhere),
+	    cmocka_unit_test(test_gate_run_failed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,849 @@
+/*
+ * Outcomes from accounting records: recorded ones (tests/data/acct/, the
+ * format of acct_rec field by field, one record per line) and small sets
+ * built by hand for the cases a test cluster produces only slowly.
+ */
+#include "outcome.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "error.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+static struct strbuf messages = STRBUF_INIT;
+
+static void capture(const char *kind, const char *msg)
+{
+	strbuf_addf(&messages, "%s: %s\n", kind, msg);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strbuf_reset(&messages);
+	error_set_handler(capture);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	error_set_handler(NULL);
+	strbuf_release(&messages);
+	return 0;
+}
+
+/* ---- fixtures ---- */
+
+static enum task_state state_named(const char *name)
+{
+	for (int s = 0; s < TS_NSTATES; s++)
+		if (!strcmp(task_state_name(s), name))
+			return s;
+	fail_msg("unknown state '%s' in a fixture", name);
+	return TS_MISSING;
+}
+
+static uint64_t number_or_none(const char *v)
+{
+	return strcmp(v, "-") ? strtoull(v, NULL, 10) : ACCT_NO_VALUE;
+}
+
+static void set_field(struct acct_rec *rec, const char *key, const char *v)
+{
+	char *end;
+
+	if (!strcmp(key, "A")) {
+		rec->array_job_id = (uint32_t)strtoul(v, NULL, 10);
+	} else if (!strcmp(key, "a")) {
+		rec->array_task_id = strcmp(v, "-") ? (uint32_t)strtoul(v, NULL, 10) : ACCT_NO_TASK;
+	} else if (!strcmp(key, "job")) {
+		rec->job_id = (uint32_t)strtoul(v, NULL, 10);
+	} else if (!strcmp(key, "pending")) {
+		rec->pending_tasks = xstrdup(v);
+	} else if (!strcmp(key, "state")) {
+		rec->state = state_named(v);
+	} else if (!strcmp(key, "exit")) {
+		rec->exit_code = (int)strtol(v, &end, 10);
+		rec->signal = (int)strtol(end + 1, NULL, 10);
+	} else if (!strcmp(key, "elapsed")) {
+		rec->elapsed_s = strtoull(v, NULL, 10);
+	} else if (!strcmp(key, "timelimit")) {
+		rec->timelimit_s = number_or_none(v);
+	} else if (!strcmp(key, "mem")) {
+		rec->req_mem_mb = strtoull(v, &end, 10);
+		rec->req_mem_per_cpu = *end == 'c';
+	} else if (!strcmp(key, "cpus")) {
+		rec->ncpus = (uint32_t)strtoul(v, NULL, 10);
+	} else if (!strcmp(key, "rss")) {
+		rec->maxrss_bytes = number_or_none(v);
+	} else if (!strcmp(key, "nodes")) {
+		rec->nodes = strcmp(v, "-") ? xstrdup(v) : NULL;
+	} else if (!strcmp(key, "submit")) {
+		rec->submit_time = strtoll(v, NULL, 10);
+	} else if (!strcmp(key, "start")) {
+		rec->start_time = strtoll(v, NULL, 10);
+	} else if (!strcmp(key, "end")) {
+		rec->end_time = strtoll(v, NULL, 10);
+	} else {
+		fail_msg("unknown key '%s' in a fixture", key);
+	}
+}
+
+/* Appends the records of tests/data/acct/<name> to set. */
+static void load_records(struct acct_set *set, const char *name)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *path = xstrfmt("%s/acct/%s", SWEEP_TEST_DATA, name);
+	char *line, *next;
+
+	if (strbuf_read_file(&text, path) < 0)
+		fail_msg("cannot read '%s'", path);
+	for (line = text.buf; *line; line = next) {
+		struct acct_rec *rec;
+		char *p;
+
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		if (*line == '#' || !*line)
+			continue;
+		rec = acct_set_add(set);
+		for (p = line; *p;) {
+			size_t len = strcspn(p, " "), eq = strcspn(p, "=");
+			char *key, *value;
+
+			assert_true(eq < len);
+			key = xstrndup(p, eq);
+			value = xstrndup(p + eq + 1, len - eq - 1);
+			set_field(rec, key, value);
+			free(key);
+			free(value);
+			p += len;
+			p += strspn(p, " ");
+		}
+	}
+	strbuf_release(&text);
+	free(path);
+}
+
+/* ---- building sets by hand ---- */
+
+static struct acct_rec *add_run(struct acct_set *set, uint32_t array, uint32_t task,
+                                enum task_state state, int64_t submit, int64_t start)
+{
+	struct acct_rec *rec = acct_set_add(set);
+
+	rec->array_job_id = array;
+	rec->array_task_id = task;
+	rec->job_id = array + 1000 + task;
+	rec->state = state;
+	rec->submit_time = submit;
+	rec->start_time = start;
+	rec->end_time = start && state != TS_RUNNING ? start + 10 : 0;
+	return rec;
+}
+
+static struct acct_rec *add_pending(struct acct_set *set, uint32_t array, const char *tasks)
+{
+	struct acct_rec *rec = add_run(set, array, ACCT_NO_TASK, TS_PENDING, 100, 0);
+
+	rec->job_id = array;
+	rec->pending_tasks = xstrdup(tasks);
+	return rec;
+}
+
+static struct array_rec array(uint32_t job_id, uint32_t offset, const char *spec, unsigned attempt)
+{
+	struct array_rec a = {job_id, offset, (char *)spec, attempt, 0};
+
+	return a;
+}
+
+static struct task_outcome *build(size_t ntasks, const struct array_rec *arrays, size_t narrays,
+                                  const struct acct_set *set)
+{
+	struct task_outcome *out = xcalloc(ntasks ? ntasks : 1, sizeof(*out));
+
+	assert_int_equal(outcome_build(out, ntasks, arrays, narrays, set), 0);
+	return out;
+}
+
+/* ---- outcome_parse_tasks ---- */
+
+static void test_outcome_parse_tasks(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t limit;
+		const char *want; /* the ids, comma-separated */
+	} cases[] = {
+	    {"0-9", 100, "0,1,2,3,4,5,6,7,8,9"},
+	    {"0-49%10", 5, "0,1,2,3,4"},
+	    {"3,17,42%5", 100, "3,17,42"},
+	    {"0-9:2", 100, "0,2,4,6,8"},
+	    {"1-10:3", 100, "1,4,7,10"},
+	    {"7", 100, "7"},
+	    {"7", 7, ""},
+	    {"0-4000000000", 3, "0,1,2"},
+	    {"4294967295", 10, ""},
+	    {"0-3,7%2", 100, "0,1,2,3,7"},
+	    {"5,1-2", 100, "5,1,2"},
+	    /* Slurm's hex bitmaps: the last digit holds tasks 0-3. */
+	    {"0x1", 100, "0"},
+	    {"0x8", 100, "3"},
+	    {"0x10", 100, "4"},
+	    {"0x0", 100, ""},
+	    {"0xA5", 100, "0,2,5,7"},
+	    {"0xa5", 100, "0,2,5,7"},
+	    {"0X3", 100, "0,1"},
+	    {"0x21FFFFFFFFFF", 100,
+	     "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,"
+	     "30,31,32,33,34,35,36,37,38,39,40,45"},
+	    {"0x21FFFFFFFFFF", 3, "0,1,2"},
+	    {"0x000F", 100, "0,1,2,3"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf got = STRBUF_INIT;
+		uint32_t *tasks;
+		size_t n;
+		const char *why = NULL;
+
+		if (outcome_parse_tasks(&tasks, &n, cases[i].spec, cases[i].limit, &why) < 0)
+			fail_msg("'%s': %s", cases[i].spec, why);
+		for (size_t k = 0; k < n; k++)
+			strbuf_addf(&got, "%s%u", k ? "," : "", tasks[k]);
+		if (strcmp(got.buf, cases[i].want))
+			fail_msg("'%s' (limit %u): got '%s', want '%s'", cases[i].spec,
+			         cases[i].limit, got.buf, cases[i].want);
+		strbuf_release(&got);
+		free(tasks);
+	}
+}
+
+static void test_outcome_parse_tasks_errors(void **state)
+{
+	static const struct {
+		const char *spec;
+		const char *why;
+	} cases[] = {
+	    {"", "the task list is empty"},
+	    {"%4", "the task list is empty"},
+	    {"x", "expected a task id"},
+	    {"-3", "expected a task id"},
+	    {"1,,2", "expected a task id"},
+	    {"1,", "expected a task id"},
+	    {"3-1", "a range ends before it starts"},
+	    {"0-9:0", "a range's step must be at least 1"},
+	    {"0-9:", "expected a task id"},
+	    {"4294967296", "a task id is too large"},
+	    {"0-3%", "the throttle after '%' must be a number"},
+	    {"0-3%x", "the throttle after '%' must be a number"},
+	    {"0-3%2%2", "the throttle after '%' must be a number"},
+	    {"0-3 ", "expected ',' between task ids"},
+	    {"1;2", "expected ',' between task ids"},
+	    {"0x", "the hex bitmap has no digits after '0x'"},
+	    {"0xFG", "the hex bitmap has a character that is not a hex digit"},
+	    {"0x1%2", "the hex bitmap has a character that is not a hex digit"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t *tasks = (uint32_t *)&cases; /* must be reset */
+		size_t n = 99;
+		const char *why = NULL;
+
+		if (outcome_parse_tasks(&tasks, &n, cases[i].spec, 100, &why) == 0)
+			fail_msg("'%s' was accepted", cases[i].spec);
+		assert_null(tasks);
+		assert_int_equal(n, 0);
+		if (!why || strcmp(why, cases[i].why))
+			fail_msg("'%s': got '%s', want '%s'", cases[i].spec, why ? why : "(null)",
+			         cases[i].why);
+	}
+}
+
+static void test_outcome_task_mem(void **state)
+{
+	struct acct_rec rec;
+
+	(void)state;
+	memset(&rec, 0, sizeof(rec));
+	rec.req_mem_mb = 60;
+	rec.req_mem_per_cpu = true;
+	rec.ncpus = 2;
+	assert_int_equal(outcome_task_mem_mb(&rec), 120);
+	rec.ncpus = 0; /* not known: one CPU at least */
+	assert_int_equal(outcome_task_mem_mb(&rec), 60);
+	rec.req_mem_per_cpu = false;
+	rec.ncpus = 8;
+	assert_int_equal(outcome_task_mem_mb(&rec), 60);
+	rec.req_mem_mb = 0;
+	assert_int_equal(outcome_task_mem_mb(&rec), 0);
+	rec.req_mem_per_cpu = true;
+	rec.req_mem_mb = UINT64_MAX / 4;
+	assert_true(outcome_task_mem_mb(&rec) == UINT64_MAX);
+}
+
+/* ---- outcome_build on recorded data ---- */
+
+static void test_outcome_recorded_chunks(void **state)
+{
+	/* Four recorded arrays read as the chunks of one 16-task sweep. */
+	struct array_rec arrays[] = {
+	    array(1, 0, "0-5", 1),
+	    array(2, 6, "0-3", 1),
+	    array(3, 10, "0-3", 1),
+	    array(6, 14, "0-1", 1),
+	};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	load_records(&set, "finished.txt");
+	out = build(16, arrays, 4, &set);
+	for (size_t i = 0; i < 16; i++) {
+		assert_int_equal(out[i].attempts, 1);
+		assert_int_equal(out[i].restarts, 0);
+		assert_string_equal(out[i].nodes, "vm");
+	}
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(out[i].state, TS_COMPLETED);
+		assert_int_equal(out[i].array_job_id, 1);
+		assert_int_equal(out[i].array_task_id, i);
+		assert_int_equal(out[i].req_mem_mb, 100);
+	}
+	/* Task 5 of array 1 kept the array's own job id; the others got new ones. */
+	assert_int_equal(out[5].job_id, 1);
+	assert_int_equal(out[0].job_id, 7);
+	assert_int_equal(out[3].maxrss_bytes, 3203072);
+
+	/* OverMemoryKill: FAILED with signal 9, the request per node. */
+	for (size_t i = 6; i < 10; i++) {
+		assert_int_equal(out[i].state, TS_FAILED);
+		assert_int_equal(out[i].exit_code, 0);
+		assert_int_equal(out[i].signal, 9);
+		assert_int_equal(out[i].req_mem_mb, 50);
+		assert_true(out[i].maxrss_bytes > 50u << 20);
+		assert_int_equal(out[i].array_job_id, 2);
+		assert_int_equal(out[i].array_task_id, i - 6);
+	}
+	/* Exit codes are the task ids. */
+	assert_int_equal(out[10].state, TS_COMPLETED);
+	for (size_t i = 11; i < 14; i++) {
+		assert_int_equal(out[i].state, TS_FAILED);
+		assert_int_equal(out[i].exit_code, (int)(i - 10));
+		assert_int_equal(out[i].signal, 0);
+	}
+	/* --mem-per-cpu=60M with -c 2. */
+	assert_int_equal(out[14].req_mem_mb, 120);
+	assert_int_equal(out[15].req_mem_mb, 120);
+	assert_true(out[15].timelimit_s == ACCT_NO_VALUE);
+	assert_int_equal(out[14].timelimit_s, 365 * 24 * 3600);
+
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_recorded_array50(void **state)
+{
+	struct array_rec arrays[] = {array(4, 0, "0-49", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	load_records(&set, "array50.txt");
+	assert_int_equal(set.n, 50);
+	out = build(50, arrays, 1, &set);
+	for (size_t i = 0; i < 50; i++) {
+		assert_int_equal(out[i].state, TS_COMPLETED);
+		assert_int_equal(out[i].array_task_id, i);
+		/* Sampled every second, two of the 2-second tasks still got no MaxRSS. */
+		if (i == 44 || i == 45)
+			assert_true(out[i].maxrss_bytes == ACCT_NO_VALUE);
+		else
+			assert_true(out[i].maxrss_bytes != ACCT_NO_VALUE);
+	}
+	free(out);
+
+	/* A sweep of 60: the ten indices no array covered are missing. */
+	out = build(60, arrays, 1, &set);
+	for (size_t i = 50; i < 60; i++) {
+		assert_int_equal(out[i].state, TS_MISSING);
+		assert_int_equal(out[i].attempts, 0);
+		assert_int_equal(out[i].array_job_id, 0);
+		assert_true(out[i].maxrss_bytes == ACCT_NO_VALUE);
+		assert_null(out[i].nodes);
+	}
+	free(out);
+
+	/* A sweep of 30 (the store and Slurm disagree): records beyond it are ignored. */
+	out = build(30, arrays, 1, &set);
+	assert_int_equal(out[29].state, TS_COMPLETED);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_recorded_cancelled_pending(void **state)
+{
+	/* "sbatch -H --array=0-40,45" then scancel: one record holds every task. */
+	struct array_rec arrays[] = {array(74, 0, "0-40,45", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	load_records(&set, "cancelled-pending.txt");
+	assert_int_equal(set.n, 1);
+	out = build(50, arrays, 1, &set);
+	for (size_t i = 0; i < 50; i++) {
+		bool named = i <= 40 || i == 45;
+
+		assert_int_equal(out[i].state, named ? TS_CANCELLED : TS_MISSING);
+		assert_int_equal(out[i].attempts, named ? 1 : 0);
+		if (!named)
+			continue;
+		assert_int_equal(out[i].array_job_id, 74);
+		assert_int_equal(out[i].array_task_id, i);
+		assert_int_equal(out[i].job_id, 0); /* no task of it ever got its own id */
+		assert_int_equal(out[i].restarts, 0);
+		assert_null(out[i].nodes);
+	}
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_recorded_running_throttled(void **state)
+{
+	struct array_rec arrays[] = {array(123, 0, "0-11%8", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	load_records(&set, "running-throttled.txt");
+	out = build(12, arrays, 1, &set);
+	for (size_t i = 0; i < 12; i++) {
+		enum task_state want = i == 2 || i == 5 ? TS_COMPLETED
+		                       : i >= 9         ? TS_PENDING
+		                                        : TS_RUNNING;
+
+		assert_int_equal(out[i].state, want);
+		assert_int_equal(out[i].array_task_id, i);
+		assert_int_equal(out[i].req_mem_mb, 200);
+		/* Running steps have no statistics in slurmdbd yet. */
+		assert_true((out[i].maxrss_bytes != ACCT_NO_VALUE) == (want == TS_COMPLETED));
+		assert_int_equal(out[i].job_id, want == TS_PENDING ? 0 : 124 + i);
+	}
+	assert_int_equal(out[2].maxrss_bytes, 19873792);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_recorded_cancelled_throttled(void **state)
+{
+	/* "--array=0-20%1" cancelled after task 0 started: the pending record keeps 1-20. */
+	struct array_rec arrays[] = {array(75, 0, "0-20%1", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	load_records(&set, "cancelled-throttled.txt");
+	out = build(21, arrays, 1, &set);
+	for (size_t i = 0; i < 21; i++) {
+		assert_int_equal(out[i].state, TS_CANCELLED);
+		assert_int_equal(out[i].exit_code, 0);
+		assert_int_equal(out[i].signal, 0);
+	}
+	assert_int_equal(out[0].job_id, 94);
+	assert_int_equal(out[0].elapsed_s, 189);
+	assert_int_equal(out[1].job_id, 0);
+	assert_int_equal(out[20].elapsed_s, 0);
+	free(out);
+	acct_set_release(&set);
+}
+
+/* ---- outcome_build on hand-built sets ---- */
+
+static void test_outcome_pending_large_bitmap(void **state)
+{
+	/* 1001 tasks pending (MaxArraySize's default): "0x1" and 250 F digits. */
+	struct array_rec arrays[] = {array(500, 0, "0-1000%20", 1)};
+	struct strbuf hex = STRBUF_INIT;
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	strbuf_addstr(&hex, "0x1");
+	for (int i = 0; i < 250; i++)
+		strbuf_addch(&hex, 'F');
+	/* Tasks 0-19 already started: the lowest five digits are 0. */
+	for (int i = 0; i < 5; i++)
+		hex.buf[hex.len - 1 - i] = '0';
+	acct_set_init(&set);
+	add_pending(&set, 500, hex.buf);
+	for (uint32_t t = 0; t < 20; t++)
+		add_run(&set, 500, t, t < 10 ? TS_COMPLETED : TS_RUNNING, 100, 200);
+	out = build(1001, arrays, 1, &set);
+	for (size_t i = 0; i < 1001; i++) {
+		enum task_state want = i < 10 ? TS_COMPLETED : i < 20 ? TS_RUNNING : TS_PENDING;
+
+		assert_int_equal(out[i].state, want);
+		assert_int_equal(out[i].array_task_id, i);
+		assert_int_equal(out[i].attempts, 1);
+		assert_int_equal(out[i].job_id, i < 20 ? 500 + 1000 + i : 0);
+	}
+	free(out);
+
+	/* With 5000 tasks planned, the 1001 pending ones are found and the rest missing. */
+	out = build(5000, arrays, 1, &set);
+	assert_int_equal(out[1000].state, TS_PENDING);
+	assert_int_equal(out[1001].state, TS_MISSING);
+	free(out);
+	strbuf_release(&hex);
+	acct_set_release(&set);
+}
+
+static void test_outcome_pending_range_list(void **state)
+{
+	/* A range list instead of a hex bitmap (older Slurm, a local runner). */
+	struct array_rec arrays[] = {array(600, 0, "0-9%2", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	add_pending(&set, 600, "0-3,7%2");
+	add_run(&set, 600, 4, TS_COMPLETED, 100, 150);
+	out = build(10, arrays, 1, &set);
+	assert_int_equal(out[0].state, TS_PENDING);
+	assert_int_equal(out[3].state, TS_PENDING);
+	assert_int_equal(out[4].state, TS_COMPLETED);
+	assert_int_equal(out[5].state, TS_MISSING);
+	assert_int_equal(out[5].attempts, 1); /* covered, but no record */
+	assert_int_equal(out[7].state, TS_PENDING);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_requeue_restarts(void **state)
+{
+	/*
+	 * As Slurm 22.05 records a task that requeued itself: a REQUEUED row,
+	 * then the new run; Slurm resets the submit time on requeue.
+	 */
+	struct array_rec arrays[] = {array(76, 0, "0-2", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	add_run(&set, 76, 0, TS_COMPLETED, 100, 110);
+	add_run(&set, 76, 2, TS_COMPLETED, 100, 110);
+	/* Newest first, as slurmdbd may return them. */
+	add_run(&set, 76, 1, TS_RUNNING, 300, 450)->job_id = 77;
+	add_run(&set, 76, 1, TS_REQUEUED, 100, 110)->job_id = 77;
+	out = build(3, arrays, 1, &set);
+	assert_int_equal(out[1].state, TS_RUNNING);
+	assert_int_equal(out[1].restarts, 1);
+	assert_int_equal(out[1].attempts, 1);
+	assert_int_equal(out[1].job_id, 77);
+	assert_int_equal(out[0].restarts, 0);
+	free(out);
+
+	/* Two requeues, the last run pending again; the same submit time everywhere. */
+	acct_set_release(&set);
+	add_run(&set, 76, 1, TS_REQUEUED, 100, 110);
+	add_run(&set, 76, 1, TS_PENDING, 100, 0);
+	add_run(&set, 76, 1, TS_PREEMPTED, 100, 130);
+	out = build(3, arrays, 1, &set);
+	assert_int_equal(out[1].state, TS_PENDING);
+	assert_int_equal(out[1].restarts, 2);
+	assert_int_equal(out[0].state, TS_MISSING);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_latest_attempt(void **state)
+{
+	/* Attempt 1 ran 0-9; attempt 2 resubmitted 3 and 7; attempt 3 resubmitted 7 again. */
+	struct array_rec arrays[] = {
+	    array(100, 0, "0-9%4", 1),
+	    array(200, 0, "3,7", 2),
+	    array(300, 0, "7", 3),
+	};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	for (uint32_t t = 0; t < 10; t++)
+		add_run(&set, 100, t, t == 3 || t == 7 ? TS_FAILED : TS_COMPLETED, 100, 110);
+	add_run(&set, 200, 3, TS_COMPLETED, 200, 210);
+	add_run(&set, 200, 7, TS_TIMEOUT, 200, 210);
+	add_pending(&set, 300, "0x80");
+	out = build(10, arrays, 3, &set);
+	assert_int_equal(out[0].state, TS_COMPLETED);
+	assert_int_equal(out[0].attempts, 1);
+	assert_int_equal(out[0].array_job_id, 100);
+	assert_int_equal(out[3].state, TS_COMPLETED);
+	assert_int_equal(out[3].attempts, 2);
+	assert_int_equal(out[3].array_job_id, 200);
+	assert_int_equal(out[3].restarts, 0); /* another array job is an attempt, not a restart */
+	assert_int_equal(out[7].state, TS_PENDING);
+	assert_int_equal(out[7].attempts, 3);
+	assert_int_equal(out[7].array_job_id, 300);
+	assert_int_equal(out[7].array_task_id, 7);
+	free(out);
+
+	/* Nor does the order of the array jobs: attempts decide. */
+	{
+		struct array_rec reversed[] = {arrays[2], arrays[1], arrays[0]};
+
+		out = build(10, reversed, 3, &set);
+		assert_int_equal(out[3].array_job_id, 200);
+		assert_int_equal(out[7].array_job_id, 300);
+		assert_int_equal(out[7].attempts, 3);
+		free(out);
+	}
+
+	/* The order of the records does not matter. */
+	for (size_t i = 0; i < set.n / 2; i++) {
+		struct acct_rec tmp = set.recs[i];
+
+		set.recs[i] = set.recs[set.n - 1 - i];
+		set.recs[set.n - 1 - i] = tmp;
+	}
+	out = build(10, arrays, 3, &set);
+	assert_int_equal(out[3].state, TS_COMPLETED);
+	assert_int_equal(out[7].state, TS_PENDING);
+	assert_int_equal(out[7].attempts, 3);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_latest_attempt_without_record(void **state)
+{
+	/* The resubmission is not in slurmdbd yet: its index is missing, not FAILED. */
+	struct array_rec arrays[] = {array(100, 0, "0-3", 1), array(200, 0, "2", 2)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	for (uint32_t t = 0; t < 4; t++)
+		add_run(&set, 100, t, t == 2 ? TS_FAILED : TS_COMPLETED, 100, 110);
+	out = build(4, arrays, 2, &set);
+	assert_int_equal(out[2].state, TS_MISSING);
+	assert_int_equal(out[2].attempts, 2);
+	assert_int_equal(out[2].array_job_id, 0);
+	assert_int_equal(out[1].state, TS_COMPLETED);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_chunk_offsets(void **state)
+{
+	/* 120 tasks under MaxArraySize=50: three chunks, each starting again at task 0. */
+	struct array_rec arrays[] = {
+	    array(10, 0, "0-49%5", 1),
+	    array(11, 50, "0-49%5", 1),
+	    array(12, 100, "0-19%5", 1),
+	};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	for (uint32_t t = 0; t < 50; t++) {
+		add_run(&set, 10, t, TS_COMPLETED, 100, 110);
+		add_run(&set, 11, t, TS_FAILED, 100, 110)->exit_code = 1;
+	}
+	add_pending(&set, 12, "0xFFFFF");
+	/* A record of some other job in the database, and one past the sweep's end. */
+	add_run(&set, 13, 0, TS_RUNNING, 100, 110);
+	add_run(&set, 12, 20, TS_RUNNING, 100, 110);
+	out = build(120, arrays, 3, &set);
+	assert_int_equal(out[0].array_job_id, 10);
+	assert_int_equal(out[49].state, TS_COMPLETED);
+	assert_int_equal(out[50].state, TS_FAILED);
+	assert_int_equal(out[50].array_job_id, 11);
+	assert_int_equal(out[50].array_task_id, 0);
+	assert_int_equal(out[50].exit_code, 1);
+	assert_int_equal(out[99].array_task_id, 49);
+	assert_int_equal(out[100].state, TS_PENDING);
+	assert_int_equal(out[100].array_job_id, 12);
+	assert_int_equal(out[100].array_task_id, 0);
+	assert_int_equal(out[119].state, TS_PENDING);
+	assert_int_equal(out[119].array_task_id, 19);
+	for (size_t i = 0; i < 120; i++)
+		assert_int_equal(out[i].attempts, 1);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_no_arrays(void **state)
+{
+	/* A sweep whose submission failed before any array job: all missing. */
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	out = build(5, NULL, 0, &set);
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(out[i].state, TS_MISSING);
+		assert_true(out[i].timelimit_s == ACCT_NO_VALUE);
+		assert_true(out[i].maxrss_bytes == ACCT_NO_VALUE);
+	}
+	free(out);
+	out = build(0, NULL, 0, &set);
+	free(out);
+}
+
+static void test_outcome_own_row_beats_pending_record(void **state)
+{
+	/* A task split off the pending record while slurmdbd still lists it there. */
+	struct array_rec arrays[] = {array(700, 0, "0-3", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	add_run(&set, 700, 0, TS_RUNNING, 100, 120);
+	add_pending(&set, 700, "0xF");
+	out = build(4, arrays, 1, &set);
+	assert_int_equal(out[0].state, TS_RUNNING);
+	assert_int_equal(out[0].restarts, 0);
+	assert_int_equal(out[0].job_id, 700 + 1000);
+	assert_int_equal(out[1].state, TS_PENDING);
+	assert_int_equal(out[1].restarts, 0);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_records_outside_spec(void **state)
+{
+	/* Attempt 2 asked for task 1 only: a record of its task 0 cannot be right. */
+	struct array_rec arrays[] = {array(100, 0, "0-1", 1), array(200, 0, "1", 2)};
+	struct array_rec unknown[] = {array(100, 0, "0-1", 1), array(200, 0, NULL, 2)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	add_run(&set, 100, 0, TS_COMPLETED, 100, 110);
+	add_run(&set, 100, 1, TS_FAILED, 100, 110);
+	add_run(&set, 200, 0, TS_FAILED, 200, 210);
+	add_run(&set, 200, 1, TS_COMPLETED, 200, 210);
+	out = build(2, arrays, 2, &set);
+	assert_int_equal(out[0].state, TS_COMPLETED);
+	assert_int_equal(out[0].array_job_id, 100);
+	assert_int_equal(out[0].attempts, 1);
+	assert_int_equal(out[1].state, TS_COMPLETED);
+	assert_int_equal(out[1].array_job_id, 200);
+	assert_int_equal(out[1].attempts, 2);
+	free(out);
+
+	/* Without an --array value, an array job covers what its records name. */
+	out = build(2, unknown, 2, &set);
+	assert_int_equal(out[0].state, TS_FAILED);
+	assert_int_equal(out[0].array_job_id, 200);
+	assert_int_equal(out[0].attempts, 2);
+	assert_int_equal(out[1].array_job_id, 200);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_malformed_bitmap(void **state)
+{
+	struct array_rec arrays[] = {array(74, 0, "0-9", 1)};
+	struct strbuf hex = STRBUF_INIT;
+	struct acct_set set;
+	struct task_outcome out[10];
+
+	(void)state;
+	acct_set_init(&set);
+	add_pending(&set, 74, "0x3G");
+	assert_int_equal(outcome_build(out, 10, arrays, 1, &set), SWEEP_ERR);
+	assert_string_equal(messages.buf,
+	                    "error: cannot read the pending tasks '0x3G' of array job 74: the hex "
+	                    "bitmap has a character that is not a hex digit\n");
+	acct_set_release(&set);
+
+	/* A long one is shown by its start. */
+	strbuf_reset(&messages);
+	strbuf_addstr(&hex, "0x");
+	for (int i = 0; i < 300; i++)
+		strbuf_addch(&hex, 'F');
+	strbuf_addch(&hex, '-');
+	add_pending(&set, 74, hex.buf);
+	assert_int_equal(outcome_build(out, 10, arrays, 1, &set), SWEEP_ERR);
+	assert_string_equal(
+	    messages.buf, "error: cannot read the pending tasks "
+	                  "'0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF...' of array job 74: the hex "
+	                  "bitmap has a character that is not a hex digit\n");
+	strbuf_release(&hex);
+	acct_set_release(&set);
+}
+
+static void test_outcome_malformed_spec(void **state)
+{
+	struct array_rec arrays[] = {array(74, 0, "0-9", 1), array(75, 0, "3;4", 2)};
+	struct acct_set set;
+	struct task_outcome out[10];
+
+	(void)state;
+	acct_set_init(&set);
+	assert_int_equal(outcome_build(out, 10, arrays, 2, &set), SWEEP_ERR);
+	assert_string_equal(messages.buf, "error: cannot read the --array value '3;4' of array job "
+	                                  "75: expected ',' between task ids\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_outcome_parse_tasks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_parse_tasks_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_task_mem, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_recorded_chunks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_recorded_array50, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_recorded_cancelled_pending, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_recorded_running_throttled, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_recorded_cancelled_throttled, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_pending_large_bitmap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_pending_range_list, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_requeue_restarts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_latest_attempt, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_latest_attempt_without_record, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_chunk_offsets, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_no_arrays, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_own_row_beats_pending_record, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_records_outside_spec, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_malformed_bitmap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_malformed_spec, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,325 @@
+#include "script.h"
+
+#include "cfg.h"
+#include "grid.h"
+#include "quote.h"
+
+#include "helpers.h"
+
+#include "banned.h"
+
+static char *hostile[] = {
+	"plain",
+	"it's",
+	"$(touch /tmp/sweep-pwned)",
+	"`touch /tmp/sweep-pwned`",
+	"two\nlines",
+	"# not a comment",
+	"back\\slash \\\\ \\n \\'",
+	"ünïcødé ✓",
+	"\"double\" quotes",
+	"; touch /tmp/sweep-pwned ;",
+	"$HOME ${PATH} $1",
+	" spaced  out ",
+	"*",
+	"-n",
+	"{v}",
+	"",
+};
+#define NHOSTILE (sizeof(hostile) / sizeof(hostile[0]))
+
+static char *param_names[] = {"v"};
+static int64_t seeds[] = {7};
+
+static struct plan hostile_plan(void)
+{
+	struct plan plan;
+
+	plan_init(&plan);
+	plan.params = param_names;
+	plan.nparams = 1;
+	plan.values = hostile;
+	plan.nsettings = NHOSTILE;
+	plan.seeds = seeds;
+	plan.nseeds = 1;
+	plan.ntasks = NHOSTILE;
+	return plan;
+}
+
+/*
+ * Runs the settings line of setting s and the rendered command in bash, as
+ * the generated script does, and returns what the command printed.
+ */
+static char *run_setting(const struct plan *plan, size_t s, const char *command)
+{
+	struct strbuf script = STRBUF_INIT;
+	char *out;
+
+	strbuf_addstr(&script, "eval \"$1\"\nSWEEP_SEED=7; SWEEP_TASK_INDEX=3\n");
+	assert_int_equal(script_render_command(&script, command, plan), 0);
+	{
+		struct strbuf line = STRBUF_INIT;
+		const char *args[] = {NULL, NULL};
+
+		script_settings_line(&line, plan, s);
+		strbuf_trim_trailing_newlines(&line);
+		args[0] = line.buf;
+		out = run_bash(script.buf, args);
+		strbuf_release(&line);
+	}
+	strbuf_release(&script);
+	return out;
+}
+
+/* A value reaches the program exactly, whatever the quotes around its placeholder. */
+static void test_script_values_reach_command_exactly(void **state)
+{
+	struct plan plan = hostile_plan();
+	const char *command = "b=`printf '%s' \"{v}\"`; printf '[%s]' {v} \"x-{v}\" '{v}' "
+			      "\"$(printf '%s' \"{v}\")\" \"$b\" $(printf '%s' {v}) {seed} '{index}' "
+			      "{{v}}";
+
+	(void)state;
+	for (size_t s = 0; s < NHOSTILE; s++) {
+		struct strbuf want = STRBUF_INIT;
+		char *out = run_setting(&plan, s, command);
+		const char *v = hostile[s];
+
+		strbuf_addf(&want, "[%s][x-%s][%s][%s][%s]", v, v, v, v, v);
+		/* unquoted $(...) output is split into words: only for simple values */
+		if (!strcmp(v, "plain") || !strcmp(v, "-n"))
+			strbuf_addf(&want, "[%s]", v);
+		else
+			strbuf_reset(&want);
+		if (want.len) {
+			strbuf_addstr(&want, "[7][3][{v}]");
+			assert_string_equal(out, want.buf);
+		} else {
+			/* the quoted forms alone, checked exactly */
+			struct strbuf prefix = STRBUF_INIT;
+
+			strbuf_addf(&prefix, "[%s][x-%s][%s][%s][%s]", v, v, v, v, v);
+			assert_memory_equal(out, prefix.buf, prefix.len);
+			strbuf_release(&prefix);
+		}
+		free(out);
+		strbuf_release(&want);
+	}
+	assert_int_equal(access("/tmp/sweep-pwned", F_OK), -1);
+}
+
+static void test_script_placeholder_rendering(void **state)
+{
+	struct plan plan = hostile_plan();
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"run {v}", "run \"${SWEEP_PARAM_v}\""},
+		{"run \"{v}\"", "run \"${SWEEP_PARAM_v}\""},
+		{"run '{v}'", "run ''\"${SWEEP_PARAM_v}\"''"},
+		{"run {seed} {index}", "run \"${SWEEP_SEED}\" \"${SWEEP_TASK_INDEX}\""},
+		{"awk '{{print $1}}'", "awk '{print $1}'"},
+		{"echo { x }", "echo { x }"},
+		{"echo \\{{v}}", "echo \\{v}"},
+		{"echo \\\\{v}", "echo \\\\\"${SWEEP_PARAM_v}\""},
+		{"a $'{v}'", "a $''\"${SWEEP_PARAM_v}\"$''"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf out = STRBUF_INIT;
+
+		assert_int_equal(script_render_command(&out, cases[i].in, &plan), 0);
+		assert_string_equal(out.buf, cases[i].out);
+		strbuf_release(&out);
+	}
+}
+
+static void test_script_unknown_placeholder(void **state)
+{
+	struct plan plan = hostile_plan();
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	capture_errors();
+	assert_int_equal(script_render_command(&out, "run {lr}", &plan), SWEEP_ERR);
+	assert_string_equal(captured.buf, "error: the command's placeholder '{lr}' names no parameter");
+	strbuf_reset(&captured);
+	strbuf_reset(&out);
+	assert_int_equal(script_render_command(&out, "echo \\{v}", &plan), SWEEP_ERR);
+	assert_string_equal(captured.buf, "error: a backslash before the placeholder '{v}' would "
+					  "escape its quoting; write '{{' for a literal brace");
+	strbuf_release(&out);
+	release_captured();
+}
+
+static void test_script_array_spec(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	script_array_spec(buf, sizeof(buf), 100, 10);
+	assert_string_equal(buf, "0-99%10");
+	script_array_spec(buf, sizeof(buf), 1, 0);
+	assert_string_equal(buf, "0-0");
+}
+
+static void fill_cfg(struct cfg *cfg)
+{
+	static char *extra[] = {"--mail-type=END", "--exclusive"};
+
+	cfg_init(cfg);
+	cfg->path = "test.yaml";
+	cfg->name = "demo";
+	cfg->command = "python train.py --v {v} --seed {seed}";
+	cfg->slurm.partition = "gpu";
+	cfg->slurm.mem_mb = 32 * 1024;
+	cfg->slurm.time_min = 24 * 60;
+	cfg->slurm.max_concurrent = 4;
+	cfg->slurm.signal = "USR2";
+	cfg->slurm.signal_seconds = 300;
+	cfg->slurm.cpus_per_task = 8;
+	cfg->slurm.extra = extra;
+	cfg->slurm.nextra = 2;
+	cfg->setup = "module load cuda\n";
+}
+
+static void test_script_render_full(void **state)
+{
+	struct cfg cfg;
+	struct plan plan = hostile_plan();
+	struct script_input in = {0};
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	fill_cfg(&cfg);
+	in.cfg = &cfg;
+	in.plan = &plan;
+	in.sweep_id = 12;
+	in.sweep_dir = "/state/sweeps/12";
+	in.script = "/state/sweeps/12/demo.sbatch";
+	in.logs = "/home/me/my logs";
+	in.workdir = "/home/me/proj";
+	in.source = "/home/me/proj/demo.yaml";
+	in.array_limit = 10;
+	assert_int_equal(script_render(&out, script_default_template, &in), 0);
+	assert_non_null(strstr(out.buf, "#!/bin/bash\n#SBATCH --job-name=demo\n"
+					"#SBATCH --array=0-9%4\n"));
+	assert_non_null(strstr(out.buf, "#SBATCH --output=\"/home/me/my logs/%x_%A_%a.out\"\n"));
+	assert_non_null(strstr(out.buf, "#SBATCH --signal=B:USR2@300\n"));
+	assert_non_null(strstr(out.buf, "#SBATCH --mem=32G\n"));
+	assert_non_null(strstr(out.buf, "#SBATCH --time=1-00:00:00\n"));
+	assert_non_null(strstr(out.buf, "#SBATCH --cpus-per-task=8\n"));
+	assert_non_null(strstr(out.buf, "#SBATCH --mail-type=END\n#SBATCH --exclusive\n"));
+	assert_non_null(strstr(out.buf, "SWEEP_SEEDS=(7)\n"));
+	assert_non_null(strstr(out.buf, "SWEEP_SIGNAL=USR2\n"));
+	assert_non_null(strstr(out.buf, "module load cuda\n"));
+	assert_non_null(strstr(out.buf, "python train.py --v \"${SWEEP_PARAM_v}\" --seed "
+					"\"${SWEEP_SEED}\"\n"));
+	assert_null(strstr(out.buf, "{{"));
+	assert_non_null(strstr(out.buf, "16 settings x 1 seed = 16 tasks"));
+	strbuf_release(&out);
+}
+
+static void test_script_template_errors(void **state)
+{
+	struct cfg cfg;
+	struct plan plan = hostile_plan();
+	struct script_input in = {0};
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	fill_cfg(&cfg);
+	in.cfg = &cfg;
+	in.plan = &plan;
+	in.sweep_dir = in.script = in.logs = in.workdir = in.source = "/x";
+	capture_errors();
+	assert_int_equal(script_render(&out, "#!/bin/bash\n{{NOPE}}\n", &in), SWEEP_ERR);
+	assert_string_equal(captured.buf, "error: the script template has an unknown marker '{{NOPE}}'");
+	strbuf_reset(&captured);
+	strbuf_reset(&out);
+	assert_int_equal(script_render(&out, "#!/bin/bash\n{{SBATCH\n", &in), SWEEP_ERR);
+	assert_string_equal(captured.buf, "error: the script template has an unclosed marker '{{'");
+	strbuf_reset(&captured);
+	strbuf_reset(&out);
+	in.logs = "/logs/%j";
+	assert_int_equal(script_render(&out, "{{SBATCH}}", &in), SWEEP_ERR);
+	assert_non_null(strstr(captured.buf, "error: the logs folder '/logs/%j' cannot stand in an #SBATCH line"));
+	release_captured();
+	strbuf_release(&out);
+}
+
+/* The rendered default script is valid bash and runs a task end to end. */
+static void test_script_runs_as_a_task(void **state)
+{
+	struct cfg cfg;
+	struct plan plan = hostile_plan();
+	struct script_input in = {0};
+	struct strbuf out = STRBUF_INIT;
+	char *dir = make_tmpdir();
+	char *sweep_dir = xstrfmt("%s/sweeps/1", dir), *script = xstrfmt("%s/demo.sbatch", sweep_dir);
+	char *logs = xstrfmt("%s/logs", dir), *result;
+	struct strbuf check = STRBUF_INIT;
+
+	(void)state;
+	fill_cfg(&cfg);
+	cfg.setup = NULL;
+	cfg.command = "printf '%s' {v} > \"$SWEEP_TASK_DIR/value\"; exit 5";
+	in.cfg = &cfg;
+	in.plan = &plan;
+	in.sweep_id = 1;
+	in.sweep_dir = sweep_dir;
+	in.script = script;
+	in.logs = logs;
+	in.workdir = dir;
+	in.source = "demo.yaml";
+	assert_int_equal(script_render(&out, script_default_template, &in), 0);
+	assert_int_equal(script_write_files(&in, out.buf), 0);
+	for (size_t s = 0; s < NHOSTILE; s++) {
+		const char *argv[] = {"bash", script, NULL};
+		char *env_task = xstrfmt("SLURM_ARRAY_TASK_ID=%zu", s - s % 2);
+		char *env_offset = xstrfmt("SWEEP_INDEX_OFFSET=%zu", s % 2);
+		const char *env[] = {env_task, env_offset, NULL};
+		struct proc_result res;
+		char *path = xstrfmt("%s/tasks/%zu/value", sweep_dir, s);
+
+		proc_result_init(&res);
+		assert_int_equal(proc_run(&res, argv, env, 30), 0);
+		assert_int_equal(res.status, 5); /* the command's own status */
+		strbuf_reset(&check);
+		assert_int_equal(strbuf_read_file(&check, path), 0);
+		assert_string_equal(check.buf, hostile[s]);
+		proc_result_release(&res);
+		free(path);
+		free(env_task);
+		free(env_offset);
+	}
+	result = xstrfmt("%s/tasks.tsv", sweep_dir);
+	strbuf_reset(&check);
+	assert_int_equal(strbuf_read_file(&check, result), 0);
+	assert_non_null(strstr(check.buf, "index\tsetting\tseed\tv\n0\t0\t7\tplain\n"));
+	assert_non_null(strstr(check.buf, "\ttwo\\nlines\n"));
+	free(result);
+	assert_int_equal(access("/tmp/sweep-pwned", F_OK), -1);
+	remove_tree(dir);
+	strbuf_release(&check);
+	strbuf_release(&out);
+	free(sweep_dir);
+	free(script);
+	free(logs);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_script_values_reach_command_exactly),
+		cmocka_unit_test(test_script_placeholder_rendering),
+		cmocka_unit_test(test_script_unknown_placeholder),
+		cmocka_unit_test(test_script_array_spec),
+		cmocka_unit_test(test_script_render_full),
+		cmocka_unit_test(test_script_template_errors),
+		cmocka_unit_test(test_script_runs_as_a_task),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
