@@ -103,13 +103,12 @@ daemon_log() {
 # daemon_pid NAME: print the pid of the daemon WE started (pid file in $RUN and a live
 # process with the right name), or fail.
 daemon_pid() {
-    local pidfile pid comm
+    local pidfile pid
     pidfile=$(daemon_pidfile "$1")
     [[ -r $pidfile ]] || return 1
     read -r pid <"$pidfile" 2>/dev/null || return 1
     [[ $pid =~ ^[0-9]+$ ]] || return 1
-    comm=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
-    [[ $comm == "$(daemon_comm "$1")" ]] || return 1
+    alive "$pid" "$(daemon_comm "$1")" || return 1
     echo "$pid"
 }
 
@@ -164,10 +163,17 @@ wait_until() {
     done
 }
 
+# alive PID COMM: PID is a live (not zombie) process named COMM.
+alive() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    [[ $stat == "$1 ($2) "* && $stat != "$1 ($2) Z"* ]]
+}
+
 # stop_daemon NAME: SIGTERM the daemon we started and wait (bounded) until it is gone;
 # SIGKILL if it does not stop in time.
 stop_daemon() {
-    local name=$1 pid deadline
+    local name=$1 pid deadline t0=$SECONDS
     if ! pid=$(daemon_pid "$name"); then
         rm -f "$(daemon_pidfile "$name")"
         return 1
@@ -175,12 +181,12 @@ stop_daemon() {
     say "stopping $name (pid $pid)"
     kill -TERM "$pid" 2>/dev/null || true
     deadline=$((SECONDS + WAIT))
-    while [[ -d /proc/$pid ]] && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "$(daemon_comm "$name")" ]]; do
+    while alive "$pid" "$(daemon_comm "$name")"; do
         if ((SECONDS >= deadline)); then
             warn "$name (pid $pid) ignored SIGTERM for ${WAIT}s, sending SIGKILL"
             kill -KILL "$pid" 2>/dev/null || true
             deadline=$((SECONDS + 10))
-            while [[ -d /proc/$pid ]]; do
+            while alive "$pid" "$(daemon_comm "$name")"; do
                 ((SECONDS < deadline)) || die "$name (pid $pid) survives SIGKILL" "$(daemon_log "$name")"
                 sleep 0.1
             done
@@ -189,6 +195,7 @@ stop_daemon() {
         sleep 0.1
     done
     rm -f "$(daemon_pidfile "$name")"
+    say "$name stopped after $((SECONDS - t0))s"
     return 0
 }
 
@@ -197,7 +204,7 @@ stop_daemon() {
 ensure_packages() {
     local p missing=() rc=0 policy_added=0
     for p in "${PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+        [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
     done
     ((${#missing[@]})) || return 0
     command -v apt-get >/dev/null || die "packages missing (${missing[*]}) and no apt-get to install them"
@@ -223,7 +230,7 @@ ensure_packages() {
             ((rc)) || "${apt[@]}" install "${missing[@]}" >>"$LOGS/apt.log" 2>&1 </dev/null || rc=$?
         fi
     fi
-    ((policy_added)) && rm -f /usr/sbin/policy-rc.d
+    if ((policy_added)); then rm -f /usr/sbin/policy-rc.d; fi
     ((rc == 0)) || die "apt-get failed to install ${missing[*]}" "$LOGS/apt.log"
 }
 
