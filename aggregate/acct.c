@@ -16,14 +16,16 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "error.h"
 #include "cluster.h"
+#include "error.h"
 #include "strbuf.h"
 
 #include "banned.h"
 
-/* 22.05 names its list types List and ListIterator, 23.02 adds list_t and list_itr_t, 24.05
- * removes the old names. */
+/*
+ * 22.05 names its list types List and ListIterator; 23.02 adds list_t and
+ * list_itr_t; 24.05 removes the old names.
+ */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
 #define SLIST      list_t *
 #define SLIST_ITER list_itr_t *
@@ -308,8 +310,7 @@ int acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n)
 	errno = 0;
 	conn = slurmdb_connection_get(NULL);
 	if (!conn || errno) {
-		ret = error("cannot reach slurmdbd: %s; check that it is running "
-		            "('sacctmgr ping' or 'sacct' should answer)",
+		ret = error("cannot reach slurmdbd: %s (is it running? 'sacct' tells)",
 		            slurm_strerror(errno ? errno : ESLURM_DB_CONNECTION));
 		goto out;
 	}

@@ -114,6 +114,7 @@ struct loader {
 	char **shown; /* strings made for messages, freed at the end */
 	size_t nshown, shown_alloc;
 	const struct node *mem_key, *mem_per_cpu_key;
+	const struct node *time_value, *signal_value;
 	const struct node *cases; /* checked once grid and zip are known */
 	const struct node *command;
 };
@@ -977,11 +978,14 @@ static int read_slurm(struct loader *ld, const struct node *map)
 				ret = AT(ld, v, "'slurm.time': bad time '%s': %s",
 				         show(ld, v->text), why);
 			if (!ret) {
+				ld->time_value = v;
 				s->time_unlimited = unlimited;
 				s->time_min = unlimited ? 0 : (uint32_t)((seconds + 59) / 60);
 			}
-		} else if (!strcmp(k, "signal"))
+		} else if (!strcmp(k, "signal")) {
+			ld->signal_value = v;
 			ret = read_signal(ld, v);
+		}
 		else if (!strcmp(k, "extra"))
 			ret = read_extra(ld, v);
 		free(path);
@@ -999,6 +1003,27 @@ static int read_slurm(struct loader *ld, const struct node *map)
 		return AT(ld, later, "'slurm.mem' and 'slurm.mem_per_cpu' cannot both be given");
 	}
 	return 0;
+}
+
+/*
+ * The warning signal must come after the start: Slurm sends it as soon as
+ * the time left is below the seconds asked for, and before the command has
+ * set up its handler the signal would end it.
+ */
+static int check_signal_time(struct loader *ld)
+{
+	const struct cfg_slurm *s = &ld->cfg->slurm;
+	const struct node *at = ld->signal_value ? ld->signal_value : ld->time_value;
+
+	if (!ld->time_value || s->time_unlimited || !s->time_min)
+		return 0;
+	if ((uint64_t)s->signal_seconds < (uint64_t)s->time_min * 60)
+		return 0;
+	return AT(ld, at,
+		  "the warning signal (%s@%u) would be sent at the start: 'slurm.time' is only "
+		  "%u minute%s; give 'slurm.signal' fewer seconds (e.g. %s@%u) or more time",
+		  s->signal, s->signal_seconds, (unsigned)s->time_min, s->time_min == 1 ? "" : "s",
+		  s->signal, s->time_min * 60 / 4);
 }
 
 static int read_env(struct loader *ld, const struct node *map)
@@ -1395,6 +1420,8 @@ int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t 
 		out->slurm.signal = xstrdup(DEFAULT_SIGNAL);
 		out->slurm.signal_seconds = DEFAULT_SIGNAL_SEC;
 	}
+	if (check_signal_time(&ld))
+		goto out;
 	ret = 0;
 out:
 	yaml_parser_delete(&ld.parser);

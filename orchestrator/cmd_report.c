@@ -160,6 +160,39 @@ static struct result *read_results(const struct sweep_rec *rec, const struct tas
 	return results;
 }
 
+/*
+ * A metric that no result holds is most likely a typing mistake: say so,
+ * with the metrics there are, rather than only listing every task as failed.
+ */
+static void check_metric_names(const struct gate_result *gate, const struct result *results,
+                               size_t ntasks)
+{
+	const struct result *sample = NULL;
+
+	for (size_t m = 0; m < gate->nmetrics; m++) {
+		struct strbuf have = STRBUF_INIT;
+		bool found = false;
+
+		for (size_t i = 0; i < ntasks && !found; i++) {
+			if (results[i].status != RESULT_OK)
+				continue;
+			if (!sample)
+				sample = &results[i];
+			found = result_find(&results[i], gate->metrics[m]) != NULL;
+		}
+		if (found || !sample)
+			continue;
+		for (size_t k = 0; k < sample->nentries; k++) {
+			if (sample->entries[k].kind == RESULT_OTHER)
+				continue;
+			strbuf_addf(&have, "%s%s", have.len ? ", " : "", sample->entries[k].key);
+		}
+		warning("no result file has a metric '%s'; task %zu's has: %s", gate->metrics[m],
+		        (size_t)(sample - results), have.len ? have.buf : "no numbers");
+		strbuf_release(&have);
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
@@ -199,6 +232,8 @@ int cmd_report(int argc, char **argv)
 	results = read_results(&rec, outcomes, plan.ntasks);
 
 	gate_check(&gate, &plan, outcomes, results, o.metrics, o.nmetrics);
+	if (o.nmetrics)
+		check_metric_names(&gate, results, plan.ntasks);
 	report_build(&rep, &plan, &gate, results);
 	rep.name = rec.name;
 	rep.id = rec.id;

@@ -27,9 +27,10 @@
 #include "banned.h"
 
 /* One accounting query per refresh is cheap for one sweep; many users watching is not. */
-#define WATCH_DEFAULT_S 10
-#define WATCH_MIN_S     5
-#define BAR_WIDTH       30
+#define WATCH_DEFAULT_S    10
+#define WATCH_MIN_S        5
+#define WATCH_MAX_FAILURES 3 /* refreshes in a row that may fail before --watch gives up */
+#define BAR_WIDTH          30
 /* How long after sbatch a record missing from slurmdbd is still normal. */
 #define MISSING_GRACE_S 120
 
@@ -473,7 +474,8 @@ int cmd_status(int argc, char **argv)
 	struct store *st = NULL;
 	struct plan plan;
 	struct view v;
-	bool tty = isatty(STDOUT_FILENO), missing_seen = false;
+	bool tty = isatty(STDOUT_FILENO), missing_seen = false, shown = false;
+	unsigned failures = 0;
 	int ret = EXIT_ERROR, code;
 
 	sweep_rec_init(&rec);
@@ -490,11 +492,18 @@ int cmd_status(int argc, char **argv)
 	if (store_load_plan(st, &plan, rec.id) < 0)
 		goto out;
 	for (;;) {
-		if (view_load(&v, st, rec.id, &plan) < 0)
-			goto out;
-		print_view(&v, &plan, &o, tty);
-		if (!o.watch || settled(&v, &missing_seen))
-			break;
+		if (view_load(&v, st, rec.id, &plan) < 0) {
+			/* slurmdbd restarts happen: a watch rides over a few failed refreshes. */
+			if (!o.watch || !shown || ++failures > WATCH_MAX_FAILURES)
+				goto out;
+			warning("refresh failed; trying again in %u s", o.interval_s);
+		} else {
+			failures = 0;
+			shown = true;
+			print_view(&v, &plan, &o, tty);
+			if (!o.watch || settled(&v, &missing_seen))
+				break;
+		}
 		if (fflush(stdout) != 0 || ferror(stdout))
 			goto out; /* a closed pipe ends the watch; main reports it */
 		view_release(&v);

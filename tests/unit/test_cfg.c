@@ -252,6 +252,12 @@ static const struct bad_case value_errors[] = {
     {BASE "slurm: {mem: 1.5G}\n",
      "t.yaml:3:14: 'slurm.mem': bad memory size '1.5G': expected a whole number with an "
      "optional suffix K, M, G or T (as in 4000 or 32G)"},
+    {BASE "slurm: {time: 2}\n",
+     "t.yaml:3:15: the warning signal (USR1@120) would be sent at the start: 'slurm.time' is "
+     "only 2 minutes; give 'slurm.signal' fewer seconds (e.g. USR1@30) or more time"},
+    {BASE "slurm: {signal: USR2@60, time: \"0:45\"}\n",
+     "t.yaml:3:17: the warning signal (USR2@60) would be sent at the start: 'slurm.time' is "
+     "only 1 minute; give 'slurm.signal' fewer seconds (e.g. USR2@15) or more time"},
     {BASE "slurm:\n  mem: 4G\n  mem_per_cpu: 1G\n",
      "t.yaml:5:3: 'slurm.mem' and 'slurm.mem_per_cpu' cannot both be given"},
     {BASE "slurm:\n  mem_per_cpu: 1G\n  mem: 4G\n",
@@ -720,10 +726,10 @@ static void test_cfg_slurm_forms(void **state)
 
 	(void)state;
 	cfg_init(&cfg);
-	load_ok(&cfg, BASE "slurm: {time: \"0:30\", signal: sigterm, mem_per_cpu: 1536}\n");
+	load_ok(&cfg, BASE "slurm: {time: \"0:30\", signal: sigterm@20, mem_per_cpu: 1536}\n");
 	assert_int_equal(cfg.slurm.time_min, 1);
 	assert_string_equal(cfg.slurm.signal, "TERM");
-	assert_int_equal(cfg.slurm.signal_seconds, 120);
+	assert_int_equal(cfg.slurm.signal_seconds, 20);
 	assert_int_equal(cfg.slurm.mem_per_cpu_mb, 1536);
 	load_ok(&cfg, BASE "slurm: {time: unlimited, signal: \"Usr1@0\", mem: 1025K}\n");
 	assert_true(cfg.slurm.time_unlimited);
@@ -731,9 +737,9 @@ static void test_cfg_slurm_forms(void **state)
 	assert_string_equal(cfg.slurm.signal, "USR1");
 	assert_int_equal(cfg.slurm.signal_seconds, 0);
 	assert_int_equal(cfg.slurm.mem_mb, 2);
-	load_ok(&cfg, BASE "slurm: {time: 90, signal: ALRM@65535, extra: [], partition: "
+	load_ok(&cfg, BASE "slurm: {time: 1100, signal: ALRM@65535, extra: [], partition: "
 	                   "\"a b#c\", gpus_per_task: \"a100:2\"}\n");
-	assert_int_equal(cfg.slurm.time_min, 90);
+	assert_int_equal(cfg.slurm.time_min, 1100);
 	assert_int_equal(cfg.slurm.signal_seconds, 65535);
 	assert_int_equal(cfg.slurm.nextra, 0);
 	assert_string_equal(cfg.slurm.partition, "a b#c");

@@ -479,6 +479,58 @@ static void test_outcome_recorded_cancelled_throttled(void **state)
 	acct_set_release(&set);
 }
 
+static void test_outcome_recorded_requeue(void **state)
+{
+	struct array_rec arrays[] = {array(118, 0, "0-2", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	load_records(&set, "requeue-pending.txt");
+	out = build(3, arrays, 1, &set);
+	assert_int_equal(out[1].state, TS_PENDING);
+	assert_int_equal(out[1].restarts, 1);
+	assert_int_equal(out[1].job_id, 120);
+	assert_int_equal(out[0].restarts, 0);
+	assert_int_equal(out[2].state, TS_COMPLETED);
+	free(out);
+	acct_set_release(&set);
+
+	load_records(&set, "requeue.txt");
+	out = build(3, arrays, 1, &set);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(out[i].state, TS_COMPLETED);
+		assert_int_equal(out[i].restarts, i == 1);
+		assert_int_equal(out[i].attempts, 1);
+	}
+	assert_int_equal(out[1].maxrss_bytes, 3346432);
+	free(out);
+	acct_set_release(&set);
+}
+
+static void test_outcome_recorded_node_fail_requeue(void **state)
+{
+	struct array_rec arrays[] = {array(123, 0, "0-11%8", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	load_records(&set, "node-fail-requeue.txt");
+	out = build(12, arrays, 1, &set);
+	for (size_t i = 0; i < 12; i++) {
+		bool requeued = i == 0 || i == 3 || i == 4 || i == 7;
+
+		assert_int_equal(out[i].state, TS_COMPLETED);
+		assert_int_equal(out[i].exit_code, 0);
+		assert_int_equal(out[i].restarts, requeued ? 1 : 0);
+		assert_true(out[i].maxrss_bytes != ACCT_NO_VALUE);
+	}
+	free(out);
+	acct_set_release(&set);
+}
+
 /* ---- outcome_build on hand-built sets ---- */
 
 static void test_outcome_pending_large_bitmap(void **state)
@@ -544,10 +596,6 @@ static void test_outcome_pending_range_list(void **state)
 
 static void test_outcome_requeue_restarts(void **state)
 {
-	/*
-	 * As Slurm 22.05 records a task that requeued itself: a REQUEUED row,
-	 * then the new run; Slurm resets the submit time on requeue.
-	 */
 	struct array_rec arrays[] = {array(76, 0, "0-2", 1)};
 	struct acct_set set;
 	struct task_outcome *out;
@@ -556,7 +604,7 @@ static void test_outcome_requeue_restarts(void **state)
 	acct_set_init(&set);
 	add_run(&set, 76, 0, TS_COMPLETED, 100, 110);
 	add_run(&set, 76, 2, TS_COMPLETED, 100, 110);
-	/* Newest first, as slurmdbd may return them. */
+	/* As in requeue.txt, but newest first: slurmdbd promises no order. */
 	add_run(&set, 76, 1, TS_RUNNING, 300, 450)->job_id = 77;
 	add_run(&set, 76, 1, TS_REQUEUED, 100, 110)->job_id = 77;
 	out = build(3, arrays, 1, &set);
@@ -567,7 +615,7 @@ static void test_outcome_requeue_restarts(void **state)
 	assert_int_equal(out[0].restarts, 0);
 	free(out);
 
-	/* Two requeues, the last run pending again; the same submit time everywhere. */
+	/* Two restarts, the last run pending; equal submit times leave the rest to decide. */
 	acct_set_release(&set);
 	add_run(&set, 76, 1, TS_REQUEUED, 100, 110);
 	add_run(&set, 76, 1, TS_PENDING, 100, 0);
@@ -829,6 +877,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_outcome_recorded_running_throttled, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_recorded_cancelled_throttled, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_recorded_requeue, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_recorded_node_fail_requeue, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_pending_large_bitmap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_pending_range_list, setup, teardown),
