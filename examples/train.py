@@ -32,6 +32,7 @@ def main():
         loss = (w - target) ** 2
     time.sleep(args.sleep)
 
+    loss += 0.5 / args.width  # a wider model fits better
     metrics = {"loss": loss, "accuracy": 1.0 / (1.0 + 10.0 * loss), "steps": args.steps}
     path = os.environ.get("SWEEP_RESULT", "result.json")
     tmp = path + ".tmp"

@@ -75,4 +75,22 @@ wait_sweep() {
 	wait_until 60 "accounting to record $n ended tasks" accounting_final "$n"
 }
 
+# completed_once N: every one of N array tasks (JobID A_a) of JOBS ended
+# COMPLETED 0:0 exactly once. Earlier runs of a requeued task (a node
+# failure, say) may stand before, but no task completed twice.
+completed_once() {
+	sacct_tasks | python3 -c '
+import sys, collections
+n = int(sys.argv[1])
+runs = collections.defaultdict(list)
+for line in sys.stdin:
+    raw, jobid, state, code = line.rstrip("\n").split("|")
+    runs[jobid].append((state, code))
+bad = [f"{j}: {r}" for j, r in runs.items() if [x for x in r if x[0] == "COMPLETED"] != [("COMPLETED", "0:0")] or r[-1] != ("COMPLETED", "0:0")]
+if len(runs) != n or bad:
+    print(f"expected {n} tasks each COMPLETED 0:0 once, got {len(runs)} tasks; " + "; ".join(bad[:10]))
+    sys.exit(1)
+' "$1"
+}
+
 sweep_dir() { printf '%s/sweeps/%s' "$SWEEP_STATE_DIR" "$SWEEP_ID"; }

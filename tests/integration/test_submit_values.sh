@@ -50,10 +50,5 @@ print(f"all {len(values) * len(seeds)} tasks received their exact values")
 PY
 
 # Exactly one run per index, every one COMPLETED 0:0.
-rows=$(sacct_tasks)
-[ "$(printf '%s\n' "$rows" | grep -c .)" -eq 26 ] || fail "expected 26 task rows, got: $rows"
-bad=$(printf '%s\n' "$rows" | grep -v '|COMPLETED|0:0$' || true)
-[ -z "$bad" ] || fail "tasks did not all complete: $bad"
-dups=$(printf '%s\n' "$rows" | cut -d'|' -f2 | sort | uniq -d)
-[ -z "$dups" ] || fail "tasks ran more than once: $dups"
+completed_once 26 || fail "not every task completed exactly once"
 log "ok"
