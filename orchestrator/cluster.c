@@ -16,7 +16,9 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "acct.h"
 #include "error.h"
+#include "store.h"
 #include "proc.h"
 #include "strbuf.h"
 
@@ -88,11 +90,17 @@ static void squeeze(struct strbuf *out, const struct strbuf *text)
 		strbuf_addstr(out, "(no message)");
 }
 
-int cluster_submit(uint32_t *job_id, const struct cluster_submit *req)
+int cluster_submit(uint32_t *job_id, const struct backend_submit *req)
 {
 	const char **argv;
 	char *array = xstrfmt("--array=%s", req->array);
-	char *export = xstrfmt("--export=ALL,SWEEP_INDEX_OFFSET=%u", req->offset);
+	/*
+	 * The offset goes to the script as its argument. Not through --export:
+	 * any value but ALL or NONE there makes slurmd load the user's login
+	 * environment (su - user) for every task, which is slow and changes
+	 * what the task sees.
+	 */
+	char *offset = xstrfmt("%u", req->offset);
 	struct proc_result res;
 	struct strbuf msg = STRBUF_INIT;
 	size_t n = 0, nextra = 0;
@@ -106,10 +114,10 @@ int cluster_submit(uint32_t *job_id, const struct cluster_submit *req)
 	argv[n++] = "sbatch";
 	argv[n++] = "--parsable";
 	argv[n++] = array;
-	argv[n++] = export;
 	for (size_t i = 0; i < nextra; i++)
 		argv[n++] = req->extra_args[i];
 	argv[n++] = req->script;
+	argv[n++] = offset;
 	argv[n] = NULL;
 
 	proc_result_init(&res);
@@ -144,7 +152,7 @@ out:
 	proc_result_release(&res);
 	free(argv);
 	free(array);
-	free(export);
+	free(offset);
 	return ret;
 }
 
@@ -166,3 +174,41 @@ int cluster_cancel(const uint32_t *job_ids, size_t n)
 	}
 	return ret;
 }
+
+static int cluster_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
+			   const struct array_rec *arrays, size_t narrays)
+{
+	uint32_t *ids = xcalloc(narrays ? narrays : 1, sizeof(*ids));
+	int ret;
+
+	(void)st;
+	(void)rec;
+	for (size_t i = 0; i < narrays; i++)
+		ids[i] = arrays[i].job_id;
+	ret = acct_fetch(out, ids, narrays);
+	free(ids);
+	return ret;
+}
+
+static int cluster_cancel_arrays(struct store *st, const struct sweep_rec *rec,
+				 const struct array_rec *arrays, size_t narrays)
+{
+	uint32_t *ids = xcalloc(narrays ? narrays : 1, sizeof(*ids));
+	int ret;
+
+	(void)st;
+	(void)rec;
+	for (size_t i = 0; i < narrays; i++)
+		ids[i] = arrays[i].job_id;
+	ret = cluster_cancel(ids, narrays);
+	free(ids);
+	return ret;
+}
+
+const struct backend_ops cluster_backend = {
+	.name = "slurm",
+	.max_array_size = cluster_max_array_size,
+	.submit = cluster_submit,
+	.records = cluster_records,
+	.cancel = cluster_cancel_arrays,
+};

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend.h"
+
 /*
  * The Slurm side of the seam "submit these indices of this plan": limits
  * read from the controller through libslurm, submission through sbatch
@@ -24,22 +26,18 @@ int cluster_max_array_size(uint32_t *out);
 /* The local cluster's name from slurm.conf (borrowed from libslurm), or NULL. */
 const char *cluster_name(void);
 
-struct cluster_submit {
-	const char *script;   /* path of the generated script */
-	const char *array;    /* --array value, e.g. "0-49%10" */
-	uint32_t offset;      /* passed to the tasks as SWEEP_INDEX_OFFSET */
-	const char *const *extra_args; /* more sbatch options (overrides), NULL-terminated, or NULL */
-	unsigned timeout_s;   /* give up on sbatch after this long (0 = 60) */
-};
-
 /*
- * Runs "sbatch --parsable --array=... [extra] script" with SWEEP_INDEX_OFFSET
- * in its environment and returns the job id. sbatch's own error text is
- * shown to the user in the error message.
+ * Runs "sbatch --parsable --array=... [extra] script OFFSET" and returns
+ * the job id (the script reads its index offset from its argument). sbatch's own error text is shown
+ * to the user in the error message; a silent sbatch is killed after the
+ * timeout.
  */
-int cluster_submit(uint32_t *job_id, const struct cluster_submit *req);
+int cluster_submit(uint32_t *job_id, const struct backend_submit *req);
 
 /* Cancels array jobs (all their tasks). Already-finished jobs are not an error. */
 int cluster_cancel(const uint32_t *job_ids, size_t n);
+
+/* This side of the seam (backend.h): submission, accounting, cancellation. */
+extern const struct backend_ops cluster_backend;
 
 #endif

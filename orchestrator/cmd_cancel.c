@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "cluster.h"
+#include "backend.h"
 #include "error.h"
 #include "store.h"
 #include "strbuf.h"
@@ -37,7 +37,7 @@ int cmd_cancel(int argc, char **argv)
 	struct store *st = NULL;
 	struct array_rec *arrays = NULL;
 	size_t narrays = 0;
-	uint32_t *ids = NULL;
+	const struct backend_ops *ops;
 	int opt, ret = EXIT_ERROR;
 
 	sweep_rec_init(&rec);
@@ -75,20 +75,17 @@ int cmd_cancel(int argc, char **argv)
 		ret = EXIT_OK;
 		goto out;
 	}
-	ids = xcalloc(narrays, sizeof(*ids));
-	for (size_t i = 0; i < narrays; i++)
-		ids[i] = arrays[i].job_id;
+	ops = backend_get(rec.backend);
 	/* Finished array jobs are skipped quietly; the others' failures are reported. */
-	if (cluster_cancel(ids, narrays) < 0)
+	if (!ops || ops->cancel(st, &rec, arrays, narrays) < 0)
 		goto out;
 	printf("cancelled %zu array job%s of sweep %" PRId64 " '%s':", narrays,
 	       narrays == 1 ? "" : "s", rec.id, rec.name);
 	for (size_t i = 0; i < narrays; i++)
-		printf(" %" PRIu32, ids[i]);
+		printf(" %" PRIu32, arrays[i].job_id);
 	printf(" (tasks that had ended are unchanged)\n");
 	ret = EXIT_OK;
 out:
-	free(ids);
 	array_recs_free(arrays, narrays);
 	sweep_rec_release(&rec);
 	store_close(st);

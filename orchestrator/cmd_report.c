@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "acct.h"
+#include "backend.h"
 #include "cli.h"
 #include "error.h"
 #include "gate.h"
@@ -114,33 +115,6 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	return -1;
 }
 
-/* The outcome of every task: the store's array jobs and one accounting query. */
-static int load_outcomes(struct task_outcome *out, struct acct_set *set, struct store *st,
-                         const struct sweep_rec *rec, size_t ntasks)
-{
-	struct array_rec *arrays = NULL;
-	uint32_t *ids = NULL;
-	size_t narrays = 0;
-	int ret;
-
-	ret = store_load_arrays(st, &arrays, &narrays, rec->id);
-	if (ret < 0)
-		goto out;
-	if (narrays) {
-		ids = xcalloc(narrays, sizeof(*ids));
-		for (size_t i = 0; i < narrays; i++)
-			ids[i] = arrays[i].job_id;
-		ret = acct_fetch(set, ids, narrays);
-		if (ret < 0)
-			goto out;
-	}
-	ret = outcome_build(out, ntasks, arrays, narrays, set);
-out:
-	free(ids);
-	array_recs_free(arrays, narrays);
-	return ret;
-}
-
 /* Reads the result of every task whose run passed; the others' are not looked at. */
 static struct result *read_results(const struct sweep_rec *rec, const struct task_outcome *oc,
                                    size_t ntasks)
@@ -201,6 +175,8 @@ int cmd_report(int argc, char **argv)
 	struct plan plan;
 	struct acct_set set;
 	struct task_outcome *outcomes = NULL;
+	struct array_rec *arrays = NULL;
+	size_t narrays = 0;
 	struct result *results = NULL;
 	struct gate_result gate;
 	struct report rep;
@@ -227,7 +203,9 @@ int cmd_report(int argc, char **argv)
 		        rec.name, sweep_status_name(rec.status), rec.error ? ": " : "",
 		        rec.error ? rec.error : "");
 	outcomes = xcalloc(plan.ntasks ? plan.ntasks : 1, sizeof(*outcomes));
-	if (load_outcomes(outcomes, &set, st, &rec, plan.ntasks) < 0)
+	code = backend_load_outcomes(outcomes, &set, &arrays, &narrays, st, &rec);
+	array_recs_free(arrays, narrays);
+	if (code < 0)
 		goto out;
 	results = read_results(&rec, outcomes, plan.ntasks);
 

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "acct.h"
+#include "backend.h"
 #include "cli.h"
 #include "error.h"
 #include "grid.h"
@@ -155,28 +156,14 @@ static void view_release(struct view *v)
 static int view_load(struct view *v, struct store *st, int64_t id, const struct plan *plan)
 {
 	char idstr[32];
-	uint32_t *ids = NULL;
 	int ret;
 
 	snprintf(idstr, sizeof(idstr), "%" PRId64, id);
 	ret = store_find_sweep(st, &v->rec, idstr);
 	if (ret < 0)
 		return ret;
-	ret = store_load_arrays(st, &v->arrays, &v->narrays, id);
-	if (ret < 0)
-		return ret;
-	/* A sweep whose submission failed before any array job has nothing to ask about. */
-	if (v->narrays) {
-		ids = xcalloc(v->narrays, sizeof(*ids));
-		for (size_t i = 0; i < v->narrays; i++)
-			ids[i] = v->arrays[i].job_id;
-		ret = acct_fetch(&v->set, ids, v->narrays);
-		free(ids);
-		if (ret < 0)
-			return ret;
-	}
 	v->tasks = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->tasks));
-	ret = outcome_build(v->tasks, plan->ntasks, v->arrays, v->narrays, &v->set);
+	ret = backend_load_outcomes(v->tasks, &v->set, &v->arrays, &v->narrays, st, &v->rec);
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < plan->ntasks; i++) {

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cfg.h"
 #include "cli.h"
 #include "error.h"
 #include "grid.h"
-#include "cluster.h"
 #include "script.h"
 #include "proc.h"
 #include "store.h"
@@ -129,21 +129,24 @@ static void print_chunks(const struct chunk *chunks, size_t n, unsigned k)
 	       k ? ", each starting after the previous one ends, so the throttle holds" : "");
 	for (size_t c = 0; c < n; c++) {
 		script_array_spec(spec, sizeof(spec), chunks[c].count, k);
-		printf("#   --array=%s with SWEEP_INDEX_OFFSET=%" PRIu32 " (tasks %" PRIu32
+		printf("#   sbatch --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32
 		       "-%" PRIu32 ")\n",
 		       spec, chunks[c].offset, chunks[c].offset, chunks[c].offset + chunks[c].count - 1);
 	}
 }
 
+static void cancel_chunks(const struct backend_ops *ops, struct store *st,
+			  const struct sweep_rec *rec, const struct chunk *chunks, size_t n);
+
 /* Submits the chunks, recording each accepted one at once. */
-static int submit_chunks(struct store *st, const struct sweep_rec *rec, struct chunk *chunks,
-			 size_t n, unsigned k)
+static int submit_chunks(const struct backend_ops *ops, struct store *st,
+			 const struct sweep_rec *rec, struct chunk *chunks, size_t n, unsigned k)
 {
 	char spec[64], dep[64];
 
 	for (size_t c = 0; c < n; c++) {
 		const char *extra[2] = {NULL, NULL};
-		struct cluster_submit req = {0};
+		struct backend_submit req = {0};
 		struct array_rec arr = {0};
 
 		script_array_spec(spec, sizeof(spec), chunks[c].count, k);
@@ -156,7 +159,7 @@ static int submit_chunks(struct store *st, const struct sweep_rec *rec, struct c
 		req.array = spec;
 		req.offset = chunks[c].offset;
 		req.extra_args = extra;
-		if (cluster_submit(&chunks[c].job_id, &req) < 0)
+		if (ops->submit(&chunks[c].job_id, &req) < 0)
 			return SWEEP_ERR;
 		arr.job_id = chunks[c].job_id;
 		arr.offset = chunks[c].offset;
@@ -164,7 +167,7 @@ static int submit_chunks(struct store *st, const struct sweep_rec *rec, struct c
 		arr.attempt = 1;
 		if (store_add_array(st, rec->id, &arr) < 0) {
 			/* Slurm has it but we could not record it: do not leave it running. */
-			cluster_cancel(&chunks[c].job_id, 1);
+			cancel_chunks(ops, st, rec, chunks + c, 1);
 			return SWEEP_ERR;
 		}
 	}
@@ -178,11 +181,15 @@ static void as_warning(const char *kind, const char *msg)
 	fprintf(stderr, "sweep: warning: %s\n", msg);
 }
 
-static void cancel_chunks(const struct chunk *chunks, size_t n)
+static void cancel_chunks(const struct backend_ops *ops, struct store *st,
+			  const struct sweep_rec *rec, const struct chunk *chunks, size_t n)
 {
-	for (size_t c = 0; c < n; c++)
-		if (chunks[c].job_id)
-			cluster_cancel(&chunks[c].job_id, 1);
+	for (size_t c = 0; c < n; c++) {
+		struct array_rec arr = {.job_id = chunks[c].job_id};
+
+		if (arr.job_id)
+			ops->cancel(st, rec, &arr, 1);
+	}
 }
 
 int cmd_submit(int argc, char **argv)
@@ -207,6 +214,7 @@ int cmd_submit(int argc, char **argv)
 	uint32_t max_array = 0;
 	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
 	sigset_t block, old;
+	const struct backend_ops *ops = backend_get("slurm");
 
 	cfg_init(&cfg);
 	plan_init(&plan);
@@ -247,12 +255,12 @@ int cmd_submit(int argc, char **argv)
 	if (dry_run) {
 		/* A dry run works without a cluster: say so, and show one array. */
 		error_set_handler(as_warning);
-		if (cluster_max_array_size(&max_array) < 0) {
+		if (ops->max_array_size(&max_array) < 0) {
 			warning("showing the sweep as one array: MaxArraySize is unknown");
 			max_array = 0;
 		}
 		error_set_handler(NULL);
-	} else if (cluster_max_array_size(&max_array) < 0) {
+	} else if (ops->max_array_size(&max_array) < 0) {
 		goto out;
 	}
 	chunks = plan_chunks(plan.ntasks, max_array, &nchunks);
@@ -291,7 +299,7 @@ int cmd_submit(int argc, char **argv)
 	rec.name = xstrdup(cfg.name);
 	rec.source = xstrdup(source);
 	rec.logs = xstrdup(logs);
-	rec.backend = xstrdup("slurm");
+	rec.backend = xstrdup(ops->name);
 	rec.max_concurrent = cfg.slurm.max_concurrent;
 	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
 		goto out;
@@ -312,10 +320,10 @@ int cmd_submit(int argc, char **argv)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	if (submit_chunks(st, &rec, chunks, nchunks, cfg.slurm.max_concurrent) < 0) {
+	if (submit_chunks(ops, st, &rec, chunks, nchunks, cfg.slurm.max_concurrent) < 0) {
 		char *reason = xstrdup(error_last());
 
-		cancel_chunks(chunks, nchunks);
+		cancel_chunks(ops, st, &rec, chunks, nchunks);
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, reason);
 		free(reason);
 		sigprocmask(SIG_SETMASK, &old, NULL);

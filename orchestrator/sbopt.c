@@ -154,7 +154,6 @@ static const struct reserved reserved[] = {
     {"error", NULL, "sweep sets the log files itself (the folder is the 'logs' key)"},
     {"gpus-per-task", "slurm.gpus_per_task", NULL},
     {"gres", "slurm.gres", NULL},
-    {"export", "env", "sweep passes each array's index offset through --export itself"},
     {"help", NULL, "sbatch would print help and submit nothing"},
     {"job-name", "name", NULL},
     {"mem", "slurm.mem", NULL},

@@ -276,13 +276,14 @@ static void test_script_runs_as_a_task(void **state)
 	assert_int_equal(script_render(&out, script_default_template, &in), 0);
 	assert_int_equal(script_write_files(&in, out.buf), 0);
 	for (size_t s = 0; s < NHOSTILE; s++) {
-		const char *argv[] = {"bash", script, NULL};
+		const char *argv[] = {"bash", script, NULL, NULL};
 		char *env_task = xstrfmt("SLURM_ARRAY_TASK_ID=%zu", s - s % 2);
-		char *env_offset = xstrfmt("SWEEP_INDEX_OFFSET=%zu", s % 2);
-		const char *env[] = {env_task, env_offset, NULL};
+		char *offset = xstrfmt("%zu", s % 2);
+		const char *env[] = {env_task, NULL};
 		struct proc_result res;
 		char *path = xstrfmt("%s/tasks/%zu/value", sweep_dir, s);
 
+		argv[2] = offset;
 		proc_result_init(&res);
 		assert_int_equal(proc_run(&res, argv, env, 30), 0);
 		assert_int_equal(res.status, 5); /* the command's own status */
@@ -292,7 +293,7 @@ static void test_script_runs_as_a_task(void **state)
 		proc_result_release(&res);
 		free(path);
 		free(env_task);
-		free(env_offset);
+		free(offset);
 	}
 	result = xstrfmt("%s/tasks.tsv", sweep_dir);
 	strbuf_reset(&check);

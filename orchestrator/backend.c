@@ -1,0 +1,47 @@
+#include "backend.h"
+
+#include <string.h>
+
+#include "acct.h"
+#include "cluster.h"
+#include "error.h"
+#include "outcome.h"
+#include "store.h"
+
+#include "banned.h"
+
+static const struct backend_ops *const backends[] = {
+	&cluster_backend,
+};
+
+const struct backend_ops *backend_get(const char *name)
+{
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (!strcmp(backends[i]->name, name ? name : "slurm"))
+			return backends[i];
+	error("sweep ran on '%s', which this sweep does not know; use a newer sweep", name);
+	return NULL;
+}
+
+int backend_load_outcomes(struct task_outcome *out, struct acct_set *set,
+			  struct array_rec **arrays, size_t *narrays, struct store *st,
+			  const struct sweep_rec *rec)
+{
+	const struct backend_ops *ops = backend_get(rec->backend);
+	int ret;
+
+	*arrays = NULL;
+	*narrays = 0;
+	if (!ops)
+		return SWEEP_ERR;
+	ret = store_load_arrays(st, arrays, narrays, rec->id);
+	if (ret < 0)
+		return ret;
+	/* A sweep whose submission failed before any array job has nothing to ask about. */
+	if (*narrays) {
+		ret = ops->records(set, st, rec, *arrays, *narrays);
+		if (ret < 0)
+			return ret;
+	}
+	return outcome_build(out, rec->ntasks, *arrays, *narrays, set);
+}
