@@ -76,8 +76,8 @@ double advise_expected(const struct advise_params *p, double interval_s);
 
 /*
  * The exact best interval of the model for this job: the work cut into n
- * equal segments, with the n that minimises advise_expected (between 1
- * and 1,000,000 segments). Sets *segments to that n when not NULL.
+ * equal segments, with the n that minimises advise_expected; 0 when one
+ * segment (no checkpoint) is best. Sets *segments to that n when not NULL.
  */
 double advise_best_interval(const struct advise_params *p, uint64_t *segments);
 
@@ -101,13 +101,13 @@ void advise_simulate(struct advise_mc *out, const struct advise_params *p, doubl
 
 /* What the accounting of a sweep says about interruptions. */
 struct advise_mtbf {
-	size_t runs;             /* task runs that started (a requeued task has several) */
-	double run_s;            /* their elapsed time, summed */
-	size_t interruptions;    /* runs counted as interrupted */
+	size_t runs;                 /* task runs that started (a requeued task has several) */
+	double run_s;                /* their elapsed time, summed */
+	size_t interruptions;        /* runs counted as interrupted */
 	size_t by_state[TS_NSTATES]; /* interruptions by the state their run ended in */
-	size_t timeouts;         /* runs that hit their time limit: not counted */
-	bool has_estimate;       /* interruptions > 0 and run_s > 0 */
-	double mtbf_s;           /* run_s / interruptions, when has_estimate */
+	size_t timeouts;             /* runs that hit their time limit: not counted */
+	bool has_estimate;           /* interruptions > 0 and run_s > 0 */
+	double mtbf_s;               /* run_s / interruptions, when has_estimate */
 };
 
 /*
@@ -131,7 +131,7 @@ struct advise_row {
 	struct advise_mc mc;
 };
 
-#define ADVISE_MC_RUNS     20000
+#define ADVISE_MC_RUNS      20000
 #define ADVISE_DEFAULT_SEED 1
 
 /* Everything the command prints. */
@@ -139,7 +139,7 @@ struct advise_report {
 	/* Set by the caller. */
 	struct advise_params params; /* params.mtbf_s: given, or estimated (0 when none) */
 	uint64_t seed;
-	const char *sweep;           /* --from: the sweep's name (borrowed), else NULL */
+	const char *sweep; /* --from: the sweep's name (borrowed), else NULL */
 	int64_t sweep_id;
 	const struct advise_mtbf *observed; /* --from: the estimate (borrowed), else NULL */
 

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "acct.h"
 
@@ -68,6 +69,8 @@ uint64_t rightsize_clean_time_min(uint64_t seconds);
 
 /* x times factor, rounded up, in whole units; saturates at UINT64_MAX. */
 uint64_t rightsize_scale_up(uint64_t x, double factor);
+/* More than had: had times factor, rounded up, and at least had + 1. */
+uint64_t rightsize_raise(uint64_t had, double factor);
 
 /* Whether the run ran out of memory / hit its time limit: its measure is a lower bound. */
 bool rightsize_out_of_memory(const struct task_outcome *o);
@@ -104,18 +107,19 @@ enum rightsize_gap {
 /* One group of tasks: a setting, or the whole sweep. */
 struct rightsize_group {
 	size_t ntasks;
-	size_t nran;      /* ended after running: the tasks measured */
-	size_t nactive;   /* pending, running, suspended, requeued */
-	size_t nmissing;  /* no record in accounting */
-	size_t nno_rss;   /* ran but have no MaxRSS */
-	size_t noom;      /* ran out of memory */
-	size_t ntimeout;  /* hit the time limit */
-	uint64_t req_mem_mb;   /* the largest request among those that ran; 0 if unknown */
-	uint64_t timelimit_s;  /* the largest limit among those that ran; ACCT_NO_VALUE if unknown */
-	uint64_t peak_rss;     /* bytes; ACCT_NO_VALUE when no task has a MaxRSS */
-	uint64_t longest_s;    /* longest elapsed among those that ran */
-	uint64_t mem_bound_mb; /* the most an out-of-memory task had; 0 if none */
-	uint64_t time_bound_s; /* the most a task over its time limit had; 0 if none */
+	size_t nran;          /* ended after running: the tasks measured */
+	size_t nactive;       /* pending, running, suspended, requeued */
+	size_t nmissing;      /* no record in accounting */
+	size_t nno_rss;       /* ran but have no MaxRSS */
+	size_t noom;          /* ran out of memory */
+	size_t ntimeout;      /* hit the time limit */
+	uint64_t req_mem_mb;  /* the largest request among those that ran; 0 if unknown */
+	uint64_t timelimit_s; /* the largest limit among those that ran; ACCT_NO_VALUE if unknown */
+	uint64_t peak_rss;    /* bytes; ACCT_NO_VALUE when no task has a MaxRSS */
+	uint64_t longest_s;   /* longest elapsed among those that ran */
+	uint64_t mem_bound_mb;             /* the most an out-of-memory task had; 0 if none */
+	uint64_t mem_bound_bytes;          /* the same before rounding up to MiB, for people */
+	uint64_t time_bound_s;             /* the most a task over its time limit had; 0 if none */
 	double mem_eff_min, mem_eff_max;   /* over the tasks that ran; NAN if none */
 	double time_eff_min, time_eff_max; /* likewise */
 	enum rightsize_gap mem_gap, time_gap;
@@ -125,39 +129,64 @@ struct rightsize_group {
 
 /* Sizes the tasks o[0..n-1] as one group into out. */
 void rightsize_group_build(struct rightsize_group *out, const struct task_outcome *o, size_t n,
-			   const struct rightsize_policy *p);
+                           const struct rightsize_policy *p);
 
 /*
  * Appends why a group has no recommendation, in words, to out, e.g. "2 tasks
  * are still pending or running: ask again when they have ended". Nothing for
  * RIGHTSIZE_OK.
  */
-void rightsize_explain(struct strbuf *out, const struct rightsize_group *g,
-		       enum rightsize_gap gap);
+void rightsize_explain(struct strbuf *out, const struct rightsize_group *g, enum rightsize_gap gap);
 
 /*
  * Appends why a recommendation is larger than a plain headroom would give,
- * one sentence per lower bound: "1 task ran out of memory with 100M: it
- * needed more, so --mem is at least 2 x that". Nothing when there is none.
+ * one sentence per lower bound, sep between them: "1 task ran out of memory
+ * with 100M: it needed more, so --mem is at least 2 x that". Nothing when
+ * there is none.
  */
 void rightsize_explain_bounds(struct strbuf *out, const struct rightsize_group *g,
-			      const struct rightsize_policy *p);
+                              const struct rightsize_policy *p, const char *sep);
 
 /* The whole analysis of a sweep. */
 struct rightsize {
+	/* Set by the caller for the printers; borrowed. */
+	const char *name; /* the sweep's job name */
+	int64_t id;       /* the sweep's id */
+
+	/* Filled in by rightsize_build. */
+	const struct plan *plan;             /* borrowed */
+	const struct task_outcome *outcomes; /* borrowed: plan->ntasks of them */
 	struct rightsize_policy policy;
-	struct rightsize_task *tasks;     /* per task index; owned */
+	struct rightsize_task *tasks; /* per task index; owned */
 	size_t ntasks;
 	struct rightsize_group *settings; /* per setting; owned */
 	size_t nsettings;
-	struct rightsize_group sweep;     /* every task */
+	struct rightsize_group sweep; /* every task */
 };
 
 void rightsize_init(struct rightsize *r);
 void rightsize_release(struct rightsize *r);
 
-/* Fills out (initialised) from plan->ntasks outcomes. Cannot fail. */
+/*
+ * Fills out (initialised) from plan->ntasks outcomes; plan and outcomes are
+ * borrowed by out. Cannot fail.
+ */
 void rightsize_build(struct rightsize *out, const struct plan *plan,
-		     const struct task_outcome *outcomes, const struct rightsize_policy *p);
+                     const struct task_outcome *outcomes, const struct rightsize_policy *p);
+
+/* Whether the whole sweep has a recommendation for both --mem and --time. */
+static inline bool rightsize_complete(const struct rightsize *r)
+{
+	return r->sweep.mem_gap == RIGHTSIZE_OK && r->sweep.time_gap == RIGHTSIZE_OK;
+}
+
+/*
+ * The printers. The table has one row per setting (and first, with tasks,
+ * one row per task), then the whole sweep's recommendation as #SBATCH lines
+ * and as the sweep file's slurm: keys, or why there is none. Write errors
+ * are left for the caller to find with ferror().
+ */
+void rightsize_print_table(FILE *f, const struct rightsize *r, bool tasks);
+void rightsize_print_json(FILE *f, const struct rightsize *r);
 
 #endif

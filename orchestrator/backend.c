@@ -5,6 +5,7 @@
 #include "acct.h"
 #include "cluster.h"
 #include "error.h"
+#include "local.h"
 #include "outcome.h"
 #include "store.h"
 
@@ -12,6 +13,7 @@
 
 static const struct backend_ops *const backends[] = {
 	&cluster_backend,
+	&local_backend,
 };
 
 const struct backend_ops *backend_get(const char *name)

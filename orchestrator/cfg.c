@@ -114,20 +114,26 @@ struct loader {
 	char **shown; /* strings made for messages, freed at the end */
 	size_t nshown, shown_alloc;
 	const struct node *mem_key, *mem_per_cpu_key;
-	const struct node *time_value, *signal_value;
+	const struct node *time_value, *signal_value, *max_restarts_value;
 	const struct node *cases; /* checked once grid and zip are known */
 	const struct node *command;
 };
 
 static const char *const top_keys[] = {
     "name", "command", "seeds", "grid", "zip", "cases", "slurm", "env", "setup", "logs", "template",
+    "checkpoint",
 };
 
 static const char *const slurm_keys[] = {
     "partition",   "account",       "qos",    "gres",           "gpus_per_task",
     "constraint",  "cpus_per_task", "nodes",  "ntasks",         "mem",
     "mem_per_cpu", "time",          "signal", "max_concurrent", "extra",
+    "requeue",     "max_restarts",
 };
+
+static const char *const checkpoint_keys[] = {"size", "keep"};
+
+#define DEFAULT_MAX_RESTARTS 5
 
 static const char *const signal_names[] = {"USR1", "USR2", "TERM", "INT", "HUP", "QUIT", "ALRM"};
 
@@ -603,6 +609,27 @@ static int get_positive(struct loader *ld, unsigned *out, const struct node *n, 
 	return 0;
 }
 
+/* YAML 1.2 core booleans: true/false in any of their three spellings. */
+static int get_bool(struct loader *ld, bool *out, const struct node *n, const char *path)
+{
+	static const char *const yes[] = {"true", "True", "TRUE"}, *const no[] = {"false", "False",
+										 "FALSE"};
+
+	if (expect(ld, n, NODE_SCALAR, path))
+		return SWEEP_ERR;
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcmp(n->text, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcmp(n->text, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return AT(ld, n, "'%s': expected true or false, found '%s'", path, show(ld, n->text));
+}
+
 /* A scalar that goes to an #SBATCH line. */
 static int get_sbatch_value(struct loader *ld, char **out, const struct node *n, const char *path,
                             int allow_percent)
@@ -988,6 +1015,12 @@ static int read_slurm(struct loader *ld, const struct node *map)
 		}
 		else if (!strcmp(k, "extra"))
 			ret = read_extra(ld, v);
+		else if (!strcmp(k, "requeue"))
+			ret = get_bool(ld, &s->requeue, v, path);
+		else if (!strcmp(k, "max_restarts")) {
+			ld->max_restarts_value = v;
+			ret = get_positive(ld, &s->max_restarts, v, path);
+		}
 		free(path);
 		if (ret)
 			return SWEEP_ERR;
@@ -1063,6 +1096,35 @@ static int read_env(struct loader *ld, const struct node *map)
 	return 0;
 }
 
+static int read_checkpoint(struct loader *ld, const struct node *map)
+{
+	struct cfg_checkpoint *c = &ld->cfg->checkpoint;
+	const char *why;
+
+	if (expect(ld, map, NODE_MAP, "checkpoint") ||
+	    check_keys(ld, map, " in 'checkpoint'", checkpoint_keys, ARRAY_SIZE(checkpoint_keys)))
+		return SWEEP_ERR;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct node *key = map->items[i], *v = map->items[i + 1];
+
+		if (!strcmp(key->text, "keep")) {
+			if (get_positive(ld, &c->keep, v, "checkpoint.keep"))
+				return SWEEP_ERR;
+		} else {
+			if (expect(ld, v, NODE_SCALAR, "checkpoint.size"))
+				return SWEEP_ERR;
+			if (units_parse_mem(&c->size_mb, v->text, &why))
+				return AT(ld, v, "'checkpoint.size': bad size '%s': %s",
+					  show(ld, v->text), why);
+		}
+	}
+	if (c->keep && !c->size_mb)
+		return AT(ld, map, "'checkpoint' gives 'keep' without 'size'");
+	if (!c->keep)
+		c->keep = 1;
+	return 0;
+}
+
 static int read_top(struct loader *ld, const struct node *key, const struct node *v)
 {
 	struct cfg *cfg = ld->cfg;
@@ -1088,6 +1150,8 @@ static int read_top(struct loader *ld, const struct node *key, const struct node
 		return get_string(ld, &cfg->setup, v, "setup");
 	if (!strcmp(k, "logs"))
 		return get_sbatch_value(ld, &cfg->logs, v, "logs", 0);
+	if (!strcmp(k, "checkpoint"))
+		return read_checkpoint(ld, v);
 	if (!strcmp(k, "template")) {
 		if (get_string(ld, &cfg->template_path, v, "template"))
 			return SWEEP_ERR;
@@ -1422,6 +1486,12 @@ int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t 
 	}
 	if (check_signal_time(&ld))
 		goto out;
+	if (ld.max_restarts_value && !out->slurm.requeue) {
+		AT(&ld, ld.max_restarts_value, "'slurm.max_restarts' needs 'slurm.requeue: true'");
+		goto out;
+	}
+	if (!out->slurm.max_restarts)
+		out->slurm.max_restarts = DEFAULT_MAX_RESTARTS;
 	ret = 0;
 out:
 	yaml_parser_delete(&ld.parser);

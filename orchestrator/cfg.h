@@ -58,6 +58,14 @@ struct cfg_slurm {
 	unsigned signal_seconds; /* seconds before the limit (default 120) */
 	char **extra;            /* other sbatch options, each "--name" or "--name=value" */
 	size_t nextra;
+	bool requeue;            /* on the warning signal: let the command save, requeue the task */
+	unsigned max_restarts;   /* requeue at most this often (default 5) */
+};
+
+/* The `checkpoint:` section: what each task keeps in its SWEEP_TASK_DIR. */
+struct cfg_checkpoint {
+	uint64_t size_mb; /* one checkpoint's size in MiB; 0 = not given */
+	unsigned keep;    /* how many a task keeps (default 1 when size is given) */
 };
 
 struct cfg {
@@ -78,6 +86,7 @@ struct cfg {
 	char *setup;         /* shell lines run before the command, or NULL */
 	char *logs;          /* logs folder as written (default "logs") */
 	char *template_path; /* user's own script template, or NULL for the built-in */
+	struct cfg_checkpoint checkpoint;
 };
 
 void cfg_init(struct cfg *cfg);

@@ -17,6 +17,20 @@ int cmd_list(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
+int cmd_rightsize(int argc, char **argv);
+int cmd_resubmit(int argc, char **argv);
+int cmd_gpus(int argc, char **argv);
+
+/*
+ * In cmd_rightsize.c, for submit --resources-from: applies the whole-sweep
+ * recommendation (default headroom and factors) of the sweep named by which
+ * in state_dir to cfg's slurm.mem and slurm.time, and prints each change.
+ * Fails, with the reason reported, when that sweep cannot be read or its
+ * data support no recommendation (nothing ran, tasks still running).
+ */
+struct cfg;
+int cmd_rightsize_apply(struct cfg *cfg, const char *state_dir, const char *which);
 
 /*
  * The state folder: opt (from --state-dir) if not NULL, else

@@ -20,6 +20,7 @@
 #include "error.h"
 #include "grid.h"
 #include "script.h"
+#include "space.h"
 #include "proc.h"
 #include "store.h"
 #include "strbuf.h"
@@ -30,6 +31,12 @@ static const char usage[] = "sweep submit [options] SWEEP.yaml";
 static const char options[] =
 	"options:\n"
 	"  --dry-run          print the script and the task table; submit and record nothing\n"
+	"  --local            run the tasks on this machine, in the background, not on Slurm\n"
+	"  --gpus-per-task N  GPUs for each task (slurm.gpus_per_task); with --local, free\n"
+	"                     GPUs of this machine, never shared (see sweep gpus)\n"
+	"  --resources-from SWEEP\n"
+	"                     set slurm.mem and slurm.time from what that sweep's tasks\n"
+	"                     used (see sweep rightsize)\n"
 	"  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
 	"  -h, --help         show this help\n";
 
@@ -196,11 +203,14 @@ int cmd_submit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"dry-run", no_argument, NULL, 'n'},
+		{"local", no_argument, NULL, 'l'},
+		{"gpus-per-task", required_argument, NULL, 'g'},
+		{"resources-from", required_argument, NULL, 'r'},
 		{"state-dir", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *state_opt = NULL;
+	const char *state_opt = NULL, *resources_from = NULL;
 	int dry_run = 0, opt, ret = EXIT_ERROR;
 	char cwd[PATH_MAX];
 	struct cfg cfg;
@@ -214,7 +224,9 @@ int cmd_submit(int argc, char **argv)
 	uint32_t max_array = 0;
 	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
 	sigset_t block, old;
-	const struct backend_ops *ops = backend_get("slurm");
+	const struct backend_ops *ops;
+	const char *gpus_opt = NULL;
+	int local = 0;
 
 	cfg_init(&cfg);
 	plan_init(&plan);
@@ -225,8 +237,21 @@ int cmd_submit(int argc, char **argv)
 		case 'n':
 			dry_run = 1;
 			break;
+		case 'l':
+			local = 1;
+			break;
+		case 'g':
+			if (optarg[strspn(optarg, "0123456789")] || !*optarg || strlen(optarg) > 4) {
+				error("--gpus-per-task takes a number of GPUs, not '%s'", optarg);
+				return cli_usage(stderr, usage, options);
+			}
+			gpus_opt = optarg;
+			break;
 		case 's':
 			state_opt = optarg;
+			break;
+		case 'r':
+			resources_from = optarg;
 			break;
 		case 'h':
 			fputs("usage: sweep submit [options] SWEEP.yaml\n\n", stdout);
@@ -238,11 +263,20 @@ int cmd_submit(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage(stderr, usage, options);
+	ops = backend_get(local ? "local" : "slurm");
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("cannot read the current folder: %s", strerror(errno));
 
 	if (cfg_load(&cfg, argv[optind]) < 0 || grid_expand(&plan, &cfg) < 0)
 		goto out;
+	if (resources_from &&
+	    cmd_rightsize_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)
+		goto out;
+	if (gpus_opt) {
+		/* The script carries it, so a resubmission asks the same. */
+		free(cfg.slurm.gpus_per_task);
+		cfg.slurm.gpus_per_task = strtoul(gpus_opt, NULL, 10) ? xstrdup(gpus_opt) : NULL;
+	}
 	if (plan.ntasks > UINT32_MAX) {
 		error("the sweep has %zu tasks, more than Slurm can index", plan.ntasks);
 		goto out;
@@ -296,6 +330,17 @@ int cmd_submit(int argc, char **argv)
 
 	if (store_open(&st, state_dir, 1) < 0)
 		goto out;
+	if (cfg.checkpoint.size_mb) {
+		size_t at_once = cfg.slurm.max_concurrent && cfg.slurm.max_concurrent < plan.ntasks
+					 ? cfg.slurm.max_concurrent
+					 : plan.ntasks;
+		uint64_t need = space_needed_mb(plan.ntasks, cfg.slurm.max_concurrent,
+						cfg.checkpoint.size_mb, cfg.checkpoint.keep);
+
+		if (space_check(state_dir, need, at_once, cfg.checkpoint.size_mb,
+				cfg.checkpoint.keep) < 0)
+			goto out;
+	}
 	rec.name = xstrdup(cfg.name);
 	rec.source = xstrdup(source);
 	rec.logs = xstrdup(logs);
@@ -343,6 +388,8 @@ int cmd_submit(int argc, char **argv)
 		       chunks[c].offset, chunks[c].offset + chunks[c].count - 1);
 	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec.script, rec.logs,
 	       rec.id);
+	if (local)
+		printf("runs on this machine in the background: %s/runner-*.log\n", rec.dir);
 	ret = EXIT_OK;
 out:
 	free(chunks);

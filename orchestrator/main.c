@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "error.h"
+#include "local.h"
 
 #include "banned.h"
 
@@ -24,14 +25,23 @@ static const struct command commands[] = {
 	{"status", cmd_status, "show every task's state from Slurm"},
 	{"report", cmd_report, "mean ± std per setting, only when no task is missing or failed"},
 	{"cancel", cmd_cancel, "cancel every array job of a sweep"},
+	{"advise", cmd_advise,
+	 "how often to checkpoint, from the cost of a checkpoint and the time between failures"},
+	{"rightsize", cmd_rightsize, "the --mem and --time a sweep's finished tasks say to ask for"},
+	{"resubmit", cmd_resubmit,
+	 "re-run the failed and missing tasks of a sweep, with more of what they lacked"},
+	{"gpus", cmd_gpus, "which GPUs of this machine are free now, and why the others are not"},
 	{"help", cmd_help, "show this list"},
+	/* Hidden (no help): the local runner, started by submit --local. */
+	{LOCAL_RUNNER_COMMAND, local_runner_main, NULL},
 };
 
 static void print_commands(FILE *f)
 {
 	fprintf(f, "usage: sweep <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		if (commands[i].help)
+			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'sweep <command> --help' shows a command's options; "
 		   "'sweep --version' the version.\n");
 }

@@ -218,6 +218,10 @@ int script_render_sbatch(struct strbuf *out, const struct script_input *in)
 	snprintf(buf, sizeof(buf), "B:%s@%u", sl->signal ? sl->signal : "USR1",
 		 sl->signal_seconds);
 	sbatch_line(out, "signal", buf);
+	/* A requeued or restarted task adds to its logs instead of wiping them. */
+	sbatch_line(out, "open-mode", "append");
+	if (sl->requeue)
+		sbatch_line(out, "requeue", NULL);
 	if (sl->partition)
 		sbatch_line(out, "partition", sl->partition);
 	if (sl->account)
@@ -279,6 +283,8 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 	for (size_t i = 0; i < in->plan->nseeds; i++)
 		strbuf_addf(out, "%s%lld", i ? " " : "", (long long)in->plan->seeds[i]);
 	strbuf_addf(out, ")\nSWEEP_SIGNAL=%s", sl->signal ? sl->signal : "USR1");
+	strbuf_addf(out, "\nSWEEP_REQUEUE=%d\nSWEEP_MAX_RESTARTS=%u", sl->requeue ? 1 : 0,
+		    sl->max_restarts);
 }
 
 static void render_exports(struct strbuf *out, const struct plan *plan)

@@ -114,4 +114,69 @@ int store_load_arrays(struct store *st, struct array_rec **out, size_t *n, int64
 /* The highest attempt number recorded for the sweep (0 when none). */
 int store_last_attempt(struct store *st, unsigned *out, int64_t sweep_id);
 
+/*
+ * The local side of the seam (local.c): array jobs run on this machine by
+ * a runner process (the sweep binary itself), and their tasks. The runner
+ * writes a task's row at each change of state, each its own transaction;
+ * the records query of the local side reads them.
+ */
+struct local_array_rec {
+	uint32_t job_id;       /* %A; its tasks have job ids job_id, job_id + 1, ... in order */
+	int64_t sweep_id;
+	uint32_t offset;       /* the script's argument: sweep index = offset + array task id */
+	char *script;          /* absolute path */
+	char *name;            /* --job-name (%x) */
+	char *workdir;         /* --chdir */
+	char *out_pattern;     /* --output, with sbatch's %x %A %a %j */
+	char *err_pattern;     /* --error */
+	unsigned throttle;     /* at most this many tasks at once */
+	uint64_t time_limit_s; /* 0 = none */
+	int warn_signal;       /* sent warn_s seconds before the limit; 0 = none */
+	unsigned warn_s;
+	uint64_t mem_mb; /* per task, 0 = none */
+	unsigned ncpus;  /* CPUs per task */
+	unsigned gpus;   /* GPUs per task */
+	uint32_t after_job_id; /* starts once this local array job has ended; 0 = at once */
+	int64_t runner_pid;    /* 0 until the runner is started */
+	uint64_t runner_start; /* its start time (clock ticks after boot), against pid reuse */
+	int64_t submit_time;
+};
+
+void local_array_rec_release(struct local_array_rec *rec);
+
+struct local_task_rec {
+	uint32_t job_id; /* the task's own (SLURM_JOB_ID) */
+	uint32_t array_job_id;
+	uint32_t array_task_id;
+	int state; /* enum task_state (acct.h) */
+	int exit_code;
+	int signal;
+	int64_t pid;        /* its script's process, a session leader; 0 before it starts */
+	uint64_t pid_start; /* that process's start time (clock ticks after boot) */
+	int64_t start_time, end_time; /* unix seconds, 0 if not yet */
+	uint64_t maxrss_bytes;        /* UINT64_MAX when none measured */
+	char *gpus;                   /* the GPUs it was given, "0,2"; NULL when none */
+};
+
+void local_task_recs_free(struct local_task_rec *recs, size_t n);
+
+/*
+ * Records a local array job and its tasks (PENDING, array task ids as
+ * given, ascending) in one transaction, with job ids above every local
+ * job id used before in this store: sets arr->job_id and submit_time.
+ */
+int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_t *task_ids,
+		    size_t n);
+/* Records the runner of a local array job. */
+int store_local_set_runner(struct store *st, uint32_t job_id, int64_t pid, uint64_t start);
+/* One local array job; reports "no local array job N" when there is none. */
+int store_local_load_array(struct store *st, struct local_array_rec *out, uint32_t job_id);
+/* Its tasks, by array task id. Free with local_task_recs_free. */
+int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t *n,
+			   uint32_t array_job_id);
+/* Writes one task's state, times, process and measurements (by job id). */
+int store_local_update_task(struct store *st, const struct local_task_rec *t);
+/* Marks every PENDING task of a local array job CANCELLED, ended at end_time, at once. */
+int store_local_cancel_pending(struct store *st, uint32_t array_job_id, int64_t end_time);
+
 #endif

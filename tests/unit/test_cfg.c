@@ -252,6 +252,19 @@ static const struct bad_case value_errors[] = {
     {BASE "slurm: {mem: 1.5G}\n",
      "t.yaml:3:14: 'slurm.mem': bad memory size '1.5G': expected a whole number with an "
      "optional suffix K, M, G or T (as in 4000 or 32G)"},
+    {BASE "slurm: {requeue: yes}\n",
+     "t.yaml:3:18: 'slurm.requeue': expected true or false, found 'yes'"},
+    {BASE "slurm: {max_restarts: 3}\n",
+     "t.yaml:3:23: 'slurm.max_restarts' needs 'slurm.requeue: true'"},
+    {BASE "slurm: {requeue: true, max_restarts: 0}\n",
+     "t.yaml:3:38: 'slurm.max_restarts': expected a positive integer, found '0'"},
+    {BASE "checkpoint: {keep: 3}\n",
+     "t.yaml:3:13: 'checkpoint' gives 'keep' without 'size'"},
+    {BASE "checkpoint: {size: 2GB}\n",
+     "t.yaml:3:20: 'checkpoint.size': bad size '2GB': write the suffix without 'B' "
+     "(32G, not 32GB): sbatch refuses it"},
+    {BASE "checkpoint: {sise: 2G}\n",
+     "t.yaml:3:14: unknown key 'sise' in 'checkpoint'; did you mean 'size'?"},
     {BASE "slurm: {time: 2}\n",
      "t.yaml:3:15: the warning signal (USR1@120) would be sent at the start: 'slurm.time' is "
      "only 2 minutes; give 'slurm.signal' fewer seconds (e.g. USR1@30) or more time"},
@@ -731,6 +744,16 @@ static void test_cfg_slurm_forms(void **state)
 	assert_string_equal(cfg.slurm.signal, "TERM");
 	assert_int_equal(cfg.slurm.signal_seconds, 20);
 	assert_int_equal(cfg.slurm.mem_per_cpu_mb, 1536);
+	assert_false(cfg.slurm.requeue);
+	assert_int_equal(cfg.slurm.max_restarts, 5);
+	assert_int_equal(cfg.checkpoint.size_mb, 0);
+	load_ok(&cfg, BASE "slurm: {requeue: true, max_restarts: 2}\ncheckpoint: {size: 2G, keep: 3}\n");
+	assert_true(cfg.slurm.requeue);
+	assert_int_equal(cfg.slurm.max_restarts, 2);
+	assert_int_equal(cfg.checkpoint.size_mb, 2048);
+	assert_int_equal(cfg.checkpoint.keep, 3);
+	load_ok(&cfg, BASE "checkpoint: {size: 512M}\n");
+	assert_int_equal(cfg.checkpoint.keep, 1);
 	load_ok(&cfg, BASE "slurm: {time: unlimited, signal: \"Usr1@0\", mem: 1025K}\n");
 	assert_true(cfg.slurm.time_unlimited);
 	assert_int_equal(cfg.slurm.time_min, 0);

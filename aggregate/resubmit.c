@@ -1,0 +1,492 @@
+/*
+ * The resubmission plan. The tasks to run again are sorted by the request
+ * they get and their chunk, so each sbatch submission is one run of that
+ * order; task ids ascend within it, which keeps --array values short.
+ */
+#include "resubmit.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "outcome.h"
+#include "rightsize.h"
+#include "strbuf.h"
+#include "units.h"
+
+#include "banned.h"
+
+void resubmit_plan_init(struct resubmit_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+}
+
+void resubmit_plan_release(struct resubmit_plan *plan)
+{
+	for (size_t i = 0; i < plan->narrays; i++) {
+		free(plan->arrays[i].tasks);
+		free(plan->arrays[i].spec);
+	}
+	free(plan->arrays);
+	free(plan->tasks);
+	resubmit_plan_init(plan);
+}
+
+bool resubmit_active(const struct task_outcome *o)
+{
+	switch (o->state) {
+	case TS_PENDING:
+	case TS_RUNNING:
+	case TS_SUSPENDED:
+	case TS_REQUEUED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool resubmit_wanted(const struct task_outcome *o)
+{
+	switch (o->state) {
+	case TS_MISSING:
+	case TS_FAILED:
+	case TS_TIMEOUT:
+	case TS_OUT_OF_MEMORY:
+	case TS_CANCELLED:
+	case TS_NODE_FAIL:
+	case TS_PREEMPTED:
+	case TS_BOOT_FAIL:
+	case TS_DEADLINE:
+		return true;
+	case TS_COMPLETED:
+		/* Slurm calls a non-zero exit FAILED; another runner might not. */
+		return o->exit_code != 0 || o->signal != 0;
+	default:
+		return false;
+	}
+}
+
+void resubmit_chunk_of(uint32_t *offset, uint32_t *task, size_t index, uint32_t max_array)
+{
+	size_t off = max_array ? index / max_array * max_array : 0;
+
+	*offset = (uint32_t)off;
+	*task = (uint32_t)(index - off);
+}
+
+void resubmit_array_spec(struct strbuf *out, const uint32_t *ids, size_t n, unsigned throttle)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && ids[j + 1] == ids[j] + 1)
+			j++;
+		if (i)
+			strbuf_addch(out, ',');
+		if (j > i)
+			strbuf_addf(out, "%" PRIu32 "-%" PRIu32, ids[i], ids[j]);
+		else
+			strbuf_addf(out, "%" PRIu32, ids[i]);
+		i = j + 1;
+	}
+	if (throttle)
+		strbuf_addf(out, "%%%u", throttle);
+}
+
+/*
+ * The request a task keeps: its latest run's, when that is more than the
+ * script's (an earlier resubmission raised it) or when the script's is
+ * unknown and the task was resubmitted before; else the script's (0).
+ */
+static uint64_t kept(uint64_t latest, uint64_t script, unsigned attempts)
+{
+	if (!latest)
+		return 0;
+	if (script)
+		return latest > script ? latest : 0;
+	return attempts > 1 ? latest : 0;
+}
+
+static void request(struct resubmit_task *t, const struct task_outcome *o,
+                    const struct resubmit_policy *p)
+{
+	uint64_t had;
+	uint64_t limit_min =
+	    o->timelimit_s == ACCT_NO_VALUE ? 0 : rightsize_clean_time_min(o->timelimit_s);
+	uint64_t req_mem = o->req_mem_mb == UINT64_MAX ? 0 : o->req_mem_mb;
+
+	had = rightsize_out_of_memory(o) ? rightsize_mem_bound_mb(o) : 0;
+	if (had) {
+		t->mem_raised = true;
+		t->mem_mb = rightsize_clean_mem_mb(rightsize_raise(had, p->mem_factor));
+	} else {
+		t->mem_mb = kept(req_mem, p->script_mem_mb, o->attempts);
+	}
+	had = rightsize_out_of_time(o) ? rightsize_time_bound_s(o) : 0;
+	if (had) {
+		t->time_raised = true;
+		t->time_min = rightsize_clean_time_min(rightsize_raise(had, p->time_factor));
+	} else {
+		t->time_min = kept(limit_min, p->script_time_min, o->attempts);
+	}
+}
+
+/* One selected task as the grouping sees it. */
+struct slot {
+	uint64_t mem_mb, time_min;
+	uint32_t offset, task;
+};
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	int c;
+
+	if ((c = cmp_u64(x->mem_mb, y->mem_mb)) || (c = cmp_u64(x->time_min, y->time_min)) ||
+	    (c = cmp_u64(x->offset, y->offset)))
+		return c;
+	return cmp_u64(x->task, y->task);
+}
+
+static bool same_array(const struct slot *a, const struct slot *b)
+{
+	return a->mem_mb == b->mem_mb && a->time_min == b->time_min && a->offset == b->offset;
+}
+
+static void group(struct resubmit_plan *out, struct slot *slots, size_t n, unsigned throttle)
+{
+	size_t alloc = 0;
+
+	qsort(slots, n, sizeof(*slots), cmp_slot);
+	for (size_t i = 0; i < n;) {
+		struct resubmit_array *arr;
+		struct strbuf spec = STRBUF_INIT;
+		size_t j = i;
+
+		while (j < n && same_array(&slots[i], &slots[j]))
+			j++;
+		ALLOC_GROW(out->arrays, out->narrays + 1, alloc);
+		arr = &out->arrays[out->narrays++];
+		arr->mem_mb = slots[i].mem_mb;
+		arr->time_min = slots[i].time_min;
+		arr->offset = slots[i].offset;
+		arr->ntasks = j - i;
+		arr->tasks = xcalloc(arr->ntasks, sizeof(*arr->tasks));
+		for (size_t k = i; k < j; k++)
+			arr->tasks[k - i] = slots[k].task;
+		resubmit_array_spec(&spec, arr->tasks, arr->ntasks, throttle);
+		arr->spec = strbuf_detach(&spec, NULL);
+		i = j;
+	}
+}
+
+int resubmit_plan_build(struct resubmit_plan *out, const struct task_outcome *outcomes,
+                        size_t ntasks, const struct resubmit_policy *p, const char **why)
+{
+	size_t alloc = 0;
+	struct slot *slots;
+
+	if (ntasks > (size_t)UINT32_MAX + 1) {
+		*why = "the sweep has more tasks than Slurm can index";
+		return -1;
+	}
+	for (size_t i = 0; i < ntasks; i++) {
+		const struct task_outcome *o = &outcomes[i];
+		struct resubmit_task *t;
+
+		if (resubmit_active(o)) {
+			out->nactive++;
+			continue;
+		}
+		if (o->state == TS_MISSING && p->missing_unsettled) {
+			out->nunsettled++;
+			continue;
+		}
+		if (!resubmit_wanted(o)) {
+			out->ncompleted++;
+			continue;
+		}
+		ALLOC_GROW(out->tasks, out->ntasks + 1, alloc);
+		t = &out->tasks[out->ntasks++];
+		memset(t, 0, sizeof(*t));
+		t->index = i;
+		request(t, o, p);
+	}
+	slots = xcalloc(out->ntasks ? out->ntasks : 1, sizeof(*slots));
+	for (size_t k = 0; k < out->ntasks; k++) {
+		slots[k].mem_mb = out->tasks[k].mem_mb;
+		slots[k].time_min = out->tasks[k].time_min;
+		resubmit_chunk_of(&slots[k].offset, &slots[k].task, out->tasks[k].index,
+		                  p->max_array);
+	}
+	group(out, slots, out->ntasks, p->throttle);
+	free(slots);
+	return 0;
+}
+
+void resubmit_reason(struct strbuf *out, const struct task_outcome *o)
+{
+	char had[64], used[64];
+
+	if (o->state == TS_MISSING) {
+		strbuf_addstr(out, "no record in Slurm");
+	} else if (rightsize_out_of_memory(o)) {
+		units_format_mem(had, sizeof(had), o->req_mem_mb);
+		strbuf_addstr(out, "out of memory (");
+		if (o->req_mem_mb && o->req_mem_mb != UINT64_MAX)
+			strbuf_addf(out, "had %s", had);
+		else
+			strbuf_addstr(out, "request unknown");
+		if (o->maxrss_bytes != ACCT_NO_VALUE) {
+			units_format_bytes(used, sizeof(used), o->maxrss_bytes);
+			strbuf_addf(out, ", MaxRSS %s", used);
+		}
+		strbuf_addch(out, ')');
+	} else if (rightsize_out_of_time(o)) {
+		units_format_time(used, sizeof(used), o->elapsed_s);
+		strbuf_addstr(out, "time limit (");
+		if (o->timelimit_s != ACCT_NO_VALUE) {
+			units_format_time(had, sizeof(had), o->timelimit_s);
+			strbuf_addf(out, "had %s, ", had);
+		}
+		strbuf_addf(out, "ran %s)", used);
+	} else {
+		gate_run_failed(out, o);
+	}
+}
+
+/* ---- the script's own request ---- */
+
+/* The next whitespace-separated word of *p, or NULL at the end of the line. */
+static char *next_word(const char **p)
+{
+	const char *s = *p, *start;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s || *s == '\n') {
+		*p = s;
+		return NULL;
+	}
+	start = s;
+	while (*s && *s != ' ' && *s != '\t' && *s != '\n')
+		s++;
+	*p = s;
+	return xstrndup(start, (size_t)(s - start));
+}
+
+static int parse_count(unsigned *out, const char *v)
+{
+	char *end;
+	unsigned long n;
+
+	if (*v < '0' || *v > '9')
+		return -1;
+	n = strtoul(v, &end, 10);
+	if (*end || !n || n > 1000000)
+		return -1;
+	*out = (unsigned)n;
+	return 0;
+}
+
+enum opt_id {
+	OPT_OTHER,
+	OPT_MEM,
+	OPT_MEM_PER_CPU,
+	OPT_MEM_PER_GPU,
+	OPT_TIME,
+	OPT_CPUS,
+	OPT_NTASKS
+};
+
+static const struct {
+	const char *name; /* long name, or a one-letter short one */
+	enum opt_id id;
+} opts[] = {
+    {"mem", OPT_MEM},
+    {"mem-per-cpu", OPT_MEM_PER_CPU},
+    {"mem-per-gpu", OPT_MEM_PER_GPU},
+    {"time", OPT_TIME},
+    {"t", OPT_TIME},
+    {"cpus-per-task", OPT_CPUS},
+    {"c", OPT_CPUS},
+    {"ntasks", OPT_NTASKS},
+    {"n", OPT_NTASKS},
+};
+
+/* "--name=value", "--name value", "-c value", "-cvalue": the option and where its value is. */
+static enum opt_id identify(const char *word, const char **inline_value)
+{
+	size_t len;
+
+	*inline_value = NULL;
+	if (word[0] != '-')
+		return OPT_OTHER;
+	if (word[1] == '-') {
+		const char *eq = strchr(word + 2, '=');
+
+		len = eq ? (size_t)(eq - word - 2) : strlen(word + 2);
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+			if (strlen(opts[i].name) > 1 && strlen(opts[i].name) == len &&
+			    !memcmp(opts[i].name, word + 2, len)) {
+				*inline_value = eq ? eq + 1 : NULL;
+				return opts[i].id;
+			}
+		return OPT_OTHER;
+	}
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (strlen(opts[i].name) == 1 && word[1] == opts[i].name[0]) {
+			*inline_value = word[2] ? word + 2 : NULL;
+			return opts[i].id;
+		}
+	return OPT_OTHER;
+}
+
+static int take(struct resubmit_script *out, unsigned *ntasks, enum opt_id id, const char *v,
+                const char **why)
+{
+	uint64_t seconds;
+	bool unlimited;
+	const char *unit_why;
+
+	switch (id) {
+	case OPT_MEM:
+	case OPT_MEM_PER_CPU:
+	case OPT_MEM_PER_GPU:
+		if (units_parse_mem(&out->mem_mb, v, &unit_why) < 0) {
+			*why = "the script's #SBATCH memory value cannot be read";
+			return -1;
+		}
+		out->mem_kind = id == OPT_MEM           ? RESUBMIT_MEM_NODE
+		                : id == OPT_MEM_PER_CPU ? RESUBMIT_MEM_PER_CPU
+		                                        : RESUBMIT_MEM_PER_GPU;
+		return 0;
+	case OPT_TIME:
+		if (units_parse_time(&seconds, &unlimited, v, &unit_why) < 0) {
+			*why = "the script's #SBATCH --time value cannot be read";
+			return -1;
+		}
+		out->time_min = unlimited ? 0 : rightsize_clean_time_min(seconds);
+		return 0;
+	case OPT_CPUS:
+		if (parse_count(&out->cpus, v) < 0) {
+			*why = "the script's #SBATCH --cpus-per-task value is not a positive count";
+			return -1;
+		}
+		return 0;
+	case OPT_NTASKS:
+		if (parse_count(ntasks, v) < 0) {
+			*why = "the script's #SBATCH --ntasks value is not a positive count";
+			return -1;
+		}
+		return 0;
+	case OPT_OTHER:
+		break;
+	}
+	return 0;
+}
+
+/* One #SBATCH line after the "#SBATCH" prefix, up to the end of the line. */
+static int read_line(struct resubmit_script *out, unsigned *ntasks, const char **p,
+                     const char **why)
+{
+	char *word, *value = NULL;
+	int ret = 0;
+
+	while (!ret && (word = next_word(p))) {
+		const char *inline_value;
+		enum opt_id id = identify(word, &inline_value);
+
+		if (id != OPT_OTHER) {
+			value = inline_value ? xstrdup(inline_value) : next_word(p);
+			if (!value) {
+				*why = "an #SBATCH option of the script lacks its value";
+				ret = -1;
+			} else {
+				ret = take(out, ntasks, id, value, why);
+			}
+			free(value);
+			value = NULL;
+		}
+		free(word);
+	}
+	return ret;
+}
+
+int resubmit_read_script(struct resubmit_script *out, const char *text, const char **why)
+{
+	const char *p = text;
+	unsigned ntasks = 1;
+
+	memset(out, 0, sizeof(*out));
+	out->cpus = 1;
+	/* The "#!" line is a comment to sbatch too. */
+	while (*p) {
+		const char *line = p;
+
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line != '#' && *line != '\n')
+			break; /* sbatch stops at the first command */
+		if (!strncmp(line, "#SBATCH", 7) && (line[7] == ' ' || line[7] == '\t')) {
+			p = line + 7;
+			if (read_line(out, &ntasks, &p, why) < 0)
+				return -1;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	if ((uint64_t)out->cpus * ntasks > UINT32_MAX) {
+		*why = "the script asks more CPUs than Slurm can count";
+		return -1;
+	}
+	out->cpus *= ntasks;
+	return 0;
+}
+
+uint64_t resubmit_script_mem_mb(const struct resubmit_script *s)
+{
+	switch (s->mem_kind) {
+	case RESUBMIT_MEM_NODE:
+		return s->mem_mb;
+	case RESUBMIT_MEM_PER_CPU:
+		return s->mem_mb > UINT64_MAX / s->cpus ? UINT64_MAX : s->mem_mb * s->cpus;
+	case RESUBMIT_MEM_NONE:
+	case RESUBMIT_MEM_PER_GPU:
+		break;
+	}
+	return 0;
+}
+
+int resubmit_mem_option(struct strbuf *out, const struct resubmit_script *s, uint64_t total_mb,
+                        const char **why)
+{
+	char buf[64];
+
+	switch (s->mem_kind) {
+	case RESUBMIT_MEM_PER_GPU:
+		*why = "the script asks --mem-per-gpu, which resubmit cannot raise (sbatch refuses "
+		       "--mem with it): raise it in the sweep file and submit again";
+		return -1;
+	case RESUBMIT_MEM_PER_CPU:
+		units_format_mem(
+		    buf, sizeof(buf),
+		    rightsize_clean_mem_mb(total_mb / s->cpus + (total_mb % s->cpus != 0)));
+		strbuf_addf(out, "--mem-per-cpu=%s", buf);
+		return 0;
+	case RESUBMIT_MEM_NODE:
+	case RESUBMIT_MEM_NONE:
+		break;
+	}
+	units_format_mem(buf, sizeof(buf), total_mb);
+	strbuf_addf(out, "--mem=%s", buf);
+	return 0;
+}

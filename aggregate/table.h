@@ -1,0 +1,29 @@
+#ifndef SWEEP_TABLE_H
+#define SWEEP_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * A table of text cells for people, printed with every column as wide as
+ * its widest cell (UTF-8 aware: "±" is one column) and two spaces between
+ * columns. Cells are added row by row, left to right.
+ */
+struct table {
+	size_t ncols;
+	char **cells; /* row-major, owned */
+	size_t ncells;
+	size_t alloc;
+};
+
+void table_init(struct table *t, size_t ncols);
+/* Frees the cells; t is left empty with no columns. */
+void table_release(struct table *t);
+/* Adds the next cell, taking ownership of text (allocated with malloc). */
+void table_add(struct table *t, char *text);
+/* Adds the next cell, a copy of text. */
+void table_addstr(struct table *t, const char *text);
+/* Prints the table to f; the last row must be full (assert). */
+void table_print(FILE *f, const struct table *t);
+
+#endif

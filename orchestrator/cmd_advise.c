@@ -1,0 +1,292 @@
+/*
+ * sweep advise checkpoint: how often a job should checkpoint. The MTBF is
+ * given, or estimated from a sweep's own accounting (store -> its array
+ * jobs -> one accounting query -> advise_estimate_mtbf); the arithmetic
+ * and the printers are in aggregate/advise.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct.h"
+#include "advise.h"
+#include "cli.h"
+#include "error.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+#define DEFAULT_WORK_S (24 * 3600.0)
+
+static const char top_usage[] = "sweep advise <subcommand> [options]";
+static const char top_options[] =
+    "subcommands:\n"
+    "  checkpoint   how often to checkpoint, from the cost of a checkpoint and the time\n"
+    "               between failures\n"
+    "\n"
+    "'sweep advise checkpoint --help' shows its options.\n"
+    "\n"
+    "exit status: 0 success, 1 error, 2 usage.\n";
+
+static const char usage[] =
+    "sweep advise checkpoint --cost DURATION (--mtbf DURATION | --from SWEEP) [options]";
+static const char options[] =
+    "Prints Young's optimal checkpoint interval sqrt(2 x cost x MTBF), Daly's\n"
+    "higher-order estimate, the best interval for a job of the given work, and the\n"
+    "expected wall time of intervals from 0.25x to 4x Young's and of no checkpoint at\n"
+    "all, from the closed form and from a Monte Carlo simulation of the same model.\n"
+    "Model: interruptions come at random (exponential times, mean MTBF) during work\n"
+    "and checkpoint writing, not during restarts; each loses the work since the last\n"
+    "checkpoint and then costs the restart time; the last segment writes no checkpoint.\n"
+    "\n"
+    "options:\n"
+    "  --cost DURATION      time to write one checkpoint (required)\n"
+    "  --mtbf DURATION      mean time between interruptions of a running job\n"
+    "  --from SWEEP         estimate the MTBF from a sweep's accounting instead: the run\n"
+    "                       time of all its runs over the runs that ended PREEMPTED,\n"
+    "                       NODE_FAIL or REQUEUED or were requeued (TIMEOUT is the time\n"
+    "                       limit, not a failure, and is not counted)\n"
+    "  --work DURATION      useful work of one job (default 24h)\n"
+    "  --restart DURATION   time lost on each restart before work resumes (default 0)\n"
+    "  --seed N             seed of the simulation (default 1; same seed, same numbers)\n"
+    "  --json               print JSON\n"
+    "  --state-dir DIR      the state folder, for --from (default $SWEEP_STATE_DIR or\n"
+    "                       .sweep)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "DURATION is numbers with units, largest unit first: 90s, 3m, 1.5h, 1h30m, 2d.\n"
+    "A plain number is refused (sbatch would read minutes, people anything); 0 is zero.\n"
+    "\n"
+    "exit status: 0 success, 1 error, 2 usage.\n";
+
+struct checkpoint_opts {
+	const char *cost, *mtbf, *from, *work, *restart, *seed, *state_dir;
+	bool json;
+};
+
+static const char *option_name(int opt)
+{
+	switch (opt) {
+	case 'c':
+		return "--cost";
+	case 'm':
+		return "--mtbf";
+	case 'f':
+		return "--from";
+	case 'w':
+		return "--work";
+	case 'r':
+		return "--restart";
+	case 'S':
+		return "--seed";
+	case 's':
+		return "--state-dir";
+	default:
+		return NULL;
+	}
+}
+
+/* Returns -1 to go on, or the exit code the command ends with. */
+static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"cost", required_argument, NULL, 'c'},    {"mtbf", required_argument, NULL, 'm'},
+	    {"from", required_argument, NULL, 'f'},    {"work", required_argument, NULL, 'w'},
+	    {"restart", required_argument, NULL, 'r'}, {"seed", required_argument, NULL, 'S'},
+	    {"json", no_argument, NULL, 'j'},          {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			o->cost = optarg;
+			break;
+		case 'm':
+			o->mtbf = optarg;
+			break;
+		case 'f':
+			o->from = optarg;
+			break;
+		case 'w':
+			o->work = optarg;
+			break;
+		case 'r':
+			o->restart = optarg;
+			break;
+		case 'S':
+			o->seed = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 's':
+			o->state_dir = optarg;
+			break;
+		case 'h':
+			printf("usage: %s\n\n%s", usage, options);
+			return EXIT_OK;
+		default:
+			if (option_name(optopt))
+				error("%s needs a value", option_name(optopt));
+			else
+				error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage(stderr, usage, options);
+		}
+	}
+	if (optind < argc) {
+		error("advise checkpoint takes no argument, not '%s' (did you mean --from %s?)",
+		      argv[optind], argv[optind]);
+		return cli_usage(stderr, usage, options);
+	}
+	if (!o->cost) {
+		error("--cost is required: how long writing one checkpoint takes, as in --cost 3m");
+		return cli_usage(stderr, usage, options);
+	}
+	if (!o->mtbf == !o->from) {
+		error(o->mtbf
+		          ? "--mtbf and --from both give the MTBF: choose one"
+		          : "give the MTBF with --mtbf DURATION, or --from SWEEP to estimate it");
+		return cli_usage(stderr, usage, options);
+	}
+	return -1;
+}
+
+/* Reads a duration option; zero is refused when positive is set. */
+static int parse_duration(double *out, const char *name, const char *arg, bool positive)
+{
+	const char *why;
+
+	if (advise_parse_duration(out, arg, &why) < 0)
+		return error("%s: cannot read '%s': %s", name, arg, why);
+	if (positive && !(*out > 0))
+		return error("%s must be more than zero, not '%s'", name, arg);
+	return 0;
+}
+
+static int parse_seed(uint64_t *out, const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return error("--seed takes a whole number, not '%s'", s);
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end || errno || v > INT64_MAX)
+		return error("--seed takes a whole number from 0 to %" PRId64 ", not '%s'",
+		             (int64_t)INT64_MAX, s);
+	*out = v;
+	return 0;
+}
+
+/* The MTBF from the sweep's own accounting: one query over all its array jobs. */
+static int estimate_from_sweep(struct advise_mtbf *out, struct sweep_rec *rec,
+                               const struct checkpoint_opts *o)
+{
+	struct store *st = NULL;
+	struct array_rec *arrays = NULL;
+	size_t narrays = 0;
+	uint32_t *ids = NULL;
+	struct acct_set set;
+	int ret;
+
+	acct_set_init(&set);
+	ret = cli_open_sweep(&st, rec, cli_state_dir(o->state_dir), o->from);
+	if (ret < 0)
+		goto out;
+	ret = store_load_arrays(st, &arrays, &narrays, rec->id);
+	if (ret < 0)
+		goto out;
+	if (!narrays) {
+		ret = error("sweep %" PRId64 " '%s' has no array job: nothing ran to estimate the "
+		            "MTBF from; give it with --mtbf",
+		            rec->id, rec->name);
+		goto out;
+	}
+	ids = xcalloc(narrays, sizeof(*ids));
+	for (size_t i = 0; i < narrays; i++)
+		ids[i] = arrays[i].job_id;
+	ret = acct_fetch(&set, ids, narrays);
+	if (ret < 0)
+		goto out;
+	advise_estimate_mtbf(out, &set);
+	if (out->run_s <= 0)
+		ret = error("no run of sweep %" PRId64 " '%s' has any run time yet: nothing to "
+		            "estimate the MTBF from; give it with --mtbf",
+		            rec->id, rec->name);
+out:
+	free(ids);
+	acct_set_release(&set);
+	array_recs_free(arrays, narrays);
+	store_close(st);
+	return ret;
+}
+
+static int advise_checkpoint(int argc, char **argv)
+{
+	struct checkpoint_opts o = {0};
+	struct advise_report r;
+	struct advise_mtbf observed;
+	struct sweep_rec rec;
+	int code;
+
+	advise_report_init(&r);
+	sweep_rec_init(&rec);
+	code = parse_options(&o, argc, argv);
+	if (code >= 0)
+		goto out;
+	code = EXIT_USAGE;
+	r.params.work_s = DEFAULT_WORK_S;
+	if (parse_duration(&r.params.cost_s, "--cost", o.cost, true) < 0 ||
+	    (o.mtbf && parse_duration(&r.params.mtbf_s, "--mtbf", o.mtbf, true) < 0) ||
+	    (o.work && parse_duration(&r.params.work_s, "--work", o.work, true) < 0) ||
+	    (o.restart && parse_duration(&r.params.restart_s, "--restart", o.restart, false) < 0) ||
+	    (o.seed && parse_seed(&r.seed, o.seed) < 0)) {
+		cli_usage(stderr, usage, options);
+		goto out;
+	}
+	code = EXIT_ERROR;
+	if (o.from) {
+		if (estimate_from_sweep(&observed, &rec, &o) < 0)
+			goto out;
+		r.observed = &observed;
+		r.sweep = rec.name;
+		r.sweep_id = rec.id;
+		r.params.mtbf_s = observed.has_estimate ? observed.mtbf_s : 0;
+	}
+	advise_build(&r);
+	if (o.json)
+		advise_print_json(stdout, &r);
+	else
+		advise_print_text(stdout, &r);
+	code = EXIT_OK;
+out:
+	advise_report_release(&r);
+	sweep_rec_release(&rec);
+	return code;
+}
+
+int cmd_advise(int argc, char **argv)
+{
+	if (argc < 2) {
+		error("advise needs a subcommand");
+		return cli_usage(stderr, top_usage, top_options);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		printf("usage: %s\n\n%s", top_usage, top_options);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "checkpoint"))
+		return advise_checkpoint(argc - 1, argv + 1);
+	error("unknown subcommand '%s' of advise (there is: checkpoint)", argv[1]);
+	return cli_usage(stderr, top_usage, top_options);
+}

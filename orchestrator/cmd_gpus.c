@@ -1,0 +1,236 @@
+/*
+ * sweep gpus: which GPUs of this machine are free now, and why the others
+ * are not (who runs what on them), as sweep submit --local chooses them.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "error.h"
+#include "gpu.h"
+#include "local.h"
+#include "strbuf.h"
+#include "units.h"
+
+#include "banned.h"
+
+static const char usage[] = "sweep gpus [options]";
+static const char options[] =
+    "options:\n"
+    "  --min-free SIZE      free means no compute process and at least SIZE of memory free\n"
+    "                       (4000, 512M, 20G; default: 90% of the GPU's memory)\n"
+    "  --json               print JSON\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "The last line, CUDA_VISIBLE_DEVICES=..., names the free GPUs in nvidia-smi's order\n"
+    "(with CUDA_DEVICE_ORDER=PCI_BUS_ID, printed before it).\n"
+    "\n"
+    "exit status: 0 success, 1 error (no nvidia-smi, no GPU), 2 usage.\n";
+
+static void mib_text(char *buf, size_t size, uint64_t mib)
+{
+	if (mib == GPU_NO_VALUE)
+		snprintf(buf, size, "?");
+	else
+		units_format_bytes(buf, size, mib * 1024 * 1024);
+}
+
+static void proc_text(struct strbuf *out, const struct gpu_proc *p)
+{
+	char mem[32];
+
+	mib_text(mem, sizeof(mem), p->used_mib);
+	strbuf_addf(out, "pid %ld", p->pid);
+	if (p->command)
+		strbuf_addf(out, " %s", p->command);
+	if (p->user)
+		strbuf_addf(out, " (%s, %s)", p->user, mem);
+	else
+		strbuf_addf(out, " (%s; not visible here: another container's?)", mem);
+}
+
+static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i,
+			 uint64_t min_free)
+{
+	const struct gpu *g = &set->gpus[i];
+	char need[32], have[32];
+	bool first = true;
+
+	switch (g->verdict) {
+	case GPU_FREE:
+		strbuf_addstr(out, "free");
+		return;
+	case GPU_UNKNOWN_MEMORY:
+		strbuf_addstr(out, "not free: nvidia-smi does not report its memory use");
+		return;
+	case GPU_LOW_MEMORY:
+		mib_text(have, sizeof(have), g->total_mib - g->used_mib);
+		mib_text(need, sizeof(need), gpu_min_free_mib(g, min_free));
+		strbuf_addf(out, "not free: no compute process, but only %s free (free needs %s)",
+			    have, need);
+		return;
+	case GPU_BUSY:
+		break;
+	}
+	strbuf_addstr(out, "busy: ");
+	for (size_t k = 0; k < set->nprocs; k++) {
+		if (set->procs[k].gpu != i)
+			continue;
+		if (!first)
+			strbuf_addstr(out, "; ");
+		proc_text(out, &set->procs[k]);
+		first = false;
+	}
+}
+
+static void print_text(const struct gpu_set *set, size_t nfree, uint64_t min_free)
+{
+	struct strbuf line = STRBUF_INIT, ids = STRBUF_INIT;
+	size_t wname = strlen("NAME");
+
+	for (size_t i = 0; i < set->ngpus; i++)
+		if (strlen(set->gpus[i].name) > wname)
+			wname = strlen(set->gpus[i].name);
+	printf("%-4s %-*s  %-16s %s\n", "GPU", (int)wname, "NAME", "MEMORY USED", "STATE");
+	for (size_t i = 0; i < set->ngpus; i++) {
+		const struct gpu *g = &set->gpus[i];
+		char used[32], total[32], mem[80];
+
+		mib_text(used, sizeof(used), g->used_mib);
+		mib_text(total, sizeof(total), g->total_mib);
+		snprintf(mem, sizeof(mem), "%s of %s", used, total);
+		strbuf_reset(&line);
+		verdict_text(&line, set, i, min_free);
+		printf("%-4u %-*s  %-16s %s\n", g->index, (int)wname, g->name, mem, line.buf);
+	}
+	gpu_free_list(&ids, set);
+	printf("\n%zu of %zu GPU%s free\n", nfree, set->ngpus, set->ngpus == 1 ? "" : "s");
+	printf("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nCUDA_VISIBLE_DEVICES=%s\n", ids.buf);
+	strbuf_release(&line);
+	strbuf_release(&ids);
+}
+
+static json_t *json_mib(uint64_t mib)
+{
+	return mib == GPU_NO_VALUE ? json_null() : json_integer((json_int_t)mib);
+}
+
+static void print_json(const struct gpu_set *set)
+{
+	static const char *const verdicts[] = {
+	    [GPU_FREE] = NULL,
+	    [GPU_BUSY] = "busy",
+	    [GPU_LOW_MEMORY] = "low_memory",
+	    [GPU_UNKNOWN_MEMORY] = "unknown_memory",
+	};
+	json_t *root = json_object(), *gpus = json_array(), *free_ids = json_array();
+	struct strbuf ids = STRBUF_INIT;
+
+	for (size_t i = 0; i < set->ngpus; i++) {
+		const struct gpu *g = &set->gpus[i];
+		json_t *obj = json_object(), *procs = json_array();
+		const char *why = verdicts[g->verdict];
+
+		for (size_t k = 0; k < set->nprocs; k++) {
+			const struct gpu_proc *p = &set->procs[k];
+			json_t *po;
+
+			if (p->gpu != i)
+				continue;
+			po = json_object();
+			json_object_set_new(po, "pid", json_integer(p->pid));
+			json_object_set_new(po, "user", p->user ? json_string(p->user) : json_null());
+			json_object_set_new(po, "command",
+					    p->command ? json_string(p->command) : json_null());
+			json_object_set_new(po, "used_memory_mib", json_mib(p->used_mib));
+			json_array_append_new(procs, po);
+		}
+		json_object_set_new(obj, "index", json_integer(g->index));
+		json_object_set_new(obj, "uuid", json_string(g->uuid));
+		json_object_set_new(obj, "name", json_string(g->name));
+		json_object_set_new(obj, "memory_used_mib", json_mib(g->used_mib));
+		json_object_set_new(obj, "memory_total_mib", json_mib(g->total_mib));
+		json_object_set_new(obj, "free", json_boolean(g->verdict == GPU_FREE));
+		json_object_set_new(obj, "why_not", why ? json_string(why) : json_null());
+		json_object_set_new(obj, "processes", procs);
+		json_array_append_new(gpus, obj);
+		if (g->verdict == GPU_FREE)
+			json_array_append_new(free_ids, json_integer(g->index));
+	}
+	gpu_free_list(&ids, set);
+	json_object_set_new(root, "gpus", gpus);
+	json_object_set_new(root, "free", free_ids);
+	json_object_set_new(root, "cuda_visible_devices", json_string(ids.buf));
+	json_dumpf(root, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(root);
+	strbuf_release(&ids);
+}
+
+int cmd_gpus(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"min-free", required_argument, NULL, 'm'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct gpu_set set;
+	uint64_t min_free = 0;
+	bool json = false;
+	const char *why;
+	size_t nfree;
+	int opt, ret = EXIT_ERROR;
+
+	gpu_set_init(&set);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			if (units_parse_mem(&min_free, optarg, &why) < 0) {
+				error("--min-free '%s': %s", optarg, why);
+				return cli_usage(stderr, usage, options);
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			printf("usage: %s\n\n%s", usage, options);
+			return EXIT_OK;
+		default:
+			if (optopt == 'm')
+				error("--min-free needs a size, e.g. 20G");
+			else
+				error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage(stderr, usage, options);
+		}
+	}
+	if (optind < argc) {
+		error("unexpected argument '%s'", argv[optind]);
+		return cli_usage(stderr, usage, options);
+	}
+	if (local_query_gpus(&set, true) < 0)
+		goto out;
+	if (!set.ngpus) {
+		error("no GPU on this machine (nvidia-smi lists none); sweeps that ask no GPU run "
+		      "here with 'sweep submit --local' (--gpus-per-task 0, the default)");
+		goto out;
+	}
+	nfree = gpu_select(&set, min_free);
+	if (json)
+		print_json(&set);
+	else
+		print_text(&set, nfree, min_free);
+	ret = EXIT_OK;
+out:
+	gpu_set_release(&set);
+	return ret;
+}

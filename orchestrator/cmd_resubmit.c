@@ -1,0 +1,514 @@
+/*
+ * sweep resubmit: store + accounting -> one outcome per task (its latest
+ * attempt) -> the resubmission plan -> sbatch -> store. The same generated
+ * script runs again, so indices, settings and seeds are the same; sbatch
+ * options on the command line override its #SBATCH lines. The protocol is
+ * submit's: each accepted array job is recorded at once (as the next
+ * attempt), and on a failure whatever this resubmission already submitted is
+ * cancelled, so a refused resubmission is never shown as running.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acct.h"
+#include "backend.h"
+#include "cli.h"
+#include "error.h"
+#include "grid.h"
+#include "outcome.h"
+#include "quote.h"
+#include "resubmit.h"
+#include "rightsize.h"
+#include "store.h"
+#include "strbuf.h"
+#include "table.h"
+#include "units.h"
+
+#include "banned.h"
+
+/* How long after sbatch a record missing from slurmdbd is still normal. */
+#define MISSING_GRACE_S 120
+/* A sweep still "submitting" this soon after it was created may be being submitted now. */
+#define SUBMITTING_GRACE_S 600
+
+static const char usage[] = "sweep resubmit [options] [SWEEP]";
+static const char options[] =
+    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+    "\n"
+    "Runs again, as one more attempt of the same sweep (same indices, settings and\n"
+    "seeds), every task whose latest run is missing, FAILED, TIMEOUT, OUT_OF_MEMORY,\n"
+    "CANCELLED, NODE_FAIL, PREEMPTED, BOOT_FAIL or DEADLINE. Tasks still pending or\n"
+    "running are skipped.\n"
+    "\n"
+    "options:\n"
+    "  --dry-run          print the plan and the sbatch commands; submit nothing\n"
+    "  --mem-factor F     a task that ran out of memory gets F times what it had\n"
+    "                     (default 2, more than 1), rounded up to a clean size\n"
+    "  --time-factor F    a task that hit its time limit gets F times what it had\n"
+    "                     (default 2), in whole minutes\n"
+    "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "exit status: 0 resubmitted (or nothing to resubmit), 1 error, 2 usage.\n";
+
+struct resubmit_opts {
+	const char *state_dir;
+	const char *which;
+	bool dry_run;
+	double mem_factor;
+	double time_factor;
+};
+
+static int parse_factor(double *out, const char *opt, const char *arg)
+{
+	const char *why;
+
+	if (rightsize_parse_factor(out, arg, 1.0, true, &why) < 0)
+		return error("--%s '%s': %s", opt, arg, why);
+	return 0;
+}
+
+/* Returns -1 to go on, or the exit code the command ends with. */
+static int parse_options(struct resubmit_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"dry-run", no_argument, NULL, 'n'},
+	    {"mem-factor", required_argument, NULL, 'm'},
+	    {"time-factor", required_argument, NULL, 't'},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	o->mem_factor = RIGHTSIZE_MEM_FACTOR;
+	o->time_factor = RIGHTSIZE_TIME_FACTOR;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			o->dry_run = true;
+			break;
+		case 'm':
+			if (parse_factor(&o->mem_factor, "mem-factor", optarg) < 0)
+				return cli_usage(stderr, usage, options);
+			break;
+		case 't':
+			if (parse_factor(&o->time_factor, "time-factor", optarg) < 0)
+				return cli_usage(stderr, usage, options);
+			break;
+		case 's':
+			o->state_dir = optarg;
+			break;
+		case 'h':
+			printf("usage: %s\n\n%s", usage, options);
+			return EXIT_OK;
+		default:
+			return cli_usage(stderr, usage, options);
+		}
+	}
+	if (argc - optind > 1) {
+		error("one sweep at a time, not '%s' and '%s'", argv[optind], argv[optind + 1]);
+		return cli_usage(stderr, usage, options);
+	}
+	o->which = optind < argc ? argv[optind] : NULL;
+	return -1;
+}
+
+/* Everything the command works from; the outcomes borrow from set. */
+struct state {
+	const struct backend_ops *ops; /* where the sweep ran */
+	struct store *st;
+	struct sweep_rec rec;
+	struct plan plan;
+	struct array_rec *arrays;
+	size_t narrays;
+	struct acct_set set;
+	struct task_outcome *outcomes;
+	struct resubmit_script script;
+	struct resubmit_plan rp;
+};
+
+static void state_init(struct state *s)
+{
+	memset(s, 0, sizeof(*s));
+	sweep_rec_init(&s->rec);
+	plan_init(&s->plan);
+	acct_set_init(&s->set);
+	resubmit_plan_init(&s->rp);
+}
+
+static void state_release(struct state *s)
+{
+	resubmit_plan_release(&s->rp);
+	free(s->outcomes);
+	acct_set_release(&s->set);
+	array_recs_free(s->arrays, s->narrays);
+	plan_release(&s->plan);
+	sweep_rec_release(&s->rec);
+	store_close(s->st);
+	state_init(s);
+}
+
+static int load_outcomes(struct state *s)
+{
+	s->outcomes = xcalloc(s->plan.ntasks ? s->plan.ntasks : 1, sizeof(*s->outcomes));
+	return backend_load_outcomes(s->outcomes, &s->set, &s->arrays, &s->narrays, s->st, &s->rec);
+}
+
+static int read_script(struct resubmit_script *out, const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	const char *why;
+	int ret = 0;
+
+	if (strbuf_read_file(&text, path) < 0)
+		ret = error("cannot read the sweep's script '%s': %s (resubmit runs the same "
+		            "script again)",
+		            path, strerror(errno));
+	else if (resubmit_read_script(out, text.buf, &why) < 0)
+		ret = error("cannot read the #SBATCH lines of '%s': %s", path, why);
+	strbuf_release(&text);
+	return ret;
+}
+
+/* Whether a missing record may still just be on its way to slurmdbd. */
+static bool missing_unsettled(const struct state *s)
+{
+	int64_t now = (int64_t)time(NULL);
+
+	for (size_t i = 0; i < s->narrays; i++)
+		if (now - s->arrays[i].submitted_at < MISSING_GRACE_S)
+			return true;
+	return false;
+}
+
+/* The sbatch options that override the script for one array job (caller frees). */
+static int override_args(struct strbuf *mem, struct strbuf *time_opt,
+                         const struct resubmit_script *script, const struct resubmit_array *arr)
+{
+	char buf[64];
+	const char *why;
+
+	if (arr->mem_mb && resubmit_mem_option(mem, script, arr->mem_mb, &why) < 0)
+		return error("%s", why);
+	if (arr->time_min) {
+		units_format_time(buf, sizeof(buf), arr->time_min * 60);
+		strbuf_addf(time_opt, "--time=%s", buf);
+	}
+	return 0;
+}
+
+static void add_request(struct strbuf *out, const char *what, const char *opt, bool raised)
+{
+	if (out->len)
+		strbuf_addch(out, ' ');
+	strbuf_addf(out, "%s%s", opt, raised ? "" : what);
+}
+
+static char *request_text(const struct state *s, const struct resubmit_task *t)
+{
+	struct strbuf sb = STRBUF_INIT, opt = STRBUF_INIT;
+	const char *why;
+	char buf[64];
+
+	if (t->mem_mb && resubmit_mem_option(&opt, &s->script, t->mem_mb, &why) == 0)
+		add_request(&sb, " (as its last run)", opt.buf, t->mem_raised);
+	if (t->time_min) {
+		units_format_time(buf, sizeof(buf), t->time_min * 60);
+		strbuf_reset(&opt);
+		strbuf_addf(&opt, "--time=%s", buf);
+		add_request(&sb, " (as its last run)", opt.buf, t->time_raised);
+	}
+	if (!sb.len)
+		strbuf_addstr(&sb, "as the script asks");
+	strbuf_release(&opt);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void print_plan(FILE *f, const struct state *s)
+{
+	static const char *const head[] = {"INDEX", "SETTING", "SEED",   "ATTEMPTS",
+	                                   "STATE", "WHY",     "REQUEST"};
+	size_t ncols = sizeof(head) / sizeof(head[0]);
+	struct table t;
+
+	table_init(&t, ncols);
+	for (size_t c = 0; c < ncols; c++)
+		table_addstr(&t, head[c]);
+	for (size_t k = 0; k < s->rp.ntasks; k++) {
+		const struct resubmit_task *task = &s->rp.tasks[k];
+		const struct task_outcome *o = &s->outcomes[task->index];
+		struct strbuf why = STRBUF_INIT;
+
+		resubmit_reason(&why, o);
+		table_add(&t, xstrfmt("%zu", task->index));
+		table_add(&t, plan_setting_label(&s->plan, plan_setting_of(&s->plan, task->index)));
+		table_add(&t, xstrfmt("%" PRId64, plan_seed_of(&s->plan, task->index)));
+		table_add(&t, xstrfmt("%u", o->attempts));
+		table_addstr(&t, task_state_name(o->state));
+		table_add(&t, strbuf_detach(&why, NULL));
+		table_add(&t, request_text(s, task));
+	}
+	table_print(f, &t);
+	table_release(&t);
+}
+
+static void print_skipped(FILE *f, const struct resubmit_plan *rp)
+{
+	if (rp->nactive)
+		fprintf(f, "skipped: %zu task%s still pending or running (not failed yet)\n",
+		        rp->nactive, rp->nactive == 1 ? "" : "s");
+	if (rp->nunsettled)
+		fprintf(f,
+		        "skipped: %zu task%s with no accounting record yet (the sweep's newest "
+		        "array job is less than %d s old): try again shortly\n",
+		        rp->nunsettled, rp->nunsettled == 1 ? "" : "s", MISSING_GRACE_S);
+}
+
+/* A path as a shell reads it back: bare when it is plain, else single-quoted. */
+static void add_path(struct strbuf *out, const char *path)
+{
+	if (path[strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	                      "/._-+,:@%")])
+		quote_sh(out, path);
+	else
+		strbuf_addstr(out, path);
+}
+
+static int print_commands(FILE *f, const struct state *s)
+{
+	fprintf(f,
+	        "\nsbatch command%s (the script's argument is the index offset: array task t "
+	        "runs index offset + t):\n",
+	        s->rp.narrays == 1 ? "" : "s");
+	for (size_t a = 0; a < s->rp.narrays; a++) {
+		const struct resubmit_array *arr = &s->rp.arrays[a];
+		struct strbuf mem = STRBUF_INIT, time_opt = STRBUF_INIT, line = STRBUF_INIT;
+
+		if (override_args(&mem, &time_opt, &s->script, arr) < 0) {
+			strbuf_release(&mem);
+			strbuf_release(&time_opt);
+			return SWEEP_ERR;
+		}
+		strbuf_addf(&line, "  sbatch --parsable --array=%s", arr->spec);
+		if (a > 0 && s->rec.max_concurrent)
+			strbuf_addstr(&line, " --dependency=afterany:<the previous array job>");
+		if (mem.len)
+			strbuf_addf(&line, " %s", mem.buf);
+		if (time_opt.len)
+			strbuf_addf(&line, " %s", time_opt.buf);
+		strbuf_addch(&line, ' ');
+		add_path(&line, s->rec.script);
+		strbuf_addf(&line, " %" PRIu32, arr->offset);
+		fprintf(f, "%s\n", line.buf);
+		strbuf_release(&mem);
+		strbuf_release(&time_opt);
+		strbuf_release(&line);
+	}
+	return 0;
+}
+
+static void cancel_submitted(struct state *s, const uint32_t *job_ids, size_t n)
+{
+	for (size_t a = 0; a < n; a++) {
+		struct array_rec arr = {.job_id = job_ids[a]};
+
+		if (arr.job_id)
+			s->ops->cancel(s->st, &s->rec, &arr, 1);
+	}
+}
+
+/* Submits the plan's array jobs, recording each accepted one at once. */
+static int submit_arrays(struct state *s, uint32_t *job_ids, unsigned attempt)
+{
+	for (size_t a = 0; a < s->rp.narrays; a++) {
+		const struct resubmit_array *arr = &s->rp.arrays[a];
+		struct strbuf mem = STRBUF_INIT, time_opt = STRBUF_INIT;
+		const char *extra[4] = {NULL, NULL, NULL, NULL};
+		struct backend_submit req = {0};
+		struct array_rec rec = {0};
+		char dep[64];
+		size_t n = 0;
+		int ret;
+
+		ret = override_args(&mem, &time_opt, &s->script, arr);
+		if (ret == 0) {
+			/* With a throttle, one array job at a time keeps it. */
+			if (a > 0 && s->rec.max_concurrent) {
+				snprintf(dep, sizeof(dep), "--dependency=afterany:%" PRIu32,
+				         job_ids[a - 1]);
+				extra[n++] = dep;
+			}
+			if (mem.len)
+				extra[n++] = mem.buf;
+			if (time_opt.len)
+				extra[n++] = time_opt.buf;
+			req.script = s->rec.script;
+			req.array = arr->spec;
+			req.offset = arr->offset;
+			req.extra_args = extra;
+			ret = s->ops->submit(&job_ids[a], &req);
+		}
+		strbuf_release(&mem);
+		strbuf_release(&time_opt);
+		if (ret < 0)
+			return ret;
+		rec.job_id = job_ids[a];
+		rec.offset = arr->offset;
+		rec.spec = arr->spec;
+		rec.attempt = attempt;
+		if (store_add_array(s->st, s->rec.id, &rec) < 0) {
+			/* Slurm has it but we could not record it: do not leave it running. */
+			cancel_submitted(s, job_ids + a, 1);
+			job_ids[a] = 0;
+			return SWEEP_ERR;
+		}
+	}
+	return 0;
+}
+
+static void as_warning(const char *kind, const char *msg)
+{
+	(void)kind;
+	fflush(stdout);
+	fprintf(stderr, "sweep: warning: %s\n", msg);
+}
+
+/* The controller's MaxArraySize; a dry run goes on without it. */
+static int max_array_size(const struct backend_ops *ops, uint32_t *out, bool dry_run)
+{
+	int ret;
+
+	if (!dry_run)
+		return ops->max_array_size(out);
+	error_set_handler(as_warning);
+	ret = ops->max_array_size(out);
+	error_set_handler(NULL);
+	if (ret < 0) {
+		warning("planning without MaxArraySize: it is unknown");
+		*out = 0;
+	}
+	return 0;
+}
+
+static int build_plan(struct state *s, const struct resubmit_opts *o)
+{
+	struct resubmit_policy p = {0};
+	uint32_t max_array = 0;
+	const char *why;
+
+	if (max_array_size(s->ops, &max_array, o->dry_run) < 0)
+		return SWEEP_ERR;
+	p.mem_factor = o->mem_factor;
+	p.time_factor = o->time_factor;
+	p.script_mem_mb = resubmit_script_mem_mb(&s->script);
+	p.script_time_min = s->script.time_min;
+	p.max_array = max_array;
+	p.throttle = s->rec.max_concurrent;
+	p.missing_unsettled = missing_unsettled(s);
+	if (resubmit_plan_build(&s->rp, s->outcomes, s->plan.ntasks, &p, &why) < 0)
+		return error("cannot plan the resubmission of sweep %" PRId64 ": %s", s->rec.id,
+		             why);
+	return 0;
+}
+
+static int submit(struct state *s)
+{
+	uint32_t *job_ids = xcalloc(s->rp.narrays, sizeof(*job_ids));
+	unsigned last = 0;
+	sigset_t block, old;
+	int ret;
+
+	ret = store_last_attempt(s->st, &last, s->rec.id);
+	if (ret < 0)
+		goto out;
+	/* Ctrl-C now would leave Slurm running what the store does not know. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	ret = submit_arrays(s, job_ids, last + 1);
+	if (ret < 0) {
+		char *reason = xstrdup(error_last());
+
+		cancel_submitted(s, job_ids, s->rp.narrays);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		ret = error("the resubmission was not made (any array job of it already accepted "
+		            "was cancelled): %s",
+		            reason);
+		free(reason);
+		goto out;
+	}
+	/* A sweep whose first submission failed runs now. */
+	if (s->rec.status != SWEEP_SUBMITTED)
+		ret = store_finish_sweep(s->st, s->rec.id, SWEEP_SUBMITTED, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret < 0)
+		goto out;
+
+	printf("\nsweep %" PRId64 " '%s': %zu task%s resubmitted as attempt %u\n", s->rec.id,
+	       s->rec.name, s->rp.ntasks, s->rp.ntasks == 1 ? "" : "s", last + 1);
+	for (size_t a = 0; a < s->rp.narrays; a++)
+		printf("array job %" PRIu32 ": --array=%s, offset %" PRIu32 "\n", job_ids[a],
+		       s->rp.arrays[a].spec, s->rp.arrays[a].offset);
+	printf("next:   sweep status %" PRId64 "\n", s->rec.id);
+out:
+	free(job_ids);
+	return ret;
+}
+
+int cmd_resubmit(int argc, char **argv)
+{
+	struct resubmit_opts o = {0};
+	struct state s;
+	int ret = EXIT_ERROR, code;
+
+	state_init(&s);
+	code = parse_options(&o, argc, argv);
+	if (code >= 0)
+		return code;
+	if (cli_open_sweep(&s.st, &s.rec, cli_state_dir(o.state_dir), o.which) < 0)
+		goto out;
+	if (s.rec.status == SWEEP_SUBMITTING &&
+	    (int64_t)time(NULL) - s.rec.created_at < SUBMITTING_GRACE_S) {
+		error("sweep %" PRId64 " '%s' is being submitted (or its submission was "
+		      "interrupted less than %d minutes ago): try again later",
+		      s.rec.id, s.rec.name, SUBMITTING_GRACE_S / 60);
+		goto out;
+	}
+	s.ops = backend_get(s.rec.backend);
+	if (!s.ops || store_load_plan(s.st, &s.plan, s.rec.id) < 0 || load_outcomes(&s) < 0 ||
+	    read_script(&s.script, s.rec.script) < 0 || build_plan(&s, &o) < 0)
+		goto out;
+
+	if (!s.rp.ntasks) {
+		printf("sweep %" PRId64 " '%s': nothing to resubmit: %zu of %zu task%s completed\n",
+		       s.rec.id, s.rec.name, s.rp.ncompleted, s.plan.ntasks,
+		       s.plan.ntasks == 1 ? "" : "s");
+		print_skipped(stdout, &s.rp);
+		ret = EXIT_OK;
+		goto out;
+	}
+	printf("sweep %" PRId64 " '%s': %zu of %zu task%s to resubmit%s\n\n", s.rec.id, s.rec.name,
+	       s.rp.ntasks, s.plan.ntasks, s.plan.ntasks == 1 ? "" : "s",
+	       o.dry_run ? " (dry run: nothing is submitted)" : "");
+	print_plan(stdout, &s);
+	print_skipped(stdout, &s.rp);
+	if (print_commands(stdout, &s) < 0)
+		goto out;
+	if (!o.dry_run && submit(&s) < 0)
+		goto out;
+	ret = EXIT_OK;
+out:
+	state_release(&s);
+	return ret;
+}

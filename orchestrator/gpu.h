@@ -1,0 +1,87 @@
+#ifndef SWEEP_GPU_H
+#define SWEEP_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+
+/*
+ * Which GPUs of this machine are free, from what nvidia-smi prints for
+ *   nvidia-smi --query-gpu=index,uuid,name,memory.used,memory.total
+ *              --format=csv,noheader,nounits
+ *   nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory
+ *              --format=csv,noheader,nounits
+ * The process list names GPUs by uuid, never by index, so the two are
+ * joined by uuid. Pure: text in, structs out; running nvidia-smi and
+ * finding who owns a process is the caller's (local.c).
+ *
+ * Every string in these structs is owned by the gpu_set and freed by
+ * gpu_set_release.
+ */
+
+#define GPU_NO_VALUE UINT64_MAX /* nvidia-smi printed "[N/A]" or "[Not Supported]" */
+
+/* Arguments of the two queries, NULL-terminated, for an argv array. */
+extern const char *const gpu_query_gpus_argv[];
+extern const char *const gpu_query_apps_argv[];
+
+struct gpu_proc {
+	char *uuid;       /* the GPU it runs on */
+	long pid;         /* as nvidia-smi sees it (another PID namespace's, in a container) */
+	uint64_t used_mib;
+	size_t gpu;       /* its position in gpu_set.gpus, SIZE_MAX when no listed GPU has its uuid */
+	char *user;       /* owner, filled by the caller; NULL when unknown */
+	char *command;    /* its name, filled by the caller; NULL when unknown */
+};
+
+enum gpu_verdict {
+	GPU_FREE = 0,
+	GPU_BUSY,           /* at least one compute process runs on it */
+	GPU_LOW_MEMORY,     /* no compute process, but less free memory than asked */
+	GPU_UNKNOWN_MEMORY, /* nvidia-smi does not report its memory use */
+};
+
+struct gpu {
+	unsigned index; /* nvidia-smi's (PCI bus) order: CUDA_DEVICE_ORDER=PCI_BUS_ID */
+	char *uuid;
+	char *name;
+	uint64_t used_mib, total_mib; /* GPU_NO_VALUE when not reported */
+	size_t nprocs;                /* compute processes on it */
+	enum gpu_verdict verdict;     /* set by gpu_select */
+};
+
+struct gpu_set {
+	struct gpu *gpus; /* by index, ascending */
+	size_t ngpus;
+	struct gpu_proc *procs;
+	size_t nprocs;
+};
+
+void gpu_set_init(struct gpu_set *set);
+void gpu_set_release(struct gpu_set *set);
+
+/*
+ * Reads the outputs of the two queries into out (initialised). Empty GPU
+ * output gives an empty set (no GPU), not an error. Fails, with error()
+ * naming the line, on a line that is not the five (or three) fields asked
+ * for, a repeated index or uuid; out is then released.
+ */
+int gpu_parse(struct gpu_set *out, const char *gpus_csv, const char *apps_csv);
+
+/*
+ * Sets each GPU's verdict: free when no compute process runs on it and it
+ * has at least min_free_mib MiB free; min_free_mib 0 means the default,
+ * GPU_DEFAULT_FREE_PERCENT of its memory. Returns how many are free.
+ */
+#define GPU_DEFAULT_FREE_PERCENT 90
+size_t gpu_select(struct gpu_set *set, uint64_t min_free_mib);
+
+/* The free memory, in MiB, that gpu_select asks of g for min_free_mib. */
+uint64_t gpu_min_free_mib(const struct gpu *g, uint64_t min_free_mib);
+
+/* Appends the indices of the free GPUs, comma-separated ("0,2,3"), to out. */
+void gpu_free_list(struct strbuf *out, const struct gpu_set *set);
+
+#endif
