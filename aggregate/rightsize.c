@@ -84,6 +84,13 @@ uint64_t rightsize_scale_up(uint64_t x, double factor)
 	return (x * m + 999) / 1000;
 }
 
+uint64_t rightsize_raise(uint64_t had, double factor)
+{
+	uint64_t v = rightsize_scale_up(had, factor);
+
+	return v > had ? v : had + (had < UINT64_MAX);
+}
+
 bool rightsize_out_of_memory(const struct task_outcome *o)
 {
 	/* Without cgroups, OverMemoryKill ends the task FAILED with signal 9. */
@@ -191,13 +198,6 @@ static void measure(struct rightsize_group *g, const struct task_outcome *o)
 	rightsize_task_eval(&eff, o);
 	widen(&g->mem_eff_min, &g->mem_eff_max, eff.mem_eff);
 	widen(&g->time_eff_min, &g->time_eff_max, eff.time_eff);
-}
-
-uint64_t rightsize_raise(uint64_t had, double factor)
-{
-	uint64_t v = rightsize_scale_up(had, factor);
-
-	return v > had ? v : had + (had < UINT64_MAX);
 }
 
 static void recommend(struct rightsize_group *g, const struct rightsize_policy *p)

@@ -52,11 +52,10 @@ static void proc_text(struct strbuf *out, const struct gpu_proc *p)
 	if (p->user)
 		strbuf_addf(out, " (%s, %s)", p->user, mem);
 	else
-		strbuf_addf(out, " (%s; not visible here: another container's?)", mem);
+		strbuf_addf(out, " (%s, owner unknown: another container's?)", mem);
 }
 
-static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i,
-			 uint64_t min_free)
+static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i, uint64_t min_free)
 {
 	const struct gpu *g = &set->gpus[i];
 	char need[32], have[32];
@@ -73,7 +72,7 @@ static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i
 		mib_text(have, sizeof(have), g->total_mib - g->used_mib);
 		mib_text(need, sizeof(need), gpu_min_free_mib(g, min_free));
 		strbuf_addf(out, "not free: no compute process, but only %s free (free needs %s)",
-			    have, need);
+		            have, need);
 		return;
 	case GPU_BUSY:
 		break;
@@ -145,9 +144,10 @@ static void print_json(const struct gpu_set *set)
 				continue;
 			po = json_object();
 			json_object_set_new(po, "pid", json_integer(p->pid));
-			json_object_set_new(po, "user", p->user ? json_string(p->user) : json_null());
+			json_object_set_new(po, "user",
+			                    p->user ? json_string(p->user) : json_null());
 			json_object_set_new(po, "command",
-					    p->command ? json_string(p->command) : json_null());
+			                    p->command ? json_string(p->command) : json_null());
 			json_object_set_new(po, "used_memory_mib", json_mib(p->used_mib));
 			json_array_append_new(procs, po);
 		}

@@ -206,30 +206,23 @@ static int override_args(struct strbuf *mem, struct strbuf *time_opt,
 	return 0;
 }
 
-static void add_request(struct strbuf *out, const char *what, const char *opt, bool raised)
-{
-	if (out->len)
-		strbuf_addch(out, ' ');
-	strbuf_addf(out, "%s%s", opt, raised ? "" : what);
-}
-
+/* What a task asks this time: raised options, those kept from its last run, or the script's. */
 static char *request_text(const struct state *s, const struct resubmit_task *t)
 {
-	struct strbuf sb = STRBUF_INIT, opt = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
 	const char *why;
 	char buf[64];
 
-	if (t->mem_mb && resubmit_mem_option(&opt, &s->script, t->mem_mb, &why) == 0)
-		add_request(&sb, " (as its last run)", opt.buf, t->mem_raised);
+	if (t->mem_mb && resubmit_mem_option(&sb, &s->script, t->mem_mb, &why) == 0 &&
+	    !t->mem_raised)
+		strbuf_addstr(&sb, " (as its last run)");
 	if (t->time_min) {
 		units_format_time(buf, sizeof(buf), t->time_min * 60);
-		strbuf_reset(&opt);
-		strbuf_addf(&opt, "--time=%s", buf);
-		add_request(&sb, " (as its last run)", opt.buf, t->time_raised);
+		strbuf_addf(&sb, "%s--time=%s%s", sb.len ? " " : "", buf,
+		            t->time_raised ? "" : " (as its last run)");
 	}
 	if (!sb.len)
 		strbuf_addstr(&sb, "as the script asks");
-	strbuf_release(&opt);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -285,10 +278,13 @@ static void add_path(struct strbuf *out, const char *path)
 
 static int print_commands(FILE *f, const struct state *s)
 {
+	bool slurm = !strcmp(s->ops->name, "slurm");
+
+	/* The local side takes the same options, without sbatch. */
 	fprintf(f,
-	        "\nsbatch command%s (the script's argument is the index offset: array task t "
+	        "\n%s command%s (the script's argument is the index offset: array task t "
 	        "runs index offset + t):\n",
-	        s->rp.narrays == 1 ? "" : "s");
+	        slurm ? "sbatch" : s->ops->name, s->rp.narrays == 1 ? "" : "s");
 	for (size_t a = 0; a < s->rp.narrays; a++) {
 		const struct resubmit_array *arr = &s->rp.arrays[a];
 		struct strbuf mem = STRBUF_INIT, time_opt = STRBUF_INIT, line = STRBUF_INIT;
@@ -298,7 +294,8 @@ static int print_commands(FILE *f, const struct state *s)
 			strbuf_release(&time_opt);
 			return SWEEP_ERR;
 		}
-		strbuf_addf(&line, "  sbatch --parsable --array=%s", arr->spec);
+		strbuf_addf(&line, "  %s --array=%s", slurm ? "sbatch --parsable" : "submit",
+		            arr->spec);
 		if (a > 0 && s->rec.max_concurrent)
 			strbuf_addstr(&line, " --dependency=afterany:<the previous array job>");
 		if (mem.len)
@@ -316,13 +313,14 @@ static int print_commands(FILE *f, const struct state *s)
 	return 0;
 }
 
-static void cancel_submitted(struct state *s, const uint32_t *job_ids, size_t n)
+/* Cancels the array jobs; those it could not cancel (reported) are set to 0. */
+static void cancel_submitted(struct state *s, uint32_t *job_ids, size_t n)
 {
 	for (size_t a = 0; a < n; a++) {
 		struct array_rec arr = {.job_id = job_ids[a]};
 
-		if (arr.job_id)
-			s->ops->cancel(s->st, &s->rec, &arr, 1);
+		if (arr.job_id && s->ops->cancel(s->st, &s->rec, &arr, 1) < 0)
+			job_ids[a] = 0;
 	}
 }
 
@@ -368,7 +366,6 @@ static int submit_arrays(struct state *s, uint32_t *job_ids, unsigned attempt)
 		if (store_add_array(s->st, s->rec.id, &rec) < 0) {
 			/* Slurm has it but we could not record it: do not leave it running. */
 			cancel_submitted(s, job_ids + a, 1);
-			job_ids[a] = 0;
 			return SWEEP_ERR;
 		}
 	}
@@ -420,6 +417,21 @@ static int build_plan(struct state *s, const struct resubmit_opts *o)
 	return 0;
 }
 
+static void say_cancelled(const uint32_t *job_ids, size_t n)
+{
+	struct strbuf ids = STRBUF_INIT;
+	size_t count = 0;
+
+	for (size_t a = 0; a < n; a++)
+		if (job_ids[a])
+			strbuf_addf(&ids, "%s%" PRIu32, count++ ? ", " : "", job_ids[a]);
+	if (count)
+		warning("array job%s %s of this resubmission, already accepted, %s cancelled: "
+		        "nothing of it runs",
+		        count == 1 ? "" : "s", ids.buf, count == 1 ? "was" : "were");
+	strbuf_release(&ids);
+}
+
 static int submit(struct state *s)
 {
 	uint32_t *job_ids = xcalloc(s->rp.narrays, sizeof(*job_ids));
@@ -438,14 +450,10 @@ static int submit(struct state *s)
 	sigprocmask(SIG_BLOCK, &block, &old);
 	ret = submit_arrays(s, job_ids, last + 1);
 	if (ret < 0) {
-		char *reason = xstrdup(error_last());
-
+		/* The cause was reported where it was known; say what became of the rest. */
 		cancel_submitted(s, job_ids, s->rp.narrays);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		ret = error("the resubmission was not made (any array job of it already accepted "
-		            "was cancelled): %s",
-		            reason);
-		free(reason);
+		say_cancelled(job_ids, s->rp.narrays);
 		goto out;
 	}
 	/* A sweep whose first submission failed runs now. */

@@ -14,12 +14,12 @@
 
 #include "banned.h"
 
-const char *const gpu_query_gpus_argv[] = {
-	"nvidia-smi", "--query-gpu=index,uuid,name,memory.used,memory.total",
-	"--format=csv,noheader,nounits", NULL};
+const char *const gpu_query_gpus_argv[] = {"nvidia-smi",
+                                           "--query-gpu=index,uuid,name,memory.used,memory.total",
+                                           "--format=csv,noheader,nounits", NULL};
 const char *const gpu_query_apps_argv[] = {"nvidia-smi",
-					    "--query-compute-apps=gpu_uuid,pid,used_memory",
-					    "--format=csv,noheader,nounits", NULL};
+                                           "--query-compute-apps=gpu_uuid,pid,used_memory",
+                                           "--format=csv,noheader,nounits", NULL};
 
 #define MAX_FIELDS 16
 
@@ -166,8 +166,8 @@ static int parse_gpus(struct gpu_set *out, char *text)
 			if (out->gpus[i].index == (unsigned)index ||
 			    !strcmp(out->gpus[i].uuid, fields[1]))
 				return error("nvidia-smi's GPU list, line %zu: GPU %ld (%s) listed "
-					     "twice",
-					     lineno, index, fields[1]);
+				             "twice",
+				             lineno, index, fields[1]);
 		for (size_t f = 2; f < n - 2; f++) {
 			if (f > 2)
 				strbuf_addstr(&name, ", ");
@@ -258,7 +258,7 @@ size_t gpu_select(struct gpu_set *set, uint64_t min_free_mib)
 		else if (g->used_mib == GPU_NO_VALUE || g->total_mib == GPU_NO_VALUE)
 			g->verdict = GPU_UNKNOWN_MEMORY;
 		else if (g->used_mib > g->total_mib ||
-			 g->total_mib - g->used_mib < gpu_min_free_mib(g, min_free_mib))
+		         g->total_mib - g->used_mib < gpu_min_free_mib(g, min_free_mib))
 			g->verdict = GPU_LOW_MEMORY;
 		else
 			g->verdict = GPU_FREE;

@@ -28,12 +28,12 @@ extern const char *const gpu_query_gpus_argv[];
 extern const char *const gpu_query_apps_argv[];
 
 struct gpu_proc {
-	char *uuid;       /* the GPU it runs on */
-	long pid;         /* as nvidia-smi sees it (another PID namespace's, in a container) */
+	char *uuid; /* the GPU it runs on */
+	long pid;   /* as nvidia-smi sees it (another PID namespace's, in a container) */
 	uint64_t used_mib;
-	size_t gpu;       /* its position in gpu_set.gpus, SIZE_MAX when no listed GPU has its uuid */
-	char *user;       /* owner, filled by the caller; NULL when unknown */
-	char *command;    /* its name, filled by the caller; NULL when unknown */
+	size_t gpu;    /* its position in gpu_set.gpus, SIZE_MAX when no listed GPU has its uuid */
+	char *user;    /* owner, filled by the caller; NULL when unknown */
+	char *command; /* its name, filled by the caller; NULL when unknown */
 };
 
 enum gpu_verdict {

@@ -45,12 +45,12 @@
 
 #include "banned.h"
 
-#define TERM_GRACE_S   30 /* SIGKILL this long after the time limit's SIGTERM: Slurm's KillWait */
-#define CANCEL_GRACE_S 5  /* SIGKILL this long after cancel's SIGTERM */
-#define CANCEL_WAIT_S  (CANCEL_GRACE_S + 10) /* how long cancel waits for a runner to finish */
-#define POLL_S         1  /* memory and dependency checks */
-#define GPU_RETRY_S    5  /* asking nvidia-smi again while too few GPUs are free */
-#define START_GRACE_S  60 /* a job with no runner recorded yet is still being submitted */
+#define TERM_GRACE_S     30 /* SIGKILL this long after the time limit's SIGTERM: Slurm's KillWait */
+#define CANCEL_GRACE_S   5  /* SIGKILL this long after cancel's SIGTERM */
+#define CANCEL_WAIT_S    (CANCEL_GRACE_S + 10) /* how long cancel waits for a runner to finish */
+#define POLL_S           1                     /* memory and dependency checks */
+#define GPU_RETRY_S      5  /* asking nvidia-smi again while too few GPUs are free */
+#define START_GRACE_S    60 /* a job with no runner recorded yet is still being submitted */
 #define DEFAULT_SIGNAL_S 60 /* sbatch's @time when --signal gives none */
 
 extern char **environ;
@@ -59,9 +59,8 @@ static const struct {
 	const char *name;
 	int sig;
 } signals[] = {
-	{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"INT", SIGINT},
-	{"HUP", SIGHUP},   {"QUIT", SIGQUIT}, {"ALRM", SIGALRM}, {"KILL", SIGKILL},
-	{"CONT", SIGCONT}, {"STOP", SIGSTOP},
+    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"INT", SIGINT},   {"HUP", SIGHUP},
+    {"QUIT", SIGQUIT}, {"ALRM", SIGALRM}, {"KILL", SIGKILL}, {"CONT", SIGCONT}, {"STOP", SIGSTOP},
 };
 
 static const char *signal_name(int sig)
@@ -78,6 +77,7 @@ enum mem_kind { MEM_NONE, MEM_NODE, MEM_PER_CPU, MEM_PER_GPU };
 
 struct job_parse {
 	struct local_array_rec *out;
+	const char *source; /* for messages */
 	enum mem_kind mem_kind;
 	uint64_t mem_value;
 };
@@ -197,10 +197,10 @@ static const struct {
 	char short_name;
 	const char *name;
 } value_options[] = {
-	{'J', "job-name"},     {'o', "output"},      {'e', "error"},         {'D', "chdir"},
-	{'t', "time"},         {0, "mem"},           {0, "mem-per-cpu"},     {0, "mem-per-gpu"},
-	{'c', "cpus-per-task"}, {0, "gpus-per-task"}, {0, "gres"},           {'G', "gpus"},
-	{0, "signal"},         {'d', "dependency"},
+    {'J', "job-name"},      {'o', "output"},      {'e', "error"},     {'D', "chdir"},
+    {'t', "time"},          {0, "mem"},           {0, "mem-per-cpu"}, {0, "mem-per-gpu"},
+    {'c', "cpus-per-task"}, {0, "gpus-per-task"}, {0, "gres"},        {'G', "gpus"},
+    {0, "signal"},          {'d', "dependency"},  {0, "open-mode"},
 };
 
 static int job_option(struct job_parse *p, const char *name, const char *value, const char **why)
@@ -217,15 +217,19 @@ static int job_option(struct job_parse *p, const char *name, const char *value, 
 		set_text(&out->err_pattern, value);
 	} else if (!strcmp(name, "chdir")) {
 		set_text(&out->workdir, value);
+	} else if (!strcmp(name, "open-mode")) {
+		out->append = !strcmp(value, "append");
 	} else if (!strcmp(name, "time")) {
 		if (units_parse_time(&secs, &unlimited, value, why) < 0)
 			return -1;
 		out->time_limit_s = unlimited ? 0 : secs;
 	} else if (!strcmp(name, "mem") || !strcmp(name, "mem-per-cpu") ||
-		   !strcmp(name, "mem-per-gpu")) {
+	           !strcmp(name, "mem-per-gpu")) {
 		if (units_parse_mem(&p->mem_value, value, why) < 0)
 			return -1;
-		p->mem_kind = name[3] == '\0' ? MEM_NODE : name[8] == 'c' ? MEM_PER_CPU : MEM_PER_GPU;
+		p->mem_kind = name[3] == '\0'  ? MEM_NODE
+		              : name[8] == 'c' ? MEM_PER_CPU
+		                               : MEM_PER_GPU;
 	} else if (!strcmp(name, "cpus-per-task")) {
 		if (parse_positive(&out->ncpus, value) < 0) {
 			*why = "--cpus-per-task takes a positive number";
@@ -243,7 +247,8 @@ static int job_option(struct job_parse *p, const char *name, const char *value, 
 		}
 	} else if (!strcmp(name, "signal")) {
 		if (parse_signal(out, value) < 0) {
-			*why = "--signal takes [B:]SIG[@SECONDS], SIG a name such as USR1 or a number";
+			*why =
+			    "--signal takes [B:]SIG[@SECONDS], SIG a name such as USR1 or a number";
 			return -1;
 		}
 	} else if (!strcmp(name, "dependency")) {
@@ -268,33 +273,34 @@ static const char *value_option(const char *word)
 }
 
 /* sbatch's options as words: --name=value, --name value, -X value, -Xvalue. */
-static int job_words(struct job_parse *p, const char *const *words, size_t n, const char **why)
+static int job_words(struct job_parse *p, const char *const *words, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const char *w = words[i];
-		const char *eq, *name;
-		char *key;
+		const char *w = words[i], *eq, *name, *value, *why = NULL;
+		char *key = NULL;
 		int ret;
 
 		if (w[0] != '-')
 			continue;
 		if (w[1] == '-' && (eq = strchr(w, '='))) {
-			key = xstrndup(w + 2, (size_t)(eq - w - 2));
-			ret = job_option(p, key, eq + 1, why);
-			free(key);
+			name = key = xstrndup(w + 2, (size_t)(eq - w - 2));
+			value = eq + 1;
 		} else if (w[1] != '-' && w[1] && w[2]) {
 			char flag[3] = {'-', w[1], '\0'};
 
 			name = value_option(flag);
-			ret = name ? job_option(p, name, w + 2, why) : 0;
+			value = w + 2;
 		} else {
+			/* A flag (--exclusive) takes no value: only ours are known to. */
 			name = value_option(w);
-			if (!name || i + 1 >= n)
-				continue;
-			ret = job_option(p, name, words[++i], why);
+			value = name && i + 1 < n ? words[++i] : NULL;
 		}
+		ret = name && value ? job_option(p, name, value, &why) : 0;
 		if (ret < 0)
-			return -1;
+			error("'%s': --%s=%s: %s", p->source, name, value, why);
+		free(key);
+		if (ret < 0)
+			return SWEEP_ERR;
 	}
 	return 0;
 }
@@ -341,10 +347,10 @@ static void free_words(char **words, size_t n)
 	free(words);
 }
 
-int local_read_job(struct local_array_rec *out, const char *script_text,
-		   const char *const *extra, const char **why)
+int local_read_job(struct local_array_rec *out, const char *source, const char *script_text,
+                   const char *const *extra)
 {
-	struct job_parse p = {out, MEM_NONE, 0};
+	struct job_parse p = {out, source, MEM_NONE, 0};
 	const char *line = script_text;
 	size_t nextra = 0;
 
@@ -360,7 +366,7 @@ int local_read_job(struct local_array_rec *out, const char *script_text,
 		if (!strncmp(s, "#SBATCH", 7) && (s[7] == ' ' || s[7] == '\t')) {
 			char **words;
 			size_t n = split_words(&words, s + 7);
-			int ret = job_words(&p, (const char *const *)words, n, why);
+			int ret = job_words(&p, (const char *const *)words, n);
 
 			free_words(words, n);
 			if (ret < 0)
@@ -373,7 +379,7 @@ int local_read_job(struct local_array_rec *out, const char *script_text,
 	}
 	while (extra && extra[nextra])
 		nextra++;
-	if (job_words(&p, extra, nextra, why) < 0)
+	if (job_words(&p, extra, nextra) < 0)
 		goto fail;
 
 	switch (p.mem_kind) {
@@ -400,7 +406,7 @@ fail:
 }
 
 void local_expand_pattern(struct strbuf *out, const char *pattern, const char *name,
-			  uint32_t array_job_id, uint32_t array_task_id, uint32_t job_id)
+                          uint32_t array_job_id, uint32_t array_task_id, uint32_t job_id)
 {
 	for (const char *p = pattern; *p; p++) {
 		if (*p != '%' || !p[1]) {
@@ -433,7 +439,7 @@ void local_expand_pattern(struct strbuf *out, const char *pattern, const char *n
 /* ---- Decisions (pure) ------------------------------------------------------------------------ */
 
 size_t local_schedule(size_t running, size_t pending, unsigned throttle, unsigned gpus_per_task,
-		      size_t free_gpus)
+                      size_t free_gpus)
 {
 	size_t n = pending;
 
@@ -445,7 +451,7 @@ size_t local_schedule(size_t running, size_t pending, unsigned throttle, unsigne
 }
 
 void local_deadlines(struct local_deadlines *out, uint64_t time_limit_s, int warn_signal,
-		     unsigned warn_s, unsigned grace_s)
+                     unsigned warn_s, unsigned grace_s)
 {
 	out->warn_at = out->term_at = out->kill_at = -1;
 	if (!time_limit_s || time_limit_s > INT64_MAX / 2)
@@ -472,8 +478,8 @@ enum task_state local_final_state(int wstatus, enum local_stop why)
 }
 
 void local_task_acct(struct acct_rec *out, const struct local_task_rec *t,
-		     const struct local_array_rec *arr, bool runner_alive, bool task_alive,
-		     int64_t now, const char *node)
+                     const struct local_array_rec *arr, bool runner_alive, bool task_alive,
+                     int64_t now, const char *node)
 {
 	enum task_state state = (enum task_state)t->state;
 	int64_t end;
@@ -490,7 +496,8 @@ void local_task_acct(struct acct_rec *out, const struct local_task_rec *t,
 	out->submit_time = arr->submit_time;
 	out->start_time = t->start_time;
 	out->end_time = task_state_is_final((enum task_state)t->state) ? t->end_time : 0;
-	end = out->end_time ? out->end_time : now;
+	/* A task its runner left behind has no known end: no elapsed time to count. */
+	end = out->end_time ? out->end_time : state == TS_NODE_FAIL ? t->start_time : now;
 	out->elapsed_s = t->start_time && end > t->start_time ? (uint64_t)(end - t->start_time) : 0;
 	out->timelimit_s = arr->time_limit_s ? arr->time_limit_s : ACCT_NO_VALUE;
 	out->req_mem_mb = arr->mem_mb;
@@ -505,7 +512,7 @@ void local_task_acct(struct acct_rec *out, const struct local_task_rec *t,
 struct pstat {
 	char state;
 	long session;
-	uint64_t start;     /* clock ticks after boot */
+	uint64_t start; /* clock ticks after boot */
 	uint64_t rss_pages;
 };
 
@@ -554,11 +561,11 @@ static bool process_is(int64_t pid, uint64_t start)
 {
 	struct pstat ps;
 
-	return pid > 0 && read_pstat(&ps, (long)pid) == 0 && ps.start == start &&
-	       ps.state != 'Z' && ps.state != 'X';
+	return pid > 0 && read_pstat(&ps, (long)pid) == 0 && ps.start == start && ps.state != 'Z' &&
+	       ps.state != 'X';
 }
 
-static long digits_pid(const char *name)
+static long digits_value(const char *name)
 {
 	long pid = 0;
 
@@ -586,7 +593,7 @@ static size_t signal_session(long sid, uint64_t since, int sig)
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		long pid = digits_pid(de->d_name);
+		long pid = digits_value(de->d_name);
 		struct pstat ps;
 
 		if (pid <= 0 || read_pstat(&ps, pid) < 0 || ps.session != sid || ps.start < since ||
@@ -640,7 +647,7 @@ static int run_smi(struct strbuf *out, const char *const *argv)
 
 		strbuf_trim_trailing_newlines(msg);
 		ret = error("nvidia-smi failed (%s %d): %s", res.exited ? "exit status" : "signal",
-			    res.status, msg->len ? msg->buf : "(no message)");
+		            res.status, msg->len ? msg->buf : "(no message)");
 	} else {
 		strbuf_add(out, res.out.buf, res.out.len);
 	}
@@ -674,8 +681,8 @@ int local_query_gpus(struct gpu_set *out, bool owners)
 	int ret;
 
 	if (!on_path("nvidia-smi"))
-		return error("nvidia-smi is not on PATH: no NVIDIA driver on this machine? Sweeps "
-			     "that ask no GPU run without it (--gpus-per-task 0, the default)");
+		return error("nvidia-smi is not on PATH: no NVIDIA driver on this machine? sweeps "
+		             "that ask no GPU run without it (--gpus-per-task 0, the default)");
 	ret = run_smi(&gpus, gpu_query_gpus_argv);
 	if (ret == 0)
 		ret = run_smi(&apps, gpu_query_apps_argv);
@@ -711,7 +718,7 @@ static int lock_gpu(const char *uuid)
 	fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0) {
 		warning("cannot open the GPU lock '%s': %s; using the GPU unlocked", path.buf,
-			strerror(errno));
+		        strerror(errno));
 		strbuf_release(&path);
 		return -2;
 	}
@@ -753,6 +760,7 @@ struct runner {
 	bool stopping;
 	bool after_done;
 	double gpu_retry_at;
+	bool gpu_waiting; /* said so in the log */
 	uint32_t task_min, task_max;
 	char offset[16];
 	char host[256];
@@ -832,7 +840,7 @@ static size_t gpus_available(const struct runner *r, const struct gpu_set *set)
 
 /* Gives run r->arr.gpus GPUs, lowest index first; 0, or -1 when too few could be locked. */
 static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *set,
-		     struct strbuf *ids)
+                     struct strbuf *ids)
 {
 	run->uuids = xcalloc(r->arr.gpus, sizeof(*run->uuids));
 	run->locks = xcalloc(r->arr.gpus, sizeof(*run->locks));
@@ -869,7 +877,7 @@ struct env {
 };
 
 static void env_set(struct env *e, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void env_set(struct env *e, const char *name, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -908,8 +916,7 @@ static char **env_merge(const struct env *e)
 }
 
 /* What Slurm would give a batch task of this array job. */
-static void task_env(struct env *e, const struct runner *r, const struct run *run,
-		     const char *gpus)
+static void task_env(struct env *e, const struct runner *r, const struct run *run, const char *gpus)
 {
 	const struct local_array_rec *a = &r->arr;
 
@@ -931,11 +938,16 @@ static void task_env(struct env *e, const struct runner *r, const struct run *ru
 	env_set(e, "SLURM_NTASKS", "1");
 	env_set(e, "SLURM_CPUS_PER_TASK", "%u", a->ncpus);
 	env_set(e, "SLURM_CPUS_ON_NODE", "%u", a->ncpus);
+	/*
+	 * Our job ids mean nothing to a Slurm cluster this machine may belong
+	 * to: scontrol in a task (requeue) must not act on that cluster's jobs.
+	 */
+	env_set(e, "SLURM_CONF", "/dev/null");
 	if (a->mem_mb)
 		env_set(e, "SLURM_MEM_PER_NODE", "%" PRIu64, a->mem_mb);
 	if (a->time_limit_s)
 		env_set(e, "SLURM_JOB_END_TIME", "%lld",
-			(long long)(time(NULL) + (time_t)a->time_limit_s));
+		        (long long)(time(NULL) + (time_t)a->time_limit_s));
 	/* A task sees its own GPUs only; one that asked none sees none. */
 	env_set(e, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
 	env_set(e, "CUDA_VISIBLE_DEVICES", "%s", gpus ? gpus : "");
@@ -947,10 +959,10 @@ static void task_env(struct env *e, const struct runner *r, const struct run *ru
 
 /* In the child: the task's own session, its logs, default signals, then the script. */
 static void exec_task(const char *workdir, int in, int out, int err, const char *const *argv,
-		      char *const *env)
+                      char *const *env)
 {
 	static const int reset[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1,
-				    SIGUSR2, SIGALRM, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU};
+	                            SIGUSR2, SIGALRM, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU};
 	sigset_t none;
 
 	setsid();
@@ -971,12 +983,12 @@ static void exec_task(const char *workdir, int in, int out, int err, const char 
 }
 
 static void log_path(struct strbuf *out, const struct runner *r, const struct run *run,
-		     const char *pattern)
+                     const char *pattern)
 {
 	if (pattern[0] != '/')
 		strbuf_addf(out, "%s/", r->arr.workdir);
 	local_expand_pattern(out, pattern, r->arr.name, r->arr.job_id, run->rec.array_task_id,
-			     run->rec.job_id);
+	                     run->rec.job_id);
 }
 
 static void fail_unstarted(struct runner *r, struct run *run)
@@ -995,15 +1007,15 @@ static void start_task(struct runner *r, struct run *run, const char *gpus)
 	struct env e = {0};
 	char **env = NULL;
 	int ofd = -1, efd = -1, nullfd = -1;
+	/* --open-mode: truncate, Slurm's default, or append. */
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (r->arr.append ? O_APPEND : O_TRUNC);
 	struct pstat ps;
 	pid_t pid;
 
 	log_path(&out, r, run, r->arr.out_pattern);
 	log_path(&err, r, run, r->arr.err_pattern);
-	/* Slurm's default open mode: truncate. */
-	ofd = open(out.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	efd = strcmp(out.buf, err.buf) ? open(err.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)
-				       : ofd;
+	ofd = open(out.buf, flags, 0666);
+	efd = strcmp(out.buf, err.buf) ? open(err.buf, flags, 0666) : ofd;
 	nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (ofd < 0 || efd < 0 || nullfd < 0) {
 		say("task %" PRIu32 ": cannot open its log '%s': %s", run->rec.array_task_id,
@@ -1096,7 +1108,8 @@ static void enforce(struct runner *r, double now)
 		if (!run->warned && r->dl.warn_at >= 0 && elapsed >= (double)r->dl.warn_at) {
 			run->warned = true;
 			kill(run->pid, r->arr.warn_signal);
-			say("task %" PRIu32 ": sent SIG%s to its script, %u s before its time limit",
+			say("task %" PRIu32
+			    ": sent SIG%s to its script, %u s before its time limit",
 			    run->rec.array_task_id, signal_name(r->arr.warn_signal), r->arr.warn_s);
 		}
 		if (!run->termed && r->dl.term_at >= 0 && elapsed >= (double)r->dl.term_at) {
@@ -1127,7 +1140,7 @@ static void poll_memory(struct runner *r, double now)
 	for (size_t i = 0; i < r->nruns; i++)
 		r->runs[i].rss = 0;
 	while ((de = readdir(d))) {
-		long pid = digits_pid(de->d_name);
+		long pid = digits_value(de->d_name);
 		struct pstat ps;
 
 		if (pid <= 0 || read_pstat(&ps, pid) < 0)
@@ -1159,8 +1172,18 @@ static void poll_memory(struct runner *r, double now)
 	}
 }
 
-static bool runner_alive(const struct local_array_rec *arr, int64_t now)
+static void this_host(char *buf, size_t size)
 {
+	if (gethostname(buf, size - 1) < 0)
+		snprintf(buf, size, "localhost");
+	buf[size - 1] = '\0';
+}
+
+/* Whether the runner still runs; one on another machine (a shared state folder) is trusted. */
+static bool runner_alive(const struct local_array_rec *arr, int64_t now, const char *host)
+{
+	if (arr->host && *arr->host && strcmp(arr->host, host))
+		return true;
 	if (!arr->runner_pid)
 		return now - arr->submit_time < START_GRACE_S;
 	return process_is(arr->runner_pid, arr->runner_start);
@@ -1179,7 +1202,7 @@ static void check_after(struct runner *r)
 		return;
 	}
 	if (store_local_load_tasks(r->st, &tasks, &n, before.job_id) == 0 &&
-	    runner_alive(&before, (int64_t)time(NULL)))
+	    runner_alive(&before, (int64_t)time(NULL), r->host))
 		for (size_t i = 0; i < n; i++)
 			if (!task_state_is_final((enum task_state)tasks[i].state))
 				done = false;
@@ -1227,7 +1250,12 @@ static void start_tasks(struct runner *r, double now)
 		return; /* reported; asked again in a moment */
 	gpu_select(&set, 0);
 	n = local_schedule(r->running, pending, r->arr.throttle, r->arr.gpus,
-			   gpus_available(r, &set));
+	                   gpus_available(r, &set));
+	if (!n && !r->gpu_waiting)
+		say("waiting for GPUs: each task asks %u, %zu of the %zu GPUs are free and not "
+		    "ours (see sweep gpus)",
+		    r->arr.gpus, gpus_available(r, &set), set.ngpus);
+	r->gpu_waiting = !n;
 	for (size_t k = 0; k < n; k++) {
 		struct strbuf ids = STRBUF_INIT;
 		struct run *run = next_pending(r);
@@ -1287,10 +1315,9 @@ static int runner_load(struct runner *r, const char *state_dir, uint32_t job_id)
 		r->task_max = r->runs[n - 1].rec.array_task_id;
 	}
 	local_deadlines(&r->dl, r->arr.time_limit_s, r->arr.warn_signal, r->arr.warn_s,
-			TERM_GRACE_S);
+	                TERM_GRACE_S);
 	snprintf(r->offset, sizeof(r->offset), "%" PRIu32, r->arr.offset);
-	if (gethostname(r->host, sizeof(r->host) - 1) < 0)
-		snprintf(r->host, sizeof(r->host), "localhost");
+	this_host(r->host, sizeof(r->host));
 	r->after_done = !r->arr.after_job_id;
 	return 0;
 }
@@ -1345,10 +1372,10 @@ int local_runner_main(int argc, char **argv)
 		runner_release(&r);
 		return EXIT_ERROR;
 	}
-	say("runner %d: array job %" PRIu32 " of sweep %" PRId64 ", %zu tasks, at most %u at "
+	say("runner %d: array job %" PRIu32 " of sweep %" PRId64 ", %zu task%s, at most %u at "
 	    "once%s",
-	    (int)getpid(), r.arr.job_id, r.arr.sweep_id, r.nruns, r.arr.throttle,
-	    r.after_done ? "" : ", after the previous array job");
+	    (int)getpid(), r.arr.job_id, r.arr.sweep_id, r.nruns, r.nruns == 1 ? "" : "s",
+	    r.arr.throttle, r.after_done ? "" : ", after the previous array job");
 	for (;;) {
 		double now = now_s();
 		struct timespec ts;
@@ -1406,8 +1433,8 @@ static int locate_sweep(char **state_dir, int64_t *id, const char *script)
 	return 0;
 bad:
 	return error("'%s' is not a script sweep wrote into a state folder: the local runner runs "
-		     "only those",
-		     script);
+	             "only those",
+	             script);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -1453,13 +1480,30 @@ static int check_gpus(unsigned want)
 	gpu_set_init(&set);
 	if (local_query_gpus(&set, false) < 0)
 		return error("each task asks %u GPU%s: cannot run them here", want,
-			     want == 1 ? "" : "s");
+		             want == 1 ? "" : "s");
 	if (set.ngpus < want)
 		ret = error("each task asks %u GPU%s and this machine has %zu%s", want,
-			    want == 1 ? "" : "s", set.ngpus,
-			    set.ngpus ? "" : " (nvidia-smi lists none)");
+		            want == 1 ? "" : "s", set.ngpus,
+		            set.ngpus ? "" : " (nvidia-smi lists none)");
 	gpu_set_release(&set);
 	return ret;
+}
+
+/* In a child: closes what the caller of sweep left open, which a runner must not hold for days. */
+static void close_others(int keep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		long fd = digits_value(de->d_name);
+
+		if (fd > 2 && fd != keep && fd != dirfd(d))
+			close((int)fd);
+	}
+	closedir(d);
 }
 
 /*
@@ -1468,7 +1512,7 @@ static int check_gpus(unsigned want)
  * that closes on exec.
  */
 static int start_runner(int64_t *pid_out, uint64_t *start_out, const char *state_dir,
-			uint32_t job_id, const char *log_path)
+                        uint32_t job_id, const char *log_path)
 {
 	char exe[PATH_MAX], id[16];
 	const char *argv[] = {exe, LOCAL_RUNNER_COMMAND, state_dir, id, NULL};
@@ -1480,7 +1524,7 @@ static int start_runner(int64_t *pid_out, uint64_t *start_out, const char *state
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return error("cannot find the sweep binary to start the local runner: %s",
-			     strerror(errno));
+		             strerror(errno));
 	exe[n] = '\0';
 	snprintf(id, sizeof(id), "%" PRIu32, job_id);
 	logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
@@ -1505,6 +1549,7 @@ static int start_runner(int64_t *pid_out, uint64_t *start_out, const char *state
 		dup2(nullfd, 0);
 		dup2(logfd, 1);
 		dup2(logfd, 2);
+		close_others(pipefd[1]);
 		execv(exe, (char *const *)argv);
 		child_errno = errno;
 		if (write(pipefd[1], &child_errno, sizeof(child_errno)) < 0)
@@ -1538,10 +1583,9 @@ static int local_submit(uint32_t *job_id, const struct backend_submit *req)
 	struct strbuf text = STRBUF_INIT;
 	uint32_t *ids = NULL;
 	size_t n = 0;
-	char *state_dir = NULL, *log = NULL, idstr[32], cwd[PATH_MAX];
+	char *state_dir = NULL, *log = NULL, idstr[32], cwd[PATH_MAX], host[256];
 	int64_t sweep_id, pid;
 	uint64_t start;
-	const char *why;
 	int ret = SWEEP_ERR;
 
 	sweep_rec_init(&rec);
@@ -1560,10 +1604,8 @@ static int local_submit(uint32_t *job_id, const struct backend_submit *req)
 		error("cannot read '%s': %s", req->script, strerror(errno));
 		goto out;
 	}
-	if (local_read_job(&arr, text.buf, req->extra_args, &why) < 0) {
-		error("'%s': %s", req->script, why);
+	if (local_read_job(&arr, req->script, text.buf, req->extra_args) < 0)
 		goto out;
-	}
 	if (!arr.name)
 		arr.name = xstrdup(strrchr(req->script, '/') + 1);
 	if (!arr.workdir)
@@ -1574,6 +1616,8 @@ static int local_submit(uint32_t *job_id, const struct backend_submit *req)
 		arr.throttle = default_throttle(arr.ncpus);
 	if (arr.gpus && check_gpus(arr.gpus) < 0)
 		goto out;
+	this_host(host, sizeof(host));
+	arr.host = xstrdup(host);
 	arr.sweep_id = sweep_id;
 	arr.script = xstrdup(req->script);
 	arr.offset = req->offset;
@@ -1608,14 +1652,14 @@ static int local_max_array_size(uint32_t *out)
 }
 
 static int local_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
-			 const struct array_rec *arrays, size_t narrays)
+                         const struct array_rec *arrays, size_t narrays)
 {
-	char host[256] = "localhost";
+	char host[256];
 	int64_t now = (int64_t)time(NULL);
 	int ret = 0;
 
 	(void)rec;
-	gethostname(host, sizeof(host) - 1);
+	this_host(host, sizeof(host));
 	for (size_t a = 0; a < narrays && ret == 0; a++) {
 		struct local_array_rec arr;
 		struct local_task_rec *tasks = NULL;
@@ -1626,13 +1670,13 @@ static int local_records(struct acct_set *out, struct store *st, const struct sw
 		if (ret < 0)
 			break;
 		ret = store_local_load_tasks(st, &tasks, &n, arr.job_id);
-		alive = runner_alive(&arr, now);
+		alive = runner_alive(&arr, now, host);
 		for (size_t i = 0; ret == 0 && i < n; i++) {
 			bool task_alive = !alive && tasks[i].state == TS_RUNNING &&
-					  process_is(tasks[i].pid, tasks[i].pid_start);
+			                  process_is(tasks[i].pid, tasks[i].pid_start);
 
 			local_task_acct(acct_set_add(out), &tasks[i], &arr, alive, task_alive, now,
-					host);
+			                arr.host && *arr.host ? arr.host : host);
 		}
 		local_task_recs_free(tasks, n);
 		local_array_rec_release(&arr);
@@ -1690,20 +1734,29 @@ static void wait_runners(const struct local_array_rec *arrs, size_t n, double se
  * is swept up here: only processes of the sessions it started.
  */
 static int local_cancel(struct store *st, const struct sweep_rec *rec,
-			const struct array_rec *arrays, size_t narrays)
+                        const struct array_rec *arrays, size_t narrays)
 {
 	struct local_array_rec *arrs = xcalloc(narrays ? narrays : 1, sizeof(*arrs));
 	size_t n = 0;
+	char host[256];
 	int ret = 0;
 
 	(void)rec;
+	this_host(host, sizeof(host));
 	for (size_t a = 0; a < narrays; a++) {
 		if (store_local_load_array(st, &arrs[n], arrays[a].job_id) < 0) {
 			ret = SWEEP_ERR;
 			continue;
 		}
-		if (arrs[n].runner_pid &&
-		    process_is(arrs[n].runner_pid, arrs[n].runner_start))
+		/* Its processes are not this machine's to stop (a state folder on a shared disk).
+		 */
+		if (*arrs[n].host && strcmp(arrs[n].host, host)) {
+			ret = error("array job %" PRIu32 " runs on '%s': run sweep cancel there",
+			            arrs[n].job_id, arrs[n].host);
+			local_array_rec_release(&arrs[n]);
+			continue;
+		}
+		if (arrs[n].runner_pid && process_is(arrs[n].runner_pid, arrs[n].runner_start))
 			kill((pid_t)arrs[n].runner_pid, SIGTERM);
 		n++;
 	}
@@ -1711,7 +1764,7 @@ static int local_cancel(struct store *st, const struct sweep_rec *rec,
 	for (size_t a = 0; a < n; a++)
 		if (arrs[a].runner_pid && process_is(arrs[a].runner_pid, arrs[a].runner_start)) {
 			warning("the runner of array job %" PRIu32 " did not stop: killing it",
-				arrs[a].job_id);
+			        arrs[a].job_id);
 			kill((pid_t)arrs[a].runner_pid, SIGKILL);
 		}
 	wait_runners(arrs, n, 5);
@@ -1725,9 +1778,9 @@ static int local_cancel(struct store *st, const struct sweep_rec *rec,
 }
 
 const struct backend_ops local_backend = {
-	.name = "local",
-	.max_array_size = local_max_array_size,
-	.submit = local_submit,
-	.records = local_records,
-	.cancel = local_cancel,
+    .name = "local",
+    .max_array_size = local_max_array_size,
+    .submit = local_submit,
+    .records = local_records,
+    .cancel = local_cancel,
 };

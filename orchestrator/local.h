@@ -51,19 +51,20 @@ int local_query_gpus(struct gpu_set *out, bool owners);
  * What an array job asks: the script's #SBATCH lines (read as sbatch
  * reads them, up to the first command), then the sbatch options of this
  * submission (extra, NULL-terminated, or NULL), which take precedence.
- * Fills name, out/err patterns, workdir, time limit, warning signal,
- * memory per task, CPUs, GPUs per task and after_job_id of out (zeroed
- * first; the caller releases it). Options that mean nothing on one machine
- * (--partition...) are ignored. Defaults as sbatch's: output
- * "slurm-%A_%a.out", error into the output, no signal, no limits. Fails
- * (-1, *why set to a static explanation) on a value sbatch would refuse.
+ * Fills name, out/err patterns, open mode, workdir, time limit, warning
+ * signal, memory per task, CPUs, GPUs per task and after_job_id of out
+ * (zeroed first; the caller releases it). Options that mean nothing on one
+ * machine (--partition...) are ignored. Defaults as sbatch's: output
+ * "slurm-%A_%a.out", error into the output, no signal, no limits. A value
+ * sbatch would refuse is reported ("'SOURCE': --time=soon: ...") and out
+ * released.
  */
-int local_read_job(struct local_array_rec *out, const char *script_text,
-		   const char *const *extra, const char **why);
+int local_read_job(struct local_array_rec *out, const char *source, const char *script_text,
+                   const char *const *extra);
 
 /* An sbatch file name pattern with %x (job name), %A, %a, %j and %% filled in. */
 void local_expand_pattern(struct strbuf *out, const char *pattern, const char *name,
-			  uint32_t array_job_id, uint32_t array_task_id, uint32_t job_id);
+                          uint32_t array_job_id, uint32_t array_task_id, uint32_t job_id);
 
 /*
  * How many pending tasks to start now: no more than throttle running at
@@ -71,7 +72,7 @@ void local_expand_pattern(struct strbuf *out, const char *pattern, const char *n
  * than free_gpus allow.
  */
 size_t local_schedule(size_t running, size_t pending, unsigned throttle, unsigned gpus_per_task,
-		      size_t free_gpus);
+                      size_t free_gpus);
 
 /*
  * When, in seconds after a task's start, the runner acts on it; -1 for
@@ -86,7 +87,7 @@ struct local_deadlines {
 	int64_t kill_at;
 };
 void local_deadlines(struct local_deadlines *out, uint64_t time_limit_s, int warn_signal,
-		     unsigned warn_s, unsigned grace_s);
+                     unsigned warn_s, unsigned grace_s);
 
 /* Why the runner stopped a task, if it did. */
 enum local_stop {
@@ -107,7 +108,7 @@ enum task_state local_final_state(int wstatus, enum local_stop why);
  * gives a running task's elapsed time. node is copied.
  */
 void local_task_acct(struct acct_rec *out, const struct local_task_rec *t,
-		     const struct local_array_rec *arr, bool runner_alive, bool task_alive,
-		     int64_t now, const char *node);
+                     const struct local_array_rec *arr, bool runner_alive, bool task_alive,
+                     int64_t now, const char *node);
 
 #endif

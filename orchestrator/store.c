@@ -76,6 +76,8 @@ static const char *const migrations[] = {
 	"  workdir TEXT NOT NULL,"
 	"  stdout TEXT NOT NULL,"
 	"  stderr TEXT NOT NULL,"
+	"  open_append INTEGER NOT NULL,"
+	"  host TEXT NOT NULL,"
 	"  throttle INTEGER NOT NULL,"
 	"  time_limit_s INTEGER NOT NULL,"
 	"  warn_signal INTEGER NOT NULL,"
@@ -813,6 +815,7 @@ void local_array_rec_release(struct local_array_rec *rec)
 	free(rec->workdir);
 	free(rec->out_pattern);
 	free(rec->err_pattern);
+	free(rec->host);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -862,8 +865,8 @@ int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_
 	if (prepare(st, &stmt,
 		    "INSERT INTO local_arrays (job_id, sweep_id, script, index_offset, job_name,"
 		    " workdir, stdout, stderr, throttle, time_limit_s, warn_signal, warn_s, mem_mb,"
-		    " ncpus, gpus, after_job_id, submit_time)"
-		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
+		    " ncpus, gpus, after_job_id, submit_time, open_append, host)"
+		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -884,6 +887,8 @@ int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_
 	sqlite3_bind_int64(stmt, 15, arr->gpus);
 	sqlite3_bind_int64(stmt, 16, arr->after_job_id);
 	sqlite3_bind_int64(stmt, 17, arr->submit_time);
+	sqlite3_bind_int(stmt, 18, arr->append);
+	sqlite3_bind_text(stmt, 19, arr->host ? arr->host : "", -1, SQLITE_STATIC);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
 		ret = db_error(st, "cannot record the local array job");
 		goto out;
@@ -941,7 +946,7 @@ int store_local_load_array(struct store *st, struct local_array_rec *out, uint32
 	if (prepare(st, &stmt,
 		    "SELECT job_id, sweep_id, script, index_offset, job_name, workdir, stdout,"
 		    " stderr, throttle, time_limit_s, warn_signal, warn_s, mem_mb, ncpus, gpus,"
-		    " after_job_id, runner_pid, runner_start, submit_time"
+		    " after_job_id, runner_pid, runner_start, submit_time, open_append, host"
 		    " FROM local_arrays WHERE job_id = ?") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, job_id);
@@ -966,6 +971,8 @@ int store_local_load_array(struct store *st, struct local_array_rec *out, uint32
 		out->runner_pid = sqlite3_column_int64(stmt, 16);
 		out->runner_start = (uint64_t)sqlite3_column_int64(stmt, 17);
 		out->submit_time = sqlite3_column_int64(stmt, 18);
+		out->append = sqlite3_column_int(stmt, 19);
+		out->host = column_text(stmt, 20);
 	} else if (rc == SQLITE_DONE) {
 		ret = error("state store '%s': no local array job %" PRIu32, st->dir, job_id);
 	} else {

@@ -129,6 +129,7 @@ struct local_array_rec {
 	char *workdir;         /* --chdir */
 	char *out_pattern;     /* --output, with sbatch's %x %A %a %j */
 	char *err_pattern;     /* --error */
+	int append;            /* --open-mode=append: logs are added to, not truncated */
 	unsigned throttle;     /* at most this many tasks at once */
 	uint64_t time_limit_s; /* 0 = none */
 	int warn_signal;       /* sent warn_s seconds before the limit; 0 = none */
@@ -137,6 +138,7 @@ struct local_array_rec {
 	unsigned ncpus;  /* CPUs per task */
 	unsigned gpus;   /* GPUs per task */
 	uint32_t after_job_id; /* starts once this local array job has ended; 0 = at once */
+	char *host;            /* the machine it runs on */
 	int64_t runner_pid;    /* 0 until the runner is started */
 	uint64_t runner_start; /* its start time (clock ticks after boot), against pid reuse */
 	int64_t submit_time;
