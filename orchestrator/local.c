@@ -1584,8 +1584,8 @@ static int local_submit(uint32_t *job_id, const struct backend_submit *req)
 	uint32_t *ids = NULL;
 	size_t n = 0;
 	char *state_dir = NULL, *log = NULL, idstr[32], cwd[PATH_MAX], host[256];
-	int64_t sweep_id, pid;
-	uint64_t start;
+	int64_t sweep_id = 0, pid = 0;
+	uint64_t start = 0;
 	int ret = SWEEP_ERR;
 
 	sweep_rec_init(&rec);
