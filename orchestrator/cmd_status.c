@@ -41,7 +41,7 @@ static const char options[] =
     "\n"
     "options:\n"
     "  --tasks              one row per task: setting, seed, state, exit code, elapsed\n"
-    "                       time, MaxRSS, restarts and log file\n"
+    "                       time, MaxRSS, restarts, attempts and log file\n"
     "  --json               print JSON (with --watch, one line per refresh)\n"
     "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
     "                       is pending or running any more\n"
@@ -270,12 +270,13 @@ enum {
 	COL_ELAPSED,
 	COL_RSS,
 	COL_RESTARTS,
+	COL_ATTEMPTS,
 	COL_LOG,
 	NCOLS
 };
 
-static const char *const col_names[NCOLS] = {"INDEX",   "SETTING", "SEED",     "STATE", "EXIT",
-                                             "ELAPSED", "MAXRSS",  "RESTARTS", "LOG"};
+static const char *const col_names[NCOLS] = {"INDEX",   "SETTING", "SEED",     "STATE",    "EXIT",
+                                             "ELAPSED", "MAXRSS",  "RESTARTS", "ATTEMPTS", "LOG"};
 
 static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct view *v,
                        const struct plan *plan, char *const *labels, size_t i)
@@ -300,6 +301,7 @@ static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct 
 	else
 		units_format_bytes(cells[COL_RSS], 64, t->maxrss_bytes);
 	snprintf(cells[COL_RESTARTS], 64, "%u", t->restarts);
+	snprintf(cells[COL_ATTEMPTS], 64, "%u", t->attempts);
 	/* The two long ones are not copied: the setting label and the log path. */
 	label_or_log[0] = labels[plan_setting_of(plan, i)];
 	label_or_log[1] = log_path(&v->rec, t);
