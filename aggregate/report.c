@@ -12,6 +12,7 @@
 #include "grid.h"
 #include "result.h"
 #include "strbuf.h"
+#include "table.h"
 
 #include "banned.h"
 
@@ -154,74 +155,6 @@ static int mean_digits(const struct report *r, size_t m)
 
 /* ---- the table ---- */
 
-/* A table of text cells, printed with every column as wide as its widest cell. */
-struct table {
-	size_t ncols;
-	char **cells; /* row-major, owned */
-	size_t ncells;
-	size_t alloc;
-};
-
-static void table_init(struct table *t, size_t ncols)
-{
-	t->ncols = ncols;
-	t->cells = NULL;
-	t->ncells = 0;
-	t->alloc = 0;
-}
-
-static void table_release(struct table *t)
-{
-	for (size_t i = 0; i < t->ncells; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	table_init(t, 0);
-}
-
-/* Adds the next cell, taking ownership of text. */
-static void table_add(struct table *t, char *text)
-{
-	ALLOC_GROW(t->cells, t->ncells + 1, t->alloc);
-	t->cells[t->ncells++] = text;
-}
-
-/* Columns on a terminal: UTF-8 continuation bytes take none ("±" is one). */
-static size_t display_width(const char *s)
-{
-	size_t w = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
-static void table_print(FILE *f, const struct table *t)
-{
-	size_t *width;
-
-	assert(t->ncols && t->ncells % t->ncols == 0);
-	width = xcalloc(t->ncols, sizeof(*width));
-	for (size_t i = 0; i < t->ncells; i++) {
-		size_t w = display_width(t->cells[i]);
-
-		if (w > width[i % t->ncols])
-			width[i % t->ncols] = w;
-	}
-	for (size_t i = 0; i < t->ncells; i++) {
-		size_t c = i % t->ncols;
-
-		fputs(t->cells[i], f);
-		if (c + 1 == t->ncols) {
-			fputc('\n', f);
-			continue;
-		}
-		for (size_t pad = display_width(t->cells[i]); pad < width[c] + 2; pad++)
-			fputc(' ', f);
-	}
-	free(width);
-}
-
 /*
  * The parameters that name a setting in the table: those that vary, or
  * all of them when none does. Returns how many were written to cols.
@@ -246,16 +179,16 @@ static void add_setting_cells(struct table *t, const struct plan *plan, const si
 	if (!ncols)
 		table_add(t, xstrfmt("%zu", s));
 	for (size_t c = 0; c < ncols; c++)
-		table_add(t, xstrdup(plan_value(plan, s, cols[c])));
+		table_addstr(t, plan_value(plan, s, cols[c]));
 }
 
 static void add_setting_headers(struct table *t, const struct plan *plan, const size_t *cols,
                                 size_t ncols)
 {
 	if (!ncols)
-		table_add(t, xstrdup("setting"));
+		table_addstr(t, "setting");
 	for (size_t c = 0; c < ncols; c++)
-		table_add(t, xstrdup(plan->params[cols[c]]));
+		table_addstr(t, plan->params[cols[c]]);
 }
 
 static char *exit_text(const struct gate_failure *f)
@@ -276,13 +209,13 @@ static void print_failures_table(FILE *f, const struct report *r)
 
 	table_init(&t, (ncols ? ncols : 1) + 7);
 	add_setting_headers(&t, plan, cols, ncols);
-	table_add(&t, xstrdup("seed"));
-	table_add(&t, xstrdup("index"));
-	table_add(&t, xstrdup("state"));
-	table_add(&t, xstrdup("exit:sig"));
-	table_add(&t, xstrdup("job"));
-	table_add(&t, xstrdup("reason"));
-	table_add(&t, xstrdup("log"));
+	table_addstr(&t, "seed");
+	table_addstr(&t, "index");
+	table_addstr(&t, "state");
+	table_addstr(&t, "exit:sig");
+	table_addstr(&t, "job");
+	table_addstr(&t, "reason");
+	table_addstr(&t, "log");
 	for (size_t i = 0; i < g->nfailures; i++) {
 		const struct gate_failure *fl = &g->failures[i];
 		char *log = report_log_path(r, fl);
@@ -290,14 +223,14 @@ static void print_failures_table(FILE *f, const struct report *r)
 		add_setting_cells(&t, plan, cols, ncols, fl->setting);
 		table_add(&t, xstrfmt("%" PRId64, fl->seed));
 		table_add(&t, xstrfmt("%zu", fl->index));
-		table_add(&t, xstrdup(task_state_name(fl->state)));
+		table_addstr(&t, task_state_name(fl->state));
 		table_add(&t, exit_text(fl));
 		if (fl->array_job_id)
 			table_add(&t, xstrfmt("%" PRIu32 "_%" PRIu32, fl->array_job_id,
 			                      fl->array_task_id));
 		else
-			table_add(&t, xstrdup("-"));
-		table_add(&t, xstrdup(fl->reason));
+			table_addstr(&t, "-");
+		table_addstr(&t, fl->reason);
 		table_add(&t, log ? log : xstrdup("-"));
 		if (is_result_failure(fl))
 			result_hint = true;
@@ -350,11 +283,11 @@ static void print_stats_table(FILE *f, const struct report *r)
 	table_init(&t, (ncols ? ncols : 1) + (g->nmetrics ? 2 * g->nmetrics : 1));
 	add_setting_headers(&t, plan, cols, ncols);
 	for (size_t m = 0; m < g->nmetrics; m++) {
-		table_add(&t, xstrdup(g->metrics[m]));
+		table_addstr(&t, g->metrics[m]);
 		table_add(&t, xstrfmt("%s 95%% CI", g->metrics[m]));
 	}
 	if (!g->nmetrics)
-		table_add(&t, xstrdup("n"));
+		table_addstr(&t, "n");
 	for (size_t s = 0; s < plan->nsettings; s++) {
 		add_setting_cells(&t, plan, cols, ncols, s);
 		for (size_t m = 0; m < g->nmetrics; m++) {

@@ -12,6 +12,7 @@
 #include "gate.h"
 #include "outcome.h"
 #include "rightsize.h"
+#include "sbopt.h"
 #include "strbuf.h"
 #include "units.h"
 
@@ -263,24 +264,6 @@ void resubmit_reason(struct strbuf *out, const struct task_outcome *o)
 
 /* ---- the script's own request ---- */
 
-/* The next whitespace-separated word of *p, or NULL at the end of the line. */
-static char *next_word(const char **p)
-{
-	const char *s = *p, *start;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!*s || *s == '\n') {
-		*p = s;
-		return NULL;
-	}
-	start = s;
-	while (*s && *s != ' ' && *s != '\t' && *s != '\n')
-		s++;
-	*p = s;
-	return xstrndup(start, (size_t)(s - start));
-}
-
 static int parse_count(unsigned *out, const char *v)
 {
 	char *end;
@@ -295,160 +278,75 @@ static int parse_count(unsigned *out, const char *v)
 	return 0;
 }
 
-enum opt_id {
-	OPT_OTHER,
-	OPT_MEM,
-	OPT_MEM_PER_CPU,
-	OPT_MEM_PER_GPU,
-	OPT_TIME,
-	OPT_CPUS,
-	OPT_NTASKS
+static const struct sbopt_name script_options[] = {
+    {"mem", 0},    {"mem-per-cpu", 0},     {"mem-per-gpu", 0},
+    {"time", 't'}, {"cpus-per-task", 'c'}, {"ntasks", 'n'},
 };
 
-static const struct {
-	const char *name; /* long name, or a one-letter short one */
-	enum opt_id id;
-} opts[] = {
-    {"mem", OPT_MEM},
-    {"mem-per-cpu", OPT_MEM_PER_CPU},
-    {"mem-per-gpu", OPT_MEM_PER_GPU},
-    {"time", OPT_TIME},
-    {"t", OPT_TIME},
-    {"cpus-per-task", OPT_CPUS},
-    {"c", OPT_CPUS},
-    {"ntasks", OPT_NTASKS},
-    {"n", OPT_NTASKS},
+struct script_reader {
+	struct resubmit_script *out;
+	unsigned ntasks;
+	const char *why; /* set when take fails */
 };
 
-/* "--name=value", "--name value", "-c value", "-cvalue": the option and where its value is. */
-static enum opt_id identify(const char *word, const char **inline_value)
+/* sbopt_fn: one of script_options with its value. */
+static int take(void *data, const char *name, const char *v)
 {
-	size_t len;
-
-	*inline_value = NULL;
-	if (word[0] != '-')
-		return OPT_OTHER;
-	if (word[1] == '-') {
-		const char *eq = strchr(word + 2, '=');
-
-		len = eq ? (size_t)(eq - word - 2) : strlen(word + 2);
-		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-			if (strlen(opts[i].name) > 1 && strlen(opts[i].name) == len &&
-			    !memcmp(opts[i].name, word + 2, len)) {
-				*inline_value = eq ? eq + 1 : NULL;
-				return opts[i].id;
-			}
-		return OPT_OTHER;
-	}
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (strlen(opts[i].name) == 1 && word[1] == opts[i].name[0]) {
-			*inline_value = word[2] ? word + 2 : NULL;
-			return opts[i].id;
-		}
-	return OPT_OTHER;
-}
-
-static int take(struct resubmit_script *out, unsigned *ntasks, enum opt_id id, const char *v,
-                const char **why)
-{
+	struct script_reader *r = data;
+	struct resubmit_script *out = r->out;
 	uint64_t seconds;
 	bool unlimited;
 	const char *unit_why;
 
-	switch (id) {
-	case OPT_MEM:
-	case OPT_MEM_PER_CPU:
-	case OPT_MEM_PER_GPU:
-		if (units_parse_mem(&out->mem_mb, v, &unit_why) < 0) {
-			*why = "the script's #SBATCH memory value cannot be read";
-			return -1;
-		}
-		out->mem_kind = id == OPT_MEM           ? RESUBMIT_MEM_NODE
-		                : id == OPT_MEM_PER_CPU ? RESUBMIT_MEM_PER_CPU
-		                                        : RESUBMIT_MEM_PER_GPU;
-		return 0;
-	case OPT_TIME:
+	if (!v) {
+		r->why = "an #SBATCH option of the script lacks its value";
+		return -1;
+	}
+	if (!strcmp(name, "time")) {
 		if (units_parse_time(&seconds, &unlimited, v, &unit_why) < 0) {
-			*why = "the script's #SBATCH --time value cannot be read";
+			r->why = "the script's #SBATCH --time value cannot be read";
 			return -1;
 		}
 		out->time_min = unlimited ? 0 : rightsize_clean_time_min(seconds);
-		return 0;
-	case OPT_CPUS:
+	} else if (!strcmp(name, "cpus-per-task")) {
 		if (parse_count(&out->cpus, v) < 0) {
-			*why = "the script's #SBATCH --cpus-per-task value is not a positive count";
+			r->why =
+			    "the script's #SBATCH --cpus-per-task value is not a positive count";
 			return -1;
 		}
-		return 0;
-	case OPT_NTASKS:
-		if (parse_count(ntasks, v) < 0) {
-			*why = "the script's #SBATCH --ntasks value is not a positive count";
+	} else if (!strcmp(name, "ntasks")) {
+		if (parse_count(&r->ntasks, v) < 0) {
+			r->why = "the script's #SBATCH --ntasks value is not a positive count";
 			return -1;
 		}
-		return 0;
-	case OPT_OTHER:
-		break;
+	} else {
+		if (units_parse_mem(&out->mem_mb, v, &unit_why) < 0) {
+			r->why = "the script's #SBATCH memory value cannot be read";
+			return -1;
+		}
+		out->mem_kind = !strcmp(name, "mem")           ? RESUBMIT_MEM_NODE
+		                : !strcmp(name, "mem-per-cpu") ? RESUBMIT_MEM_PER_CPU
+		                                               : RESUBMIT_MEM_PER_GPU;
 	}
 	return 0;
 }
 
-/* One #SBATCH line after the "#SBATCH" prefix, up to the end of the line. */
-static int read_line(struct resubmit_script *out, unsigned *ntasks, const char **p,
-                     const char **why)
-{
-	char *word, *value = NULL;
-	int ret = 0;
-
-	while (!ret && (word = next_word(p))) {
-		const char *inline_value;
-		enum opt_id id = identify(word, &inline_value);
-
-		if (id != OPT_OTHER) {
-			value = inline_value ? xstrdup(inline_value) : next_word(p);
-			if (!value) {
-				*why = "an #SBATCH option of the script lacks its value";
-				ret = -1;
-			} else {
-				ret = take(out, ntasks, id, value, why);
-			}
-			free(value);
-			value = NULL;
-		}
-		free(word);
-	}
-	return ret;
-}
-
 int resubmit_read_script(struct resubmit_script *out, const char *text, const char **why)
 {
-	const char *p = text;
-	unsigned ntasks = 1;
+	struct script_reader r = {out, 1, NULL};
 
 	memset(out, 0, sizeof(*out));
 	out->cpus = 1;
-	/* The "#!" line is a comment to sbatch too. */
-	while (*p) {
-		const char *line = p;
-
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (*line != '#' && *line != '\n')
-			break; /* sbatch stops at the first command */
-		if (!strncmp(line, "#SBATCH", 7) && (line[7] == ' ' || line[7] == '\t')) {
-			p = line + 7;
-			if (read_line(out, &ntasks, &p, why) < 0)
-				return -1;
-		}
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		p++;
+	if (sbopt_read_script(text, script_options,
+	                      sizeof(script_options) / sizeof(script_options[0]), take, &r) < 0) {
+		*why = r.why;
+		return -1;
 	}
-	if ((uint64_t)out->cpus * ntasks > UINT32_MAX) {
+	if ((uint64_t)out->cpus * r.ntasks > UINT32_MAX) {
 		*why = "the script asks more CPUs than Slurm can count";
 		return -1;
 	}
-	out->cpus *= ntasks;
+	out->cpus *= r.ntasks;
 	return 0;
 }
 

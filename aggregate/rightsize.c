@@ -416,12 +416,9 @@ static void print_settings(FILE *f, const struct rightsize *r)
 	static const char *const head[] = {"SETTING", "RAN",    "MEM",     "MAXRSS",
 	                                   "MEM EFF", "TIME",   "ELAPSED", "TIME EFF",
 	                                   "--mem",   "--time", "NOTE"};
-	size_t ncols = sizeof(head) / sizeof(head[0]);
 	struct table t;
 
-	table_init(&t, ncols);
-	for (size_t c = 0; c < ncols; c++)
-		table_addstr(&t, head[c]);
+	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
 	for (size_t s = 0; s < r->nsettings; s++) {
 		const struct rightsize_group *g = &r->settings[s];
 		bool ran = g->nran > 0;
@@ -461,12 +458,9 @@ static void print_tasks(FILE *f, const struct rightsize *r)
 	static const char *const head[] = {"INDEX",    "SETTING", "SEED",     "STATE",
 	                                   "ATTEMPTS", "MEM",     "MAXRSS",   "MEM EFF",
 	                                   "TIME",     "ELAPSED", "TIME EFF", "NOTE"};
-	size_t ncols = sizeof(head) / sizeof(head[0]);
 	struct table t;
 
-	table_init(&t, ncols);
-	for (size_t c = 0; c < ncols; c++)
-		table_addstr(&t, head[c]);
+	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
 	for (size_t i = 0; i < r->ntasks; i++) {
 		const struct task_outcome *o = &r->outcomes[i];
 		bool ran = rightsize_ran(o);

@@ -15,6 +15,13 @@ void table_init(struct table *t, size_t ncols)
 	t->alloc = 0;
 }
 
+void table_init_head(struct table *t, const char *const *head, size_t ncols)
+{
+	table_init(t, ncols);
+	for (size_t c = 0; c < ncols; c++)
+		table_addstr(t, head[c]);
+}
+
 void table_release(struct table *t)
 {
 	for (size_t i = 0; i < t->ncells; i++)

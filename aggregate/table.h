@@ -17,6 +17,8 @@ struct table {
 };
 
 void table_init(struct table *t, size_t ncols);
+/* table_init with a first row of ncols cells: copies of head[0..ncols-1]. */
+void table_init_head(struct table *t, const char *const *head, size_t ncols);
 /* Frees the cells; t is left empty with no columns. */
 void table_release(struct table *t);
 /* Adds the next cell, taking ownership of text (allocated with malloc). */

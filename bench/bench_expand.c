@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 	cfg.path = "bench.yaml";
 	cfg.name = "bench";
 	cfg.command = "python train.py --lr {lr} --wd {wd} --width {width} --depth {depth} "
-		      "--seed {seed}";
+	              "--seed {seed}";
 	cfg.slurm.mem_mb = 4096;
 	cfg.slurm.time_min = 60;
 	cfg.slurm.max_concurrent = 100;
@@ -166,8 +166,8 @@ int main(int argc, char **argv)
 
 	/* What a task does at start to find its setting, worst case (last line). */
 	lookup_first = xstrfmt("eval \"$(sed -n '1{p;q}' '%s/settings')\"", sweep_dir);
-	lookup_last = xstrfmt("eval \"$(sed -n '%zu{p;q}' '%s/settings')\"", plan.nsettings,
-			      sweep_dir);
+	lookup_last =
+	    xstrfmt("eval \"$(sed -n '%zu{p;q}' '%s/settings')\"", plan.nsettings, sweep_dir);
 	base = time_bash("true", 21);
 	first = time_bash(lookup_first, 21);
 	last = time_bash(lookup_last, 21);

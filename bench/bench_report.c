@@ -111,8 +111,8 @@ int main(int argc, char **argv)
 		f = fopen(file, "w");
 		if (!f)
 			return 1;
-		fprintf(f, "{\"loss\": %.17g, \"accuracy\": %.17g}\n", 0.5 + 1e-3 * (double)(i % 13),
-			0.9 - 1e-3 * (double)(i % 11));
+		fprintf(f, "{\"loss\": %.17g, \"accuracy\": %.17g}\n",
+		        0.5 + 1e-3 * (double)(i % 13), 0.9 - 1e-3 * (double)(i % 11));
 		fclose(f);
 		free(file);
 		free(path);

@@ -12,8 +12,8 @@
 #include "banned.h"
 
 static const struct backend_ops *const backends[] = {
-	&cluster_backend,
-	&local_backend,
+    &cluster_backend,
+    &local_backend,
 };
 
 const struct backend_ops *backend_get(const char *name)
@@ -25,9 +25,8 @@ const struct backend_ops *backend_get(const char *name)
 	return NULL;
 }
 
-int backend_load_outcomes(struct task_outcome *out, struct acct_set *set,
-			  struct array_rec **arrays, size_t *narrays, struct store *st,
-			  const struct sweep_rec *rec)
+int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct array_rec **arrays,
+                          size_t *narrays, struct store *st, const struct sweep_rec *rec)
 {
 	const struct backend_ops *ops = backend_get(rec->backend);
 	int ret;

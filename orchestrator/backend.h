@@ -20,11 +20,12 @@ struct task_outcome;
 
 /* One array job to submit: the script, the --array value, its index offset. */
 struct backend_submit {
-	const char *script;            /* path of the generated script */
-	const char *array;             /* --array value, e.g. "0-49%10" or "3,17%2" */
-	uint32_t offset;               /* sweep index = offset + array task id (the script's argument) */
-	const char *const *extra_args; /* sbatch options overriding the script's, NULL-terminated, or NULL */
-	unsigned timeout_s;            /* give up after this long (0 = 60) */
+	const char *script; /* path of the generated script */
+	const char *array;  /* --array value, e.g. "0-49%10" or "3,17%2" */
+	uint32_t offset;    /* sweep index = offset + array task id (the script's argument) */
+	const char *const
+	    *extra_args;    /* sbatch options overriding the script's, NULL-terminated, or NULL */
+	unsigned timeout_s; /* give up after this long (0 = 60) */
 };
 
 struct backend_ops {
@@ -35,10 +36,10 @@ struct backend_ops {
 	int (*submit)(uint32_t *job_id, const struct backend_submit *req);
 	/* Every record (all runs) of the given array jobs of the sweep. */
 	int (*records)(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
-		       const struct array_rec *arrays, size_t narrays);
+	               const struct array_rec *arrays, size_t narrays);
 	/* Cancels the given array jobs; ones already finished are not an error. */
 	int (*cancel)(struct store *st, const struct sweep_rec *rec, const struct array_rec *arrays,
-		      size_t narrays);
+	              size_t narrays);
 };
 
 /* The side named name ("slurm"); reports and returns NULL for an unknown one. */
@@ -50,8 +51,7 @@ const struct backend_ops *backend_get(const char *name);
  * *arrays (free with array_recs_free) and set stay the caller's, since
  * outcomes borrow from set.
  */
-int backend_load_outcomes(struct task_outcome *out, struct acct_set *set,
-			  struct array_rec **arrays, size_t *narrays, struct store *st,
-			  const struct sweep_rec *rec);
+int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct array_rec **arrays,
+                          size_t *narrays, struct store *st, const struct sweep_rec *rec);
 
 #endif

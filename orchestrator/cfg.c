@@ -120,15 +120,14 @@ struct loader {
 };
 
 static const char *const top_keys[] = {
-    "name", "command", "seeds", "grid", "zip", "cases", "slurm", "env", "setup", "logs", "template",
-    "checkpoint",
+    "name",  "command", "seeds", "grid", "zip",      "cases",
+    "slurm", "env",     "setup", "logs", "template", "checkpoint",
 };
 
 static const char *const slurm_keys[] = {
-    "partition",   "account",       "qos",    "gres",           "gpus_per_task",
-    "constraint",  "cpus_per_task", "nodes",  "ntasks",         "mem",
-    "mem_per_cpu", "time",          "signal", "max_concurrent", "extra",
-    "requeue",     "max_restarts",
+    "partition",     "account",        "qos",    "gres",    "gpus_per_task", "constraint",
+    "cpus_per_task", "nodes",          "ntasks", "mem",     "mem_per_cpu",   "time",
+    "signal",        "max_concurrent", "extra",  "requeue", "max_restarts",
 };
 
 static const char *const checkpoint_keys[] = {"size", "keep"};
@@ -148,24 +147,8 @@ static const char *const signal_names[] = {"USR1", "USR2", "TERM", "INT", "HUP",
 static const char *show(struct loader *ld, const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t n;
 
-	for (n = 0; s[n]; n++) {
-		unsigned char c = (unsigned char)s[n];
-
-		if (n == 60) {
-			strbuf_addstr(&sb, "...");
-			break;
-		}
-		if (c == '\n')
-			strbuf_addstr(&sb, "\\n");
-		else if (c == '\t')
-			strbuf_addstr(&sb, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			strbuf_addf(&sb, "\\x%02x", c);
-		else
-			strbuf_addch(&sb, c);
-	}
+	strbuf_add_shown(&sb, s);
 	ALLOC_GROW(ld->shown, ld->nshown + 1, ld->shown_alloc);
 	ld->shown[ld->nshown] = strbuf_detach(&sb, NULL);
 	return ld->shown[ld->nshown++];
@@ -613,7 +596,7 @@ static int get_positive(struct loader *ld, unsigned *out, const struct node *n, 
 static int get_bool(struct loader *ld, bool *out, const struct node *n, const char *path)
 {
 	static const char *const yes[] = {"true", "True", "TRUE"}, *const no[] = {"false", "False",
-										 "FALSE"};
+	                                                                          "FALSE"};
 
 	if (expect(ld, n, NODE_SCALAR, path))
 		return SWEEP_ERR;
@@ -1012,8 +995,7 @@ static int read_slurm(struct loader *ld, const struct node *map)
 		} else if (!strcmp(k, "signal")) {
 			ld->signal_value = v;
 			ret = read_signal(ld, v);
-		}
-		else if (!strcmp(k, "extra"))
+		} else if (!strcmp(k, "extra"))
 			ret = read_extra(ld, v);
 		else if (!strcmp(k, "requeue"))
 			ret = get_bool(ld, &s->requeue, v, path);
@@ -1053,10 +1035,10 @@ static int check_signal_time(struct loader *ld)
 	if ((uint64_t)s->signal_seconds < (uint64_t)s->time_min * 60)
 		return 0;
 	return AT(ld, at,
-		  "the warning signal (%s@%u) would be sent at the start: 'slurm.time' is only "
-		  "%u minute%s; give 'slurm.signal' fewer seconds (e.g. %s@%u) or more time",
-		  s->signal, s->signal_seconds, (unsigned)s->time_min, s->time_min == 1 ? "" : "s",
-		  s->signal, s->time_min * 60 / 4);
+	          "the warning signal (%s@%u) would be sent at the start: 'slurm.time' is only "
+	          "%u minute%s; give 'slurm.signal' fewer seconds (e.g. %s@%u) or more time",
+	          s->signal, s->signal_seconds, (unsigned)s->time_min, s->time_min == 1 ? "" : "s",
+	          s->signal, s->time_min * 60 / 4);
 }
 
 static int read_env(struct loader *ld, const struct node *map)
@@ -1115,7 +1097,7 @@ static int read_checkpoint(struct loader *ld, const struct node *map)
 				return SWEEP_ERR;
 			if (units_parse_mem(&c->size_mb, v->text, &why))
 				return AT(ld, v, "'checkpoint.size': bad size '%s': %s",
-					  show(ld, v->text), why);
+				          show(ld, v->text), why);
 		}
 	}
 	if (c->keep && !c->size_mb)

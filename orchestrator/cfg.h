@@ -58,8 +58,8 @@ struct cfg_slurm {
 	unsigned signal_seconds; /* seconds before the limit (default 120) */
 	char **extra;            /* other sbatch options, each "--name" or "--name=value" */
 	size_t nextra;
-	bool requeue;            /* on the warning signal: let the command save, requeue the task */
-	unsigned max_restarts;   /* requeue at most this often (default 5) */
+	bool requeue;          /* on the warning signal: let the command save, requeue the task */
+	unsigned max_restarts; /* requeue at most this often (default 5) */
 };
 
 /* The `checkpoint:` section: what each task keeps in its SWEEP_TASK_DIR. */

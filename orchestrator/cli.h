@@ -1,8 +1,12 @@
 #ifndef SWEEP_CLI_H
 #define SWEEP_CLI_H
 
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
+struct array_rec;
 struct store;
 struct sweep_rec;
 
@@ -33,6 +37,14 @@ struct cfg;
 int cmd_rightsize_apply(struct cfg *cfg, const char *state_dir, const char *which);
 
 /*
+ * In cmd_rightsize.c, for the options of rightsize and resubmit: reads the
+ * value arg of --opt ("headroom", "mem-factor" or "time-factor") into
+ * *out. A headroom is at least 1, a factor more than 1; otherwise reports
+ * the error and returns -1.
+ */
+int cmd_rightsize_parse_factor(double *out, const char *opt, const char *arg);
+
+/*
  * The state folder: opt (from --state-dir) if not NULL, else
  * $SWEEP_STATE_DIR, else ".sweep" in the current folder. Borrowed: from
  * opt, the environment or a literal.
@@ -45,9 +57,47 @@ const char *cli_state_dir(const char *opt);
  * error was reported and *st is NULL.
  */
 int cli_open_sweep(struct store **st, struct sweep_rec *out, const char *state_dir,
-		   const char *which);
+                   const char *which);
+
+/*
+ * How long after sbatch a record missing from slurmdbd is still normal: it
+ * hears of new array jobs a moment after sbatch returns.
+ */
+#define CLI_MISSING_GRACE_S 120
+
+/* Whether one of the n array jobs was submitted less than CLI_MISSING_GRACE_S ago. */
+bool cli_records_may_lag(const struct array_rec *arrays, size_t n);
 
 /* Prints "usage: ..." plus the option lines to f; returns EXIT_USAGE. */
 int cli_usage(FILE *f, const char *usage, const char *options);
+
+/* The same on stdout, for --help; returns EXIT_OK. */
+int cli_help(const char *usage, const char *options);
+
+/*
+ * For getopt_long's '?' or ':' in a command that set opterr to 0: reports
+ * "NAME needs WHAT" when name is not NULL (the caller's name for the option
+ * in optopt, which lacks its value), else "unknown option 'ARG'" with the
+ * word getopt stopped at; then prints the usage to stderr. Returns
+ * EXIT_USAGE.
+ */
+int cli_bad_option(char **argv, const char *name, const char *what, const char *usage,
+                   const char *options);
+
+/*
+ * The optional SWEEP word after a command's options (argv[optind...]):
+ * sets *which to it, or to NULL when there is none, and returns -1 (go
+ * on). Two or more are reported, with the usage, and EXIT_USAGE returned.
+ */
+int cli_take_sweep(const char **which, int argc, char **argv, const char *usage,
+                   const char *options);
+
+/*
+ * Blocks Ctrl-C, SIGTERM and SIGHUP while array jobs are submitted and
+ * recorded: stopped in between, Slurm would run what the store does not
+ * know. *old receives the mask to restore with sigprocmask(SIG_SETMASK,
+ * old, NULL).
+ */
+void cli_hold_signals(sigset_t *old);
 
 #endif

@@ -40,8 +40,8 @@ int cluster_init(void)
 	/* libslurm would retry for a minute and then exit the process. */
 	if (access(conf, R_OK) < 0)
 		return error("cannot read Slurm's configuration '%s': %s (is this a Slurm "
-			     "cluster? set SLURM_CONF if it lives elsewhere)",
-			     conf, strerror(errno));
+		             "cluster? set SLURM_CONF if it lives elsewhere)",
+		             conf, strerror(errno));
 	slurm_init(NULL);
 	initialised = 1;
 	return 0;
@@ -62,8 +62,8 @@ int cluster_max_array_size(uint32_t *out)
 		return SWEEP_ERR;
 	if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS)
 		return error("cannot reach slurmctld to read MaxArraySize: %s (is the controller "
-			     "running? 'scontrol ping' tells)",
-			     slurm_strerror(slurm_get_errno()));
+		             "running? 'scontrol ping' tells)",
+		             slurm_strerror(slurm_get_errno()));
 	*out = conf->max_array_sz;
 	slurm_free_ctl_conf(conf);
 	return 0;
@@ -128,13 +128,13 @@ int cluster_submit(uint32_t *job_id, const struct backend_submit *req)
 	squeeze(&msg, &res.err);
 	if (res.timed_out) {
 		ret = error("sbatch did not answer within %u s (is slurmctld running? 'scontrol "
-			    "ping' tells): %s",
-			    req->timeout_s ? req->timeout_s : 60, msg.buf);
+		            "ping' tells): %s",
+		            req->timeout_s ? req->timeout_s : 60, msg.buf);
 		goto out;
 	}
 	if (!res.exited || res.status != 0) {
 		ret = error("sbatch refused the job (%s %d): %s",
-			    res.exited ? "exit status" : "signal", res.status, msg.buf);
+		            res.exited ? "exit status" : "signal", res.status, msg.buf);
 		goto out;
 	}
 	/* --parsable prints "jobid" or "jobid;cluster". */
@@ -176,39 +176,35 @@ int cluster_cancel(const uint32_t *job_ids, size_t n)
 }
 
 static int cluster_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
-			   const struct array_rec *arrays, size_t narrays)
+                           const struct array_rec *arrays, size_t narrays)
 {
-	uint32_t *ids = xcalloc(narrays ? narrays : 1, sizeof(*ids));
+	uint32_t *ids = array_recs_job_ids(arrays, narrays);
 	int ret;
 
 	(void)st;
 	(void)rec;
-	for (size_t i = 0; i < narrays; i++)
-		ids[i] = arrays[i].job_id;
 	ret = acct_fetch(out, ids, narrays);
 	free(ids);
 	return ret;
 }
 
 static int cluster_cancel_arrays(struct store *st, const struct sweep_rec *rec,
-				 const struct array_rec *arrays, size_t narrays)
+                                 const struct array_rec *arrays, size_t narrays)
 {
-	uint32_t *ids = xcalloc(narrays ? narrays : 1, sizeof(*ids));
+	uint32_t *ids = array_recs_job_ids(arrays, narrays);
 	int ret;
 
 	(void)st;
 	(void)rec;
-	for (size_t i = 0; i < narrays; i++)
-		ids[i] = arrays[i].job_id;
 	ret = cluster_cancel(ids, narrays);
 	free(ids);
 	return ret;
 }
 
 const struct backend_ops cluster_backend = {
-	.name = "slurm",
-	.max_array_size = cluster_max_array_size,
-	.submit = cluster_submit,
-	.records = cluster_records,
-	.cancel = cluster_cancel_arrays,
+    .name = "slurm",
+    .max_array_size = cluster_max_array_size,
+    .submit = cluster_submit,
+    .records = cluster_records,
+    .cancel = cluster_cancel_arrays,
 };

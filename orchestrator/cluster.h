@@ -28,9 +28,8 @@ const char *cluster_name(void);
 
 /*
  * Runs "sbatch --parsable --array=... [extra] script OFFSET" and returns
- * the job id (the script reads its index offset from its argument). sbatch's own error text is shown
- * to the user in the error message; a silent sbatch is killed after the
- * timeout.
+ * the job id (the script reads its index offset from its argument). sbatch's own error text is
+ * shown to the user in the error message; a silent sbatch is killed after the timeout.
  */
 int cluster_submit(uint32_t *job_id, const struct backend_submit *req);
 

@@ -38,7 +38,7 @@ int cmd_cancel(int argc, char **argv)
 	struct array_rec *arrays = NULL;
 	size_t narrays = 0;
 	const struct backend_ops *ops;
-	int opt, ret = EXIT_ERROR;
+	int opt, code, ret = EXIT_ERROR;
 
 	sweep_rec_init(&rec);
 	optind = 1;
@@ -49,21 +49,15 @@ int cmd_cancel(int argc, char **argv)
 			state_dir = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n\n%s", usage, options);
-			return EXIT_OK;
+			return cli_help(usage, options);
 		default:
-			if (optopt == 's')
-				error("--state-dir needs a folder");
-			else
-				error("unknown option '%s'", argv[optind - 1]);
-			return cli_usage(stderr, usage, options);
+			return cli_bad_option(argv, optopt == 's' ? "--state-dir" : NULL,
+			                      "a folder", usage, options);
 		}
 	}
-	if (argc - optind > 1) {
-		error("one sweep at a time, not '%s' and '%s'", argv[optind], argv[optind + 1]);
-		return cli_usage(stderr, usage, options);
-	}
-	which = optind < argc ? argv[optind] : NULL;
+	code = cli_take_sweep(&which, argc, argv, usage, options);
+	if (code >= 0)
+		return code;
 
 	if (cli_open_sweep(&st, &rec, cli_state_dir(state_dir), which) < 0)
 		goto out;

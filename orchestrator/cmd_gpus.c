@@ -203,14 +203,10 @@ int cmd_gpus(int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			printf("usage: %s\n\n%s", usage, options);
-			return EXIT_OK;
+			return cli_help(usage, options);
 		default:
-			if (optopt == 'm')
-				error("--min-free needs a size, e.g. 20G");
-			else
-				error("unknown option '%s'", argv[optind - 1]);
-			return cli_usage(stderr, usage, options);
+			return cli_bad_option(argv, optopt == 'm' ? "--min-free" : NULL,
+			                      "a size, e.g. 20G", usage, options);
 		}
 	}
 	if (optind < argc) {

@@ -11,16 +11,16 @@
 
 static const char usage[] = "sweep list [--state-dir DIR]";
 static const char options[] =
-	"options:\n"
-	"  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-	"  -h, --help         show this help\n";
+    "options:\n"
+    "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
+    "  -h, --help         show this help\n";
 
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"state-dir", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *state_opt = NULL;
 	struct store *st = NULL;
@@ -35,8 +35,7 @@ int cmd_list(int argc, char **argv)
 			state_opt = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n\n%s", usage, options);
-			return EXIT_OK;
+			return cli_help(usage, options);
 		default:
 			return cli_usage(stderr, usage, options);
 		}

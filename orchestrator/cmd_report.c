@@ -96,8 +96,7 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 			o->state_dir = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n\n%s", usage, options);
-			return EXIT_OK;
+			return cli_help(usage, options);
 		default:
 			return cli_usage(stderr, usage, options);
 		}
@@ -107,12 +106,7 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		return cli_usage(stderr, usage, options);
 	}
 	o->format = json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_TABLE;
-	if (argc - optind > 1) {
-		error("one sweep at a time, not '%s' and '%s'", argv[optind], argv[optind + 1]);
-		return cli_usage(stderr, usage, options);
-	}
-	o->which = optind < argc ? argv[optind] : NULL;
-	return -1;
+	return cli_take_sweep(&o->which, argc, argv, usage, options);
 }
 
 /* Reads the result of every task whose run passed; the others' are not looked at. */

@@ -33,8 +33,6 @@
 
 #include "banned.h"
 
-/* How long after sbatch a record missing from slurmdbd is still normal. */
-#define MISSING_GRACE_S 120
 /* A sweep still "submitting" this soon after it was created may be being submitted now. */
 #define SUBMITTING_GRACE_S 600
 
@@ -66,15 +64,6 @@ struct resubmit_opts {
 	double time_factor;
 };
 
-static int parse_factor(double *out, const char *opt, const char *arg)
-{
-	const char *why;
-
-	if (rightsize_parse_factor(out, arg, 1.0, true, &why) < 0)
-		return error("--%s '%s': %s", opt, arg, why);
-	return 0;
-}
-
 /* Returns -1 to go on, or the exit code the command ends with. */
 static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 {
@@ -97,29 +86,23 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 			o->dry_run = true;
 			break;
 		case 'm':
-			if (parse_factor(&o->mem_factor, "mem-factor", optarg) < 0)
+			if (cmd_rightsize_parse_factor(&o->mem_factor, "mem-factor", optarg) < 0)
 				return cli_usage(stderr, usage, options);
 			break;
 		case 't':
-			if (parse_factor(&o->time_factor, "time-factor", optarg) < 0)
+			if (cmd_rightsize_parse_factor(&o->time_factor, "time-factor", optarg) < 0)
 				return cli_usage(stderr, usage, options);
 			break;
 		case 's':
 			o->state_dir = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n\n%s", usage, options);
-			return EXIT_OK;
+			return cli_help(usage, options);
 		default:
 			return cli_usage(stderr, usage, options);
 		}
 	}
-	if (argc - optind > 1) {
-		error("one sweep at a time, not '%s' and '%s'", argv[optind], argv[optind + 1]);
-		return cli_usage(stderr, usage, options);
-	}
-	o->which = optind < argc ? argv[optind] : NULL;
-	return -1;
+	return cli_take_sweep(&o->which, argc, argv, usage, options);
 }
 
 /* Everything the command works from; the outcomes borrow from set. */
@@ -179,17 +162,6 @@ static int read_script(struct resubmit_script *out, const char *path)
 	return ret;
 }
 
-/* Whether a missing record may still just be on its way to slurmdbd. */
-static bool missing_unsettled(const struct state *s)
-{
-	int64_t now = (int64_t)time(NULL);
-
-	for (size_t i = 0; i < s->narrays; i++)
-		if (now - s->arrays[i].submitted_at < MISSING_GRACE_S)
-			return true;
-	return false;
-}
-
 /* The sbatch options that override the script for one array job (caller frees). */
 static int override_args(struct strbuf *mem, struct strbuf *time_opt,
                          const struct resubmit_script *script, const struct resubmit_array *arr)
@@ -230,12 +202,9 @@ static void print_plan(FILE *f, const struct state *s)
 {
 	static const char *const head[] = {"INDEX", "SETTING", "SEED",   "ATTEMPTS",
 	                                   "STATE", "WHY",     "REQUEST"};
-	size_t ncols = sizeof(head) / sizeof(head[0]);
 	struct table t;
 
-	table_init(&t, ncols);
-	for (size_t c = 0; c < ncols; c++)
-		table_addstr(&t, head[c]);
+	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
 	for (size_t k = 0; k < s->rp.ntasks; k++) {
 		const struct resubmit_task *task = &s->rp.tasks[k];
 		const struct task_outcome *o = &s->outcomes[task->index];
@@ -263,7 +232,7 @@ static void print_skipped(FILE *f, const struct resubmit_plan *rp)
 		fprintf(f,
 		        "skipped: %zu task%s with no accounting record yet (the sweep's newest "
 		        "array job is less than %d s old): try again shortly\n",
-		        rp->nunsettled, rp->nunsettled == 1 ? "" : "s", MISSING_GRACE_S);
+		        rp->nunsettled, rp->nunsettled == 1 ? "" : "s", CLI_MISSING_GRACE_S);
 }
 
 /* A path as a shell reads it back: bare when it is plain, else single-quoted. */
@@ -372,13 +341,6 @@ static int submit_arrays(struct state *s, uint32_t *job_ids, unsigned attempt)
 	return 0;
 }
 
-static void as_warning(const char *kind, const char *msg)
-{
-	(void)kind;
-	fflush(stdout);
-	fprintf(stderr, "sweep: warning: %s\n", msg);
-}
-
 /* The controller's MaxArraySize; a dry run goes on without it. */
 static int max_array_size(const struct backend_ops *ops, uint32_t *out, bool dry_run)
 {
@@ -386,7 +348,7 @@ static int max_array_size(const struct backend_ops *ops, uint32_t *out, bool dry
 
 	if (!dry_run)
 		return ops->max_array_size(out);
-	error_set_handler(as_warning);
+	error_set_handler(error_as_warning);
 	ret = ops->max_array_size(out);
 	error_set_handler(NULL);
 	if (ret < 0) {
@@ -410,7 +372,7 @@ static int build_plan(struct state *s, const struct resubmit_opts *o)
 	p.script_time_min = s->script.time_min;
 	p.max_array = max_array;
 	p.throttle = s->rec.max_concurrent;
-	p.missing_unsettled = missing_unsettled(s);
+	p.missing_unsettled = cli_records_may_lag(s->arrays, s->narrays);
 	if (resubmit_plan_build(&s->rp, s->outcomes, s->plan.ntasks, &p, &why) < 0)
 		return error("cannot plan the resubmission of sweep %" PRId64 ": %s", s->rec.id,
 		             why);
@@ -436,18 +398,13 @@ static int submit(struct state *s)
 {
 	uint32_t *job_ids = xcalloc(s->rp.narrays, sizeof(*job_ids));
 	unsigned last = 0;
-	sigset_t block, old;
+	sigset_t old;
 	int ret;
 
 	ret = store_last_attempt(s->st, &last, s->rec.id);
 	if (ret < 0)
 		goto out;
-	/* Ctrl-C now would leave Slurm running what the store does not know. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	cli_hold_signals(&old);
 	ret = submit_arrays(s, job_ids, last + 1);
 	if (ret < 0) {
 		/* The cause was reported where it was known; say what became of the rest. */

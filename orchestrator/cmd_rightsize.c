@@ -54,8 +54,7 @@ struct rightsize_opts {
 	bool json;
 };
 
-/* Parses --headroom and the factors; returns 0, or -1 after error(). */
-static int parse_factor(double *out, const char *opt, const char *arg)
+int cmd_rightsize_parse_factor(double *out, const char *opt, const char *arg)
 {
 	const char *why;
 	bool headroom = !strcmp(opt, "headroom");
@@ -85,15 +84,17 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
-			if (parse_factor(&o->policy.headroom, "headroom", optarg) < 0)
+			if (cmd_rightsize_parse_factor(&o->policy.headroom, "headroom", optarg) < 0)
 				return cli_usage(stderr, usage, options);
 			break;
 		case 'm':
-			if (parse_factor(&o->policy.mem_factor, "mem-factor", optarg) < 0)
+			if (cmd_rightsize_parse_factor(&o->policy.mem_factor, "mem-factor",
+			                               optarg) < 0)
 				return cli_usage(stderr, usage, options);
 			break;
 		case 't':
-			if (parse_factor(&o->policy.time_factor, "time-factor", optarg) < 0)
+			if (cmd_rightsize_parse_factor(&o->policy.time_factor, "time-factor",
+			                               optarg) < 0)
 				return cli_usage(stderr, usage, options);
 			break;
 		case 'T':
@@ -106,18 +107,12 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 			o->state_dir = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n\n%s", usage, options);
-			return EXIT_OK;
+			return cli_help(usage, options);
 		default:
 			return cli_usage(stderr, usage, options);
 		}
 	}
-	if (argc - optind > 1) {
-		error("one sweep at a time, not '%s' and '%s'", argv[optind], argv[optind + 1]);
-		return cli_usage(stderr, usage, options);
-	}
-	o->which = optind < argc ? argv[optind] : NULL;
-	return -1;
+	return cli_take_sweep(&o->which, argc, argv, usage, options);
 }
 
 /* What a sizing is made of; the outcomes borrow from set, the sizing from plan and outcomes. */

@@ -23,6 +23,7 @@
 #include "outcome.h"
 #include "store.h"
 #include "strbuf.h"
+#include "table.h"
 #include "units.h"
 
 #include "banned.h"
@@ -32,8 +33,6 @@
 #define WATCH_MIN_S        5
 #define WATCH_MAX_FAILURES 3 /* refreshes in a row that may fail before --watch gives up */
 #define BAR_WIDTH          30
-/* How long after sbatch a record missing from slurmdbd is still normal. */
-#define MISSING_GRACE_S 120
 
 static const char usage[] = "sweep status [options] [SWEEP]";
 static const char options[] =
@@ -106,22 +105,13 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 			o->state_dir = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n\n%s", usage, options);
-			return EXIT_OK;
+			return cli_help(usage, options);
 		default:
-			if (optopt == 's')
-				error("--state-dir needs a folder");
-			else
-				error("unknown option '%s'", argv[optind - 1]);
-			return cli_usage(stderr, usage, options);
+			return cli_bad_option(argv, optopt == 's' ? "--state-dir" : NULL,
+			                      "a folder", usage, options);
 		}
 	}
-	if (argc - optind > 1) {
-		error("one sweep at a time, not '%s' and '%s'", argv[optind], argv[optind + 1]);
-		return cli_usage(stderr, usage, options);
-	}
-	o->which = optind < argc ? argv[optind] : NULL;
-	return -1;
+	return cli_take_sweep(&o->which, argc, argv, usage, options);
 }
 
 /* One refresh: the sweep as the store has it now and what Slurm says of its tasks. */
@@ -218,12 +208,7 @@ static void print_header(FILE *f, const struct view *v, size_t ntasks)
 /* Array jobs were accepted, yet slurmdbd knows none of their tasks. */
 static void explain_missing(FILE *f, const struct view *v)
 {
-	int64_t newest = 0;
-
-	for (size_t i = 0; i < v->narrays; i++)
-		if (v->arrays[i].submitted_at > newest)
-			newest = v->arrays[i].submitted_at;
-	if ((int64_t)time(NULL) - newest < MISSING_GRACE_S)
+	if (cli_records_may_lag(v->arrays, v->narrays))
 		fprintf(f, "slurmdbd has no record yet: it hears of new array jobs a moment after "
 		           "sbatch returns\n");
 	else
@@ -260,7 +245,7 @@ static void print_counts(FILE *f, const struct view *v, size_t ntasks, bool tty)
 		explain_missing(f, v);
 }
 
-/* Column widths of the task table: the longest cell of each, headers included. */
+/* The columns of the task table. */
 enum {
 	COL_INDEX,
 	COL_SETTING,
@@ -310,36 +295,22 @@ static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct 
 static void print_tasks(FILE *f, const struct view *v, const struct plan *plan)
 {
 	char **labels = xcalloc(plan->nsettings ? plan->nsettings : 1, sizeof(*labels));
-	size_t width[NCOLS];
 	char cells[NCOLS][64];
 	char *long_cells[2];
+	struct table t;
 
 	for (size_t s = 0; s < plan->nsettings; s++)
 		labels[s] = plan_setting_label(plan, s);
-	for (int c = 0; c < NCOLS; c++)
-		width[c] = strlen(col_names[c]);
-	for (size_t i = 0; i < plan->ntasks; i++) {
-		task_cells(cells, long_cells, v, plan, labels, i);
-		for (int c = 0; c < NCOLS; c++) {
-			size_t len = c == COL_SETTING ? strlen(long_cells[0]) : strlen(cells[c]);
-
-			if (len > width[c])
-				width[c] = len;
-		}
-		free(long_cells[1]);
-	}
-	fputc('\n', f);
-	for (int c = 0; c < COL_LOG; c++)
-		fprintf(f, "%-*s  ", (int)width[c], col_names[c]);
-	fprintf(f, "%s\n", col_names[COL_LOG]);
+	table_init_head(&t, col_names, NCOLS);
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		task_cells(cells, long_cells, v, plan, labels, i);
 		for (int c = 0; c < COL_LOG; c++)
-			fprintf(f, "%-*s  ", (int)width[c],
-			        c == COL_SETTING ? long_cells[0] : cells[c]);
-		fprintf(f, "%s\n", long_cells[1] ? long_cells[1] : "-");
-		free(long_cells[1]);
+			table_addstr(&t, c == COL_SETTING ? long_cells[0] : cells[c]);
+		table_add(&t, long_cells[1] ? long_cells[1] : xstrdup("-"));
 	}
+	fputc('\n', f);
+	table_print(f, &t);
+	table_release(&t);
 	for (size_t s = 0; s < plan->nsettings; s++)
 		free(labels[s]);
 	free(labels);

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "error.h"
 #include "grid.h"
+#include "path.h"
 #include "script.h"
 #include "space.h"
 #include "proc.h"
@@ -29,33 +30,22 @@
 
 static const char usage[] = "sweep submit [options] SWEEP.yaml";
 static const char options[] =
-	"options:\n"
-	"  --dry-run          print the script and the task table; submit and record nothing\n"
-	"  --local            run the tasks on this machine, in the background, not on Slurm\n"
-	"  --gpus-per-task N  GPUs for each task (slurm.gpus_per_task); with --local, free\n"
-	"                     GPUs of this machine, never shared (see sweep gpus)\n"
-	"  --resources-from SWEEP\n"
-	"                     set slurm.mem and slurm.time from what that sweep's tasks\n"
-	"                     used (see sweep rightsize)\n"
-	"  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-	"  -h, --help         show this help\n";
+    "options:\n"
+    "  --dry-run          print the script and the task table; submit and record nothing\n"
+    "  --local            run the tasks on this machine, in the background, not on Slurm\n"
+    "  --gpus-per-task N  GPUs for each task (slurm.gpus_per_task); with --local, free\n"
+    "                     GPUs of this machine, never shared (see sweep gpus)\n"
+    "  --resources-from SWEEP\n"
+    "                     set slurm.mem and slurm.time from what that sweep's tasks\n"
+    "                     used (see sweep rightsize)\n"
+    "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
+    "  -h, --help         show this help\n";
 
 struct chunk {
 	uint32_t offset;
 	uint32_t count;
 	uint32_t job_id;
 };
-
-static char *absolute(const char *path, const char *cwd)
-{
-	if (path[0] == '/')
-		return xstrdup(path);
-	while (path[0] == '.' && path[1] == '/')
-		path += 2;
-	if (!strcmp(path, "."))
-		return xstrdup(cwd);
-	return xstrfmt("%s/%s", cwd, path);
-}
 
 /* Splits [0, ntasks) into arrays whose indices stay below MaxArraySize. */
 static struct chunk *plan_chunks(size_t ntasks, uint32_t max_array, size_t *n)
@@ -84,8 +74,8 @@ static int check_syntax(const char *path)
 	} else if (!res.exited || res.status != 0) {
 		strbuf_trim_trailing_newlines(&res.err);
 		ret = error("the generated script is not valid bash (check the command and setup "
-			    "in the sweep file):\n%s",
-			    res.err.buf);
+		            "in the sweep file):\n%s",
+		            res.err.buf);
 	}
 	proc_result_release(&res);
 	return ret;
@@ -102,7 +92,7 @@ static int load_template(struct strbuf *out, const struct cfg *cfg, const char *
 		return 0;
 	}
 	dir = xstrndup(source, (size_t)(strrchr(source, '/') - source));
-	path = absolute(cfg->template_path, dir);
+	path = path_absolute(cfg->template_path, dir);
 	free(dir);
 	if (strbuf_read_file(out, path) < 0)
 		ret = error("cannot read the script template '%s': %s", path, strerror(errno));
@@ -136,18 +126,19 @@ static void print_chunks(const struct chunk *chunks, size_t n, unsigned k)
 	       k ? ", each starting after the previous one ends, so the throttle holds" : "");
 	for (size_t c = 0; c < n; c++) {
 		script_array_spec(spec, sizeof(spec), chunks[c].count, k);
-		printf("#   sbatch --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32
-		       "-%" PRIu32 ")\n",
-		       spec, chunks[c].offset, chunks[c].offset, chunks[c].offset + chunks[c].count - 1);
+		printf("#   sbatch --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32 "-%" PRIu32
+		       ")\n",
+		       spec, chunks[c].offset, chunks[c].offset,
+		       chunks[c].offset + chunks[c].count - 1);
 	}
 }
 
 static void cancel_chunks(const struct backend_ops *ops, struct store *st,
-			  const struct sweep_rec *rec, const struct chunk *chunks, size_t n);
+                          const struct sweep_rec *rec, const struct chunk *chunks, size_t n);
 
 /* Submits the chunks, recording each accepted one at once. */
 static int submit_chunks(const struct backend_ops *ops, struct store *st,
-			 const struct sweep_rec *rec, struct chunk *chunks, size_t n, unsigned k)
+                         const struct sweep_rec *rec, struct chunk *chunks, size_t n, unsigned k)
 {
 	char spec[64], dep[64];
 
@@ -159,7 +150,7 @@ static int submit_chunks(const struct backend_ops *ops, struct store *st,
 		script_array_spec(spec, sizeof(spec), chunks[c].count, k);
 		if (c > 0 && k) {
 			snprintf(dep, sizeof(dep), "--dependency=afterany:%" PRIu32,
-				 chunks[c - 1].job_id);
+			         chunks[c - 1].job_id);
 			extra[0] = dep;
 		}
 		req.script = rec->script;
@@ -181,15 +172,8 @@ static int submit_chunks(const struct backend_ops *ops, struct store *st,
 	return 0;
 }
 
-static void as_warning(const char *kind, const char *msg)
-{
-	(void)kind;
-	fflush(stdout);
-	fprintf(stderr, "sweep: warning: %s\n", msg);
-}
-
 static void cancel_chunks(const struct backend_ops *ops, struct store *st,
-			  const struct sweep_rec *rec, const struct chunk *chunks, size_t n)
+                          const struct sweep_rec *rec, const struct chunk *chunks, size_t n)
 {
 	for (size_t c = 0; c < n; c++) {
 		struct array_rec arr = {.job_id = chunks[c].job_id};
@@ -202,13 +186,13 @@ static void cancel_chunks(const struct backend_ops *ops, struct store *st,
 int cmd_submit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"dry-run", no_argument, NULL, 'n'},
-		{"local", no_argument, NULL, 'l'},
-		{"gpus-per-task", required_argument, NULL, 'g'},
-		{"resources-from", required_argument, NULL, 'r'},
-		{"state-dir", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"dry-run", no_argument, NULL, 'n'},
+	    {"local", no_argument, NULL, 'l'},
+	    {"gpus-per-task", required_argument, NULL, 'g'},
+	    {"resources-from", required_argument, NULL, 'r'},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *state_opt = NULL, *resources_from = NULL;
 	int dry_run = 0, opt, ret = EXIT_ERROR;
@@ -223,7 +207,7 @@ int cmd_submit(int argc, char **argv)
 	size_t nchunks = 0;
 	uint32_t max_array = 0;
 	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
-	sigset_t block, old;
+	sigset_t old;
 	const struct backend_ops *ops;
 	const char *gpus_opt = NULL;
 	int local = 0;
@@ -241,7 +225,8 @@ int cmd_submit(int argc, char **argv)
 			local = 1;
 			break;
 		case 'g':
-			if (optarg[strspn(optarg, "0123456789")] || !*optarg || strlen(optarg) > 4) {
+			if (optarg[strspn(optarg, "0123456789")] || !*optarg ||
+			    strlen(optarg) > 4) {
 				error("--gpus-per-task takes a number of GPUs, not '%s'", optarg);
 				return cli_usage(stderr, usage, options);
 			}
@@ -254,9 +239,7 @@ int cmd_submit(int argc, char **argv)
 			resources_from = optarg;
 			break;
 		case 'h':
-			fputs("usage: sweep submit [options] SWEEP.yaml\n\n", stdout);
-			fputs(options, stdout);
-			return EXIT_OK;
+			return cli_help(usage, options);
 		default:
 			return cli_usage(stderr, usage, options);
 		}
@@ -288,7 +271,7 @@ int cmd_submit(int argc, char **argv)
 
 	if (dry_run) {
 		/* A dry run works without a cluster: say so, and show one array. */
-		error_set_handler(as_warning);
+		error_set_handler(error_as_warning);
 		if (ops->max_array_size(&max_array) < 0) {
 			warning("showing the sweep as one array: MaxArraySize is unknown");
 			max_array = 0;
@@ -299,8 +282,8 @@ int cmd_submit(int argc, char **argv)
 	}
 	chunks = plan_chunks(plan.ntasks, max_array, &nchunks);
 
-	logs = absolute(cfg.logs ? cfg.logs : "logs", cwd);
-	source = absolute(argv[optind], cwd);
+	logs = path_absolute(cfg.logs ? cfg.logs : "logs", cwd);
+	source = path_absolute(argv[optind], cwd);
 	if (load_template(&tmpl, &cfg, source) < 0)
 		goto out;
 	in.cfg = &cfg;
@@ -311,7 +294,7 @@ int cmd_submit(int argc, char **argv)
 	in.array_limit = max_array;
 
 	/* Render once before the store is touched: every mistake shows up here. */
-	state_dir = absolute(cli_state_dir(state_opt), cwd);
+	state_dir = path_absolute(cli_state_dir(state_opt), cwd);
 	dry_dir = xstrfmt("%s/sweeps/DRY-RUN", state_dir);
 	dry_script = xstrfmt("%s/%s.sbatch", dry_dir, cfg.name);
 	in.sweep_id = 0;
@@ -332,13 +315,13 @@ int cmd_submit(int argc, char **argv)
 		goto out;
 	if (cfg.checkpoint.size_mb) {
 		size_t at_once = cfg.slurm.max_concurrent && cfg.slurm.max_concurrent < plan.ntasks
-					 ? cfg.slurm.max_concurrent
-					 : plan.ntasks;
+		                     ? cfg.slurm.max_concurrent
+		                     : plan.ntasks;
 		uint64_t need = space_needed_mb(plan.ntasks, cfg.slurm.max_concurrent,
-						cfg.checkpoint.size_mb, cfg.checkpoint.keep);
+		                                cfg.checkpoint.size_mb, cfg.checkpoint.keep);
 
 		if (space_check(state_dir, need, at_once, cfg.checkpoint.size_mb,
-				cfg.checkpoint.keep) < 0)
+		                cfg.checkpoint.keep) < 0)
 			goto out;
 	}
 	rec.name = xstrdup(cfg.name);
@@ -353,18 +336,13 @@ int cmd_submit(int argc, char **argv)
 	in.sweep_id = rec.id;
 	in.sweep_dir = rec.dir;
 	in.script = rec.script;
-	if (script_render(&script, tmpl.buf, &in) < 0 ||
-	    script_write_files(&in, script.buf) < 0 || check_syntax(rec.script) < 0) {
+	if (script_render(&script, tmpl.buf, &in) < 0 || script_write_files(&in, script.buf) < 0 ||
+	    check_syntax(rec.script) < 0) {
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
 		goto out;
 	}
 
-	/* Ctrl-C now would leave Slurm running what the store does not know. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	cli_hold_signals(&old);
 	if (submit_chunks(ops, st, &rec, chunks, nchunks, cfg.slurm.max_concurrent) < 0) {
 		char *reason = xstrdup(error_last());
 
@@ -380,8 +358,8 @@ int cmd_submit(int argc, char **argv)
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
-	printf("sweep %" PRId64 " '%s': %zu tasks (%zu setting%s x %zu seed%s)\n", rec.id,
-	       rec.name, plan.ntasks, plan.nsettings, plan.nsettings == 1 ? "" : "s", plan.nseeds,
+	printf("sweep %" PRId64 " '%s': %zu tasks (%zu setting%s x %zu seed%s)\n", rec.id, rec.name,
+	       plan.ntasks, plan.nsettings, plan.nsettings == 1 ? "" : "s", plan.nseeds,
 	       plan.nseeds == 1 ? "" : "s");
 	for (size_t c = 0; c < nchunks; c++)
 		printf("array job %" PRIu32 ": tasks %" PRIu32 "-%" PRIu32 "\n", chunks[c].job_id,

@@ -18,6 +18,13 @@ void error_set_handler(error_handler_fn fn)
 	handler = fn;
 }
 
+void error_as_warning(const char *kind, const char *msg)
+{
+	(void)kind;
+	fflush(stdout);
+	fprintf(stderr, "sweep: warning: %s\n", msg);
+}
+
 static void report(const char *kind, const char *fmt, va_list ap)
 {
 	char msg[4096];

@@ -40,4 +40,10 @@ const char *error_last(void);
 typedef void (*error_handler_fn)(const char *kind, const char *msg);
 void error_set_handler(error_handler_fn fn);
 
+/*
+ * A handler that prints every message as a warning ("sweep: warning: ..."),
+ * for a step a command can do without (a dry run without a cluster).
+ */
+void error_as_warning(const char *kind, const char *msg);
+
 #endif

@@ -34,6 +34,19 @@ void plan_release(struct plan *plan)
 	plan_init(plan);
 }
 
+void plan_derive(struct plan *plan)
+{
+	plan->ntasks = plan->nsettings * plan->nseeds;
+	free(plan->varies);
+	plan->varies = xcalloc(plan->nparams + 1, 1);
+	for (size_t p = 0; p < plan->nparams; p++)
+		for (size_t s = 1; s < plan->nsettings; s++)
+			if (strcmp(plan_value(plan, s, p), plan_value(plan, 0, p))) {
+				plan->varies[p] = 1;
+				break;
+			}
+}
+
 static ssize_t param_position(const struct plan *plan, const char *name)
 {
 	for (size_t p = 0; p < plan->nparams; p++)
@@ -136,21 +149,13 @@ int grid_expand(struct plan *out, const struct cfg *cfg)
 	out->seeds = xcalloc(out->nseeds, sizeof(*out->seeds));
 	for (size_t i = 0; i < cfg->nseeds; i++)
 		out->seeds[i] = cfg->seeds[i];
-	out->ntasks = out->nsettings * out->nseeds;
-
-	out->varies = xcalloc(out->nparams + 1, 1);
-	for (size_t p = 0; p < out->nparams; p++)
-		for (size_t s = 1; s < out->nsettings; s++)
-			if (strcmp(plan_value(out, s, p), plan_value(out, 0, p))) {
-				out->varies[p] = 1;
-				break;
-			}
+	plan_derive(out);
 	return 0;
 
 too_many:
 	plan_release(out);
 	return error("%s: the sweep would have more than %u tasks; split it into several sweeps",
-		     cfg->path, GRID_MAX_TASKS);
+	             cfg->path, GRID_MAX_TASKS);
 }
 
 char *plan_setting_label(const struct plan *plan, size_t s)

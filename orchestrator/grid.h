@@ -19,18 +19,24 @@ struct cfg;
  * so a task finds its setting and seed by arithmetic.
  */
 struct plan {
-	char **params;       /* parameter names: grid keys, zip keys, then keys only cases have */
+	char **params; /* parameter names: grid keys, zip keys, then keys only cases have */
 	size_t nparams;
-	char **values;       /* nsettings x nparams, row-major; values[s * nparams + p] */
+	char **values; /* nsettings x nparams, row-major; values[s * nparams + p] */
 	size_t nsettings;
 	int64_t *seeds;
 	size_t nseeds;
-	size_t ntasks;       /* nsettings * nseeds */
+	size_t ntasks;         /* nsettings * nseeds */
 	unsigned char *varies; /* per parameter: 1 if it takes more than one value */
 };
 
 void plan_init(struct plan *plan);
 void plan_release(struct plan *plan);
+
+/*
+ * Sets what follows from the params, values and seeds of plan: ntasks and
+ * varies (allocated here; released by plan_release).
+ */
+void plan_derive(struct plan *plan);
 
 /*
  * Expands a validated cfg into out (initialised). Strings are copied, so the

@@ -39,6 +39,7 @@
 #include "gpu.h"
 #include "outcome.h"
 #include "proc.h"
+#include "sbopt.h"
 #include "store.h"
 #include "strbuf.h"
 #include "units.h"
@@ -192,16 +193,14 @@ static int parse_dependency(uint32_t *out, const char *s)
 	return 0;
 }
 
-/* Options that take a value: the long names this side acts on, and their short forms. */
-static const struct {
-	char short_name;
-	const char *name;
-} value_options[] = {
-    {'J', "job-name"},      {'o', "output"},      {'e', "error"},     {'D', "chdir"},
-    {'t', "time"},          {0, "mem"},           {0, "mem-per-cpu"}, {0, "mem-per-gpu"},
-    {'c', "cpus-per-task"}, {0, "gpus-per-task"}, {0, "gres"},        {'G', "gpus"},
-    {0, "signal"},          {'d', "dependency"},  {0, "open-mode"},
+/* The options this side acts on (all take a value), with their short forms. */
+static const struct sbopt_name job_options[] = {
+    {"job-name", 'J'},      {"output", 'o'},      {"error", 'e'},     {"chdir", 'D'},
+    {"time", 't'},          {"mem", 0},           {"mem-per-cpu", 0}, {"mem-per-gpu", 0},
+    {"cpus-per-task", 'c'}, {"gpus-per-task", 0}, {"gres", 0},        {"gpus", 'G'},
+    {"signal", 0},          {"dependency", 'd'},  {"open-mode", 0},
 };
+#define NJOB_OPTIONS (sizeof(job_options) / sizeof(job_options[0]))
 
 static int job_option(struct job_parse *p, const char *name, const char *value, const char **why)
 {
@@ -260,126 +259,30 @@ static int job_option(struct job_parse *p, const char *name, const char *value, 
 	return 0;
 }
 
-/* The long name of an option that takes a value, or NULL. */
-static const char *value_option(const char *word)
+/* sbopt_fn: one option of the script or of the submission; one with no value is ignored. */
+static int take_option(void *data, const char *name, const char *value)
 {
-	for (size_t i = 0; i < sizeof(value_options) / sizeof(value_options[0]); i++) {
-		if (word[1] == '-' && !strcmp(word + 2, value_options[i].name))
-			return value_options[i].name;
-		if (word[1] != '-' && word[1] == value_options[i].short_name)
-			return value_options[i].name;
-	}
-	return NULL;
-}
+	struct job_parse *p = data;
+	const char *why = NULL;
 
-/* sbatch's options as words: --name=value, --name value, -X value, -Xvalue. */
-static int job_words(struct job_parse *p, const char *const *words, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const char *w = words[i], *eq, *name, *value, *why = NULL;
-		char *key = NULL;
-		int ret;
-
-		if (w[0] != '-')
-			continue;
-		if (w[1] == '-' && (eq = strchr(w, '='))) {
-			name = key = xstrndup(w + 2, (size_t)(eq - w - 2));
-			value = eq + 1;
-		} else if (w[1] != '-' && w[1] && w[2]) {
-			char flag[3] = {'-', w[1], '\0'};
-
-			name = value_option(flag);
-			value = w + 2;
-		} else {
-			/* A flag (--exclusive) takes no value: only ours are known to. */
-			name = value_option(w);
-			value = name && i + 1 < n ? words[++i] : NULL;
-		}
-		ret = name && value ? job_option(p, name, value, &why) : 0;
-		if (ret < 0)
-			error("'%s': --%s=%s: %s", p->source, name, value, why);
-		free(key);
-		if (ret < 0)
-			return SWEEP_ERR;
-	}
+	if (value && job_option(p, name, value, &why) < 0)
+		return error("'%s': --%s=%s: %s", p->source, name, value, why);
 	return 0;
-}
-
-/* The words of an #SBATCH line: blanks separate, quotes group, a '#' starting a word ends it. */
-static size_t split_words(char ***out, const char *s)
-{
-	size_t n = 0, alloc = 0;
-	char **words = NULL;
-
-	for (;;) {
-		struct strbuf w = STRBUF_INIT;
-		char quote = 0;
-
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || *s == '\n' || *s == '#')
-			break;
-		for (; *s && *s != '\n'; s++) {
-			if (quote) {
-				if (*s == quote)
-					quote = 0;
-				else
-					strbuf_addch(&w, *s);
-			} else if (*s == '"' || *s == '\'') {
-				quote = *s;
-			} else if (*s == ' ' || *s == '\t') {
-				break;
-			} else {
-				strbuf_addch(&w, *s);
-			}
-		}
-		ALLOC_GROW(words, n + 1, alloc);
-		words[n++] = strbuf_detach(&w, NULL);
-	}
-	*out = words;
-	return n;
-}
-
-static void free_words(char **words, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(words[i]);
-	free(words);
 }
 
 int local_read_job(struct local_array_rec *out, const char *source, const char *script_text,
                    const char *const *extra)
 {
 	struct job_parse p = {out, source, MEM_NONE, 0};
-	const char *line = script_text;
 	size_t nextra = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->ncpus = 1;
-	/* As sbatch: #SBATCH lines count up to the first line that is not a comment. */
-	while (*line) {
-		const char *s = line + strspn(line, " \t");
-		const char *nl;
-
-		if (*s != '#' && *s != '\n')
-			break;
-		if (!strncmp(s, "#SBATCH", 7) && (s[7] == ' ' || s[7] == '\t')) {
-			char **words;
-			size_t n = split_words(&words, s + 7);
-			int ret = job_words(&p, (const char *const *)words, n);
-
-			free_words(words, n);
-			if (ret < 0)
-				goto fail;
-		}
-		nl = strchr(s, '\n');
-		if (!nl)
-			break;
-		line = nl + 1;
-	}
+	if (sbopt_read_script(script_text, job_options, NJOB_OPTIONS, take_option, &p) < 0)
+		goto fail;
 	while (extra && extra[nextra])
 		nextra++;
-	if (job_words(&p, extra, nextra) < 0)
+	if (sbopt_read_words(extra, nextra, job_options, NJOB_OPTIONS, take_option, &p) < 0)
 		goto fail;
 
 	switch (p.mem_kind) {

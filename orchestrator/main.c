@@ -20,20 +20,21 @@ struct command {
 static int cmd_help(int argc, char **argv);
 
 static const struct command commands[] = {
-	{"submit", cmd_submit, "expand a sweep file into one Slurm array job and submit it"},
-	{"list", cmd_list, "list the sweeps in the state store"},
-	{"status", cmd_status, "show every task's state from Slurm"},
-	{"report", cmd_report, "mean ± std per setting, only when no task is missing or failed"},
-	{"cancel", cmd_cancel, "cancel every array job of a sweep"},
-	{"advise", cmd_advise,
-	 "how often to checkpoint, from the cost of a checkpoint and the time between failures"},
-	{"rightsize", cmd_rightsize, "the --mem and --time a sweep's finished tasks say to ask for"},
-	{"resubmit", cmd_resubmit,
-	 "re-run the failed and missing tasks of a sweep, with more of what they lacked"},
-	{"gpus", cmd_gpus, "which GPUs of this machine are free now, and why the others are not"},
-	{"help", cmd_help, "show this list"},
-	/* Hidden (no help): the local runner, started by submit --local. */
-	{LOCAL_RUNNER_COMMAND, local_runner_main, NULL},
+    {"submit", cmd_submit,
+     "expand a sweep file into one array job and submit it (Slurm or --local)"},
+    {"list", cmd_list, "list the sweeps in the state store"},
+    {"status", cmd_status, "show every task's state, from Slurm accounting or the local runner"},
+    {"report", cmd_report, "mean ± std per setting, only when no task is missing or failed"},
+    {"cancel", cmd_cancel, "cancel every array job of a sweep"},
+    {"resubmit", cmd_resubmit,
+     "re-run the failed and missing tasks of a sweep, with more of what they lacked"},
+    {"rightsize", cmd_rightsize, "the --mem and --time a sweep's finished tasks say to ask for"},
+    {"advise", cmd_advise,
+     "how often to checkpoint, from the cost of a checkpoint and the time between failures"},
+    {"gpus", cmd_gpus, "which GPUs of this machine are free now, and why the others are not"},
+    {"help", cmd_help, "show this list"},
+    /* Hidden (no help): the local runner, started by submit --local. */
+    {LOCAL_RUNNER_COMMAND, local_runner_main, NULL},
 };
 
 static void print_commands(FILE *f)
@@ -43,7 +44,7 @@ static void print_commands(FILE *f)
 		if (commands[i].help)
 			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'sweep <command> --help' shows a command's options; "
-		   "'sweep --version' the version.\n");
+	           "'sweep --version' the version.\n");
 }
 
 static int cmd_help(int argc, char **argv)

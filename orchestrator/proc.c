@@ -69,7 +69,7 @@ static double now_s(void)
 }
 
 int proc_run(struct proc_result *res, const char *const *argv, const char *const *env_extra,
-	      unsigned timeout_s)
+             unsigned timeout_s)
 {
 	int outp[2] = {-1, -1}, errp[2] = {-1, -1};
 	posix_spawn_file_actions_t fa;

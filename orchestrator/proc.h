@@ -10,9 +10,9 @@
  * longer than a timeout.
  */
 struct proc_result {
-	int exited;       /* 1 when it exited normally */
-	int status;       /* exit status, or the signal that ended it */
-	int timed_out;    /* 1 when it was killed for the timeout */
+	int exited;    /* 1 when it exited normally */
+	int status;    /* exit status, or the signal that ended it */
+	int timed_out; /* 1 when it was killed for the timeout */
 	struct strbuf out;
 	struct strbuf err;
 };
@@ -27,6 +27,6 @@ void proc_result_release(struct proc_result *res);
  * error when it could not be started ("cannot run 'sbatch': ...").
  */
 int proc_run(struct proc_result *res, const char *const *argv, const char *const *env_extra,
-	      unsigned timeout_s);
+             unsigned timeout_s);
 
 #endif

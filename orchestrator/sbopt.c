@@ -231,29 +231,6 @@ size_t sbopt_render(char *out, size_t size, const char *value)
 	return need;
 }
 
-/* The user's text for a message: control bytes escaped, long text cut. */
-static void add_shown(struct strbuf *sb, const char *s)
-{
-	size_t n;
-
-	for (n = 0; s[n]; n++) {
-		unsigned char c = (unsigned char)s[n];
-
-		if (n == 60) {
-			strbuf_addstr(sb, "...");
-			return;
-		}
-		if (c == '\n')
-			strbuf_addstr(sb, "\\n");
-		else if (c == '\t')
-			strbuf_addstr(sb, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			strbuf_addf(sb, "\\x%02x", c);
-		else
-			strbuf_addch(sb, c);
-	}
-}
-
 static const struct sb_option *find_option(const char *name, size_t len)
 {
 	size_t i;
@@ -312,7 +289,7 @@ int sbopt_check_extra(const char *arg, char **why)
 
 	if (arg[0] != '-' || arg[1] != '-' || !valid_name_char(arg[2]) || arg[2] == '-') {
 		strbuf_addch(&sb, '\'');
-		add_shown(&sb, arg);
+		strbuf_add_shown(&sb, arg);
 		strbuf_addstr(&sb, "' is not a long sbatch option: write --name or --name=value");
 		goto out;
 	}
@@ -323,7 +300,7 @@ int sbopt_check_extra(const char *arg, char **why)
 		if (valid_name_char(name[i]))
 			continue;
 		strbuf_addch(&sb, '\'');
-		add_shown(&sb, arg);
+		strbuf_add_shown(&sb, arg);
 		if (name[i] == ' ')
 			strbuf_addstr(&sb, "': write the value after '=', as in --name=value");
 		else
@@ -390,6 +367,123 @@ out:
 	else
 		strbuf_release(&sb);
 	return ret;
+}
+
+static const struct sbopt_name *named(const struct sbopt_name *names, size_t nnames,
+                                      const char *name, size_t len)
+{
+	for (size_t i = 0; i < nnames; i++)
+		if (strlen(names[i].name) == len && !memcmp(names[i].name, name, len))
+			return &names[i];
+	return NULL;
+}
+
+/* c is never 0: a 0 letter stands for none. */
+static const struct sbopt_name *lettered(const struct sbopt_name *names, size_t nnames, char c)
+{
+	for (size_t i = 0; i < nnames; i++)
+		if (names[i].letter == c)
+			return &names[i];
+	return NULL;
+}
+
+int sbopt_read_words(const char *const *words, size_t n, const struct sbopt_name *names,
+                     size_t nnames, sbopt_fn fn, void *data)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *w = words[i], *eq, *value;
+		const struct sbopt_name *opt;
+		size_t len;
+		int ret;
+
+		if (w[0] != '-' || !w[1])
+			continue;
+		if (w[1] == '-') {
+			eq = strchr(w + 2, '=');
+			len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
+			opt = named(names, nnames, w + 2, len);
+			value = eq ? eq + 1 : NULL;
+		} else {
+			opt = lettered(names, nnames, w[1]);
+			value = w[2] ? w + 2 : NULL;
+		}
+		/* Other options are skipped: only the named ones are known to take a value. */
+		if (!opt)
+			continue;
+		if (!value && i + 1 < n)
+			value = words[++i];
+		ret = fn(data, opt->name, value);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* The words of an #SBATCH line: blanks separate, quotes group, a '#' starting a word ends it. */
+static size_t split_words(char ***out, const char *s)
+{
+	size_t n = 0, alloc = 0;
+	char **words = NULL;
+
+	for (;;) {
+		struct strbuf w = STRBUF_INIT;
+		char quote = 0;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || *s == '\n' || *s == '#')
+			break;
+		for (; *s && *s != '\n'; s++) {
+			if (quote) {
+				if (*s == quote)
+					quote = 0;
+				else
+					strbuf_addch(&w, *s);
+			} else if (*s == '"' || *s == '\'') {
+				quote = *s;
+			} else if (*s == ' ' || *s == '\t') {
+				break;
+			} else {
+				strbuf_addch(&w, *s);
+			}
+		}
+		ALLOC_GROW(words, n + 1, alloc);
+		words[n++] = strbuf_detach(&w, NULL);
+	}
+	*out = words;
+	return n;
+}
+
+int sbopt_read_script(const char *text, const struct sbopt_name *names, size_t nnames, sbopt_fn fn,
+                      void *data)
+{
+	const char *line = text;
+
+	/* As sbatch: #SBATCH lines count up to the first line that is not a comment. */
+	while (*line) {
+		const char *s = line + strspn(line, " \t");
+		const char *nl;
+
+		if (*s != '#' && *s != '\n')
+			break;
+		if (!strncmp(s, "#SBATCH", 7) && (s[7] == ' ' || s[7] == '\t')) {
+			char **words;
+			size_t n = split_words(&words, s + 7);
+			int ret = sbopt_read_words((const char *const *)words, n, names, nnames, fn,
+			                           data);
+
+			for (size_t i = 0; i < n; i++)
+				free(words[i]);
+			free(words);
+			if (ret < 0)
+				return ret;
+		}
+		nl = strchr(s, '\n');
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	return 0;
 }
 
 static size_t levenshtein(const char *a, const char *b)

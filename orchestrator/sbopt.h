@@ -48,6 +48,37 @@ size_t sbopt_render(char *out, size_t size, const char *value);
 int sbopt_check_extra(const char *arg, char **why);
 
 /*
+ * Reading back what a script asks: the options of its #SBATCH lines, up to
+ * the first line that is neither blank nor a comment (the "#!" line is a
+ * comment too). Blanks split words, quotes group them, a word that starts
+ * with '#' ends the line. An option is "--name=value", "--name value",
+ * "-X value" or "-Xvalue"; only those in the caller's names are reported,
+ * in the order written (so the last of a repeated option comes last).
+ */
+struct sbopt_name {
+	const char *name; /* the long name, without "--"; the option takes a value */
+	char letter;      /* its one-letter form, or 0 */
+};
+
+/*
+ * Called with an option's long name (borrowed from the names table) and its
+ * value, or NULL when its line or its words end before the value. A
+ * negative return stops the reading and is returned.
+ */
+typedef int (*sbopt_fn)(void *data, const char *name, const char *value);
+
+/*
+ * Calls fn for the named options in the #SBATCH lines of a script's text.
+ * Returns 0, or the negative value of fn that stopped it.
+ */
+int sbopt_read_script(const char *text, const struct sbopt_name *names, size_t nnames, sbopt_fn fn,
+                      void *data);
+
+/* The same for n words of an sbatch command line (its argv: quotes already removed). */
+int sbopt_read_words(const char *const *words, size_t n, const struct sbopt_name *names,
+                     size_t nnames, sbopt_fn fn, void *data);
+
+/*
  * Levenshtein distance, for "did you mean" suggestions (used by the sweep
  * file reader too). Returns the best candidate among names within distance
  * max(2, strlen(word)/3) and below strlen(word) (so "c" never suggests "a"),

@@ -17,6 +17,7 @@
 #include "cfg.h"
 #include "error.h"
 #include "grid.h"
+#include "path.h"
 #include "quote.h"
 #include "sbopt.h"
 #include "units.h"
@@ -152,9 +153,10 @@ int script_render_command(struct strbuf *out, const char *command, const struct 
 		} else {
 			strbuf_reset(&var);
 			if (q.escaped) {
-				ret = error("a backslash before the placeholder '{%.*s}' would escape "
-					    "its quoting; write '{{' for a literal brace",
-					    (int)piece.len, piece.start);
+				ret = error(
+				    "a backslash before the placeholder '{%.*s}' would escape "
+				    "its quoting; write '{{' for a literal brace",
+				    (int)piece.len, piece.start);
 				break;
 			}
 			ret = variable_for(&var, piece.start, piece.len, plan);
@@ -203,11 +205,11 @@ int script_render_sbatch(struct strbuf *out, const struct script_input *in)
 	sbatch_line(out, "array", buf);
 	if (sbopt_check_value(in->logs, 0, &why) < 0)
 		return error("the logs folder '%s' cannot stand in an #SBATCH line: %s", in->logs,
-			     why);
+		             why);
 	if (sbopt_check_value(in->workdir, 0, &why) < 0)
 		return error("the current folder '%s' cannot stand in an #SBATCH line: %s; "
-			     "submit from another folder",
-			     in->workdir, why);
+		             "submit from another folder",
+		             in->workdir, why);
 	path = xstrfmt("%s/%%x_%%A_%%a.out", in->logs);
 	sbatch_line(out, "output", path);
 	free(path);
@@ -215,8 +217,7 @@ int script_render_sbatch(struct strbuf *out, const struct script_input *in)
 	sbatch_line(out, "error", path);
 	free(path);
 	sbatch_line(out, "chdir", in->workdir);
-	snprintf(buf, sizeof(buf), "B:%s@%u", sl->signal ? sl->signal : "USR1",
-		 sl->signal_seconds);
+	snprintf(buf, sizeof(buf), "B:%s@%u", sl->signal ? sl->signal : "USR1", sl->signal_seconds);
 	sbatch_line(out, "signal", buf);
 	/* A requeued or restarted task adds to its logs instead of wiping them. */
 	sbatch_line(out, "open-mode", "append");
@@ -284,7 +285,7 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 		strbuf_addf(out, "%s%lld", i ? " " : "", (long long)in->plan->seeds[i]);
 	strbuf_addf(out, ")\nSWEEP_SIGNAL=%s", sl->signal ? sl->signal : "USR1");
 	strbuf_addf(out, "\nSWEEP_REQUEUE=%d\nSWEEP_MAX_RESTARTS=%u", sl->requeue ? 1 : 0,
-		    sl->max_restarts);
+	            sl->max_restarts);
 }
 
 static void render_exports(struct strbuf *out, const struct plan *plan)
@@ -309,12 +310,12 @@ static void render_env(struct strbuf *out, const struct cfg *cfg)
 static void render_summary(struct strbuf *out, const struct plan *plan)
 {
 	strbuf_addf(out, "%zu setting%s x %zu seed%s = %zu task%s", plan->nsettings,
-		    plan->nsettings == 1 ? "" : "s", plan->nseeds, plan->nseeds == 1 ? "" : "s",
-		    plan->ntasks, plan->ntasks == 1 ? "" : "s");
+	            plan->nsettings == 1 ? "" : "s", plan->nseeds, plan->nseeds == 1 ? "" : "s",
+	            plan->ntasks, plan->ntasks == 1 ? "" : "s");
 }
 
 static int render_marker(struct strbuf *out, const char *name, size_t len,
-			 const struct script_input *in)
+                         const struct script_input *in)
 {
 #define IS(s) (len == sizeof(s) - 1 && !strncmp(name, s, len))
 	if (IS("SBATCH"))
@@ -349,7 +350,7 @@ static int render_marker(struct strbuf *out, const char *name, size_t len,
 			strbuf_trim_trailing_newlines(out);
 	} else
 		return error("the script template has an unknown marker '{{%.*s}}'", (int)len,
-			     name);
+		             name);
 #undef IS
 	return 0;
 }
@@ -437,26 +438,6 @@ out:
 	return ret;
 }
 
-static int mkdir_parents(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int ret = 0;
-
-	strbuf_addstr(&sb, path);
-	for (size_t i = 1; i <= sb.len; i++) {
-		if (sb.buf[i] != '/' && sb.buf[i] != '\0')
-			continue;
-		sb.buf[i] = '\0';
-		if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST) {
-			ret = error("cannot create folder '%s': %s", sb.buf, strerror(errno));
-			break;
-		}
-		sb.buf[i] = i < sb.len ? '/' : '\0';
-	}
-	strbuf_release(&sb);
-	return ret;
-}
-
 int script_write_files(const struct script_input *in, const char *script_text)
 {
 	const struct plan *plan = in->plan;
@@ -464,7 +445,7 @@ int script_write_files(const struct script_input *in, const char *script_text)
 	char *path = NULL;
 	int ret;
 
-	if (mkdir_parents(in->sweep_dir) < 0 || mkdir_parents(in->logs) < 0)
+	if (path_mkdir_p(in->sweep_dir) < 0 || path_mkdir_p(in->logs) < 0)
 		return SWEEP_ERR;
 
 	for (size_t s = 0; s < plan->nsettings; s++)

@@ -26,7 +26,7 @@ uint64_t space_needed_mb(size_t ntasks, unsigned max_concurrent, uint64_t size_m
 }
 
 int space_check(const char *dir, uint64_t needed_mb, size_t at_once, uint64_t size_mb,
-		unsigned keep)
+                unsigned keep)
 {
 	struct statvfs fs;
 	uint64_t free_mb;
@@ -40,7 +40,8 @@ int space_check(const char *dir, uint64_t needed_mb, size_t at_once, uint64_t si
 	units_format_bytes(need, sizeof(need), mul_sat(needed_mb, 1024 * 1024));
 	units_format_bytes(have, sizeof(have), mul_sat(free_mb, 1024 * 1024));
 	units_format_mem(one, sizeof(one), size_mb);
-	return error("checkpoints need up to %s (%zu tasks at once x %s x %u kept) in '%s', which "
-		     "has %s free; lower 'checkpoint.keep' or 'slurm.max_concurrent', or free space",
-		     need, at_once, one, keep, dir, have);
+	return error(
+	    "checkpoints need up to %s (%zu tasks at once x %s x %u kept) in '%s', which "
+	    "has %s free; lower 'checkpoint.keep' or 'slurm.max_concurrent', or free space",
+	    need, at_once, one, keep, dir, have);
 }

@@ -23,6 +23,6 @@ uint64_t space_needed_mb(size_t ntasks, unsigned max_concurrent, uint64_t size_m
  * what to change, and fails when it has not.
  */
 int space_check(const char *dir, uint64_t needed_mb, size_t at_once, uint64_t size_mb,
-		unsigned keep);
+                unsigned keep);
 
 #endif

@@ -22,6 +22,7 @@
 #include "acct.h"
 #include "error.h"
 #include "grid.h"
+#include "path.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -33,76 +34,76 @@ struct store {
 
 /* Each entry migrates from version i to i + 1. */
 static const char *const migrations[] = {
-	"CREATE TABLE sweeps ("
-	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	"  name TEXT NOT NULL,"
-	"  source TEXT NOT NULL,"
-	"  spec TEXT NOT NULL,"
-	"  dir TEXT NOT NULL,"
-	"  script TEXT NOT NULL,"
-	"  logs TEXT NOT NULL,"
-	"  backend TEXT NOT NULL,"
-	"  status INTEGER NOT NULL,"
-	"  error TEXT,"
-	"  created_at INTEGER NOT NULL,"
-	"  submitted_at INTEGER NOT NULL DEFAULT 0,"
-	"  ntasks INTEGER NOT NULL,"
-	"  nsettings INTEGER NOT NULL,"
-	"  nseeds INTEGER NOT NULL,"
-	"  max_concurrent INTEGER NOT NULL DEFAULT 0,"
-	"  params TEXT NOT NULL,"
-	"  seeds TEXT NOT NULL);"
-	"CREATE INDEX sweeps_by_name ON sweeps(name, id);"
-	"CREATE TABLE settings ("
-	"  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
-	"  setting INTEGER NOT NULL,"
-	"  vals TEXT NOT NULL,"
-	"  PRIMARY KEY (sweep_id, setting)) WITHOUT ROWID;"
-	"CREATE TABLE arrays ("
-	"  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
-	"  job_id INTEGER NOT NULL,"
-	"  index_offset INTEGER NOT NULL,"
-	"  spec TEXT NOT NULL,"
-	"  attempt INTEGER NOT NULL,"
-	"  submitted_at INTEGER NOT NULL,"
-	"  PRIMARY KEY (sweep_id, job_id));",
-	/* 2: the local side (local.c): array jobs run on this machine and their tasks. */
-	"CREATE TABLE local_arrays ("
-	"  job_id INTEGER PRIMARY KEY,"
-	"  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
-	"  script TEXT NOT NULL,"
-	"  index_offset INTEGER NOT NULL,"
-	"  job_name TEXT NOT NULL,"
-	"  workdir TEXT NOT NULL,"
-	"  stdout TEXT NOT NULL,"
-	"  stderr TEXT NOT NULL,"
-	"  open_append INTEGER NOT NULL,"
-	"  host TEXT NOT NULL,"
-	"  throttle INTEGER NOT NULL,"
-	"  time_limit_s INTEGER NOT NULL,"
-	"  warn_signal INTEGER NOT NULL,"
-	"  warn_s INTEGER NOT NULL,"
-	"  mem_mb INTEGER NOT NULL,"
-	"  ncpus INTEGER NOT NULL,"
-	"  gpus INTEGER NOT NULL,"
-	"  after_job_id INTEGER NOT NULL,"
-	"  runner_pid INTEGER NOT NULL DEFAULT 0,"
-	"  runner_start INTEGER NOT NULL DEFAULT 0,"
-	"  submit_time INTEGER NOT NULL);"
-	"CREATE TABLE local_tasks ("
-	"  job_id INTEGER PRIMARY KEY,"
-	"  array_job_id INTEGER NOT NULL REFERENCES local_arrays(job_id),"
-	"  array_task_id INTEGER NOT NULL,"
-	"  state TEXT NOT NULL,"
-	"  exit_code INTEGER NOT NULL DEFAULT 0,"
-	"  signal INTEGER NOT NULL DEFAULT 0,"
-	"  pid INTEGER NOT NULL DEFAULT 0,"
-	"  pid_start INTEGER NOT NULL DEFAULT 0,"
-	"  start_time INTEGER NOT NULL DEFAULT 0,"
-	"  end_time INTEGER NOT NULL DEFAULT 0,"
-	"  maxrss_bytes INTEGER,"
-	"  gpus TEXT,"
-	"  UNIQUE (array_job_id, array_task_id));",
+    "CREATE TABLE sweeps ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  name TEXT NOT NULL,"
+    "  source TEXT NOT NULL,"
+    "  spec TEXT NOT NULL,"
+    "  dir TEXT NOT NULL,"
+    "  script TEXT NOT NULL,"
+    "  logs TEXT NOT NULL,"
+    "  backend TEXT NOT NULL,"
+    "  status INTEGER NOT NULL,"
+    "  error TEXT,"
+    "  created_at INTEGER NOT NULL,"
+    "  submitted_at INTEGER NOT NULL DEFAULT 0,"
+    "  ntasks INTEGER NOT NULL,"
+    "  nsettings INTEGER NOT NULL,"
+    "  nseeds INTEGER NOT NULL,"
+    "  max_concurrent INTEGER NOT NULL DEFAULT 0,"
+    "  params TEXT NOT NULL,"
+    "  seeds TEXT NOT NULL);"
+    "CREATE INDEX sweeps_by_name ON sweeps(name, id);"
+    "CREATE TABLE settings ("
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  setting INTEGER NOT NULL,"
+    "  vals TEXT NOT NULL,"
+    "  PRIMARY KEY (sweep_id, setting)) WITHOUT ROWID;"
+    "CREATE TABLE arrays ("
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  job_id INTEGER NOT NULL,"
+    "  index_offset INTEGER NOT NULL,"
+    "  spec TEXT NOT NULL,"
+    "  attempt INTEGER NOT NULL,"
+    "  submitted_at INTEGER NOT NULL,"
+    "  PRIMARY KEY (sweep_id, job_id));",
+    /* 2: the local side (local.c): array jobs run on this machine and their tasks. */
+    "CREATE TABLE local_arrays ("
+    "  job_id INTEGER PRIMARY KEY,"
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  script TEXT NOT NULL,"
+    "  index_offset INTEGER NOT NULL,"
+    "  job_name TEXT NOT NULL,"
+    "  workdir TEXT NOT NULL,"
+    "  stdout TEXT NOT NULL,"
+    "  stderr TEXT NOT NULL,"
+    "  open_append INTEGER NOT NULL,"
+    "  host TEXT NOT NULL,"
+    "  throttle INTEGER NOT NULL,"
+    "  time_limit_s INTEGER NOT NULL,"
+    "  warn_signal INTEGER NOT NULL,"
+    "  warn_s INTEGER NOT NULL,"
+    "  mem_mb INTEGER NOT NULL,"
+    "  ncpus INTEGER NOT NULL,"
+    "  gpus INTEGER NOT NULL,"
+    "  after_job_id INTEGER NOT NULL,"
+    "  runner_pid INTEGER NOT NULL DEFAULT 0,"
+    "  runner_start INTEGER NOT NULL DEFAULT 0,"
+    "  submit_time INTEGER NOT NULL);"
+    "CREATE TABLE local_tasks ("
+    "  job_id INTEGER PRIMARY KEY,"
+    "  array_job_id INTEGER NOT NULL REFERENCES local_arrays(job_id),"
+    "  array_task_id INTEGER NOT NULL,"
+    "  state TEXT NOT NULL,"
+    "  exit_code INTEGER NOT NULL DEFAULT 0,"
+    "  signal INTEGER NOT NULL DEFAULT 0,"
+    "  pid INTEGER NOT NULL DEFAULT 0,"
+    "  pid_start INTEGER NOT NULL DEFAULT 0,"
+    "  start_time INTEGER NOT NULL DEFAULT 0,"
+    "  end_time INTEGER NOT NULL DEFAULT 0,"
+    "  maxrss_bytes INTEGER,"
+    "  gpus TEXT,"
+    "  UNIQUE (array_job_id, array_task_id));",
 };
 
 const char *sweep_status_name(enum sweep_status s)
@@ -155,6 +156,15 @@ void array_recs_free(struct array_rec *recs, size_t n)
 	free(recs);
 }
 
+uint32_t *array_recs_job_ids(const struct array_rec *recs, size_t n)
+{
+	uint32_t *ids = xcalloc(n ? n : 1, sizeof(*ids));
+
+	for (size_t i = 0; i < n; i++)
+		ids[i] = recs[i].job_id;
+	return ids;
+}
+
 static int db_error(struct store *st, const char *what)
 {
 	return error("state store '%s': %s: %s", st->dir, what, sqlite3_errmsg(st->db));
@@ -185,50 +195,14 @@ static int begin(struct store *st)
 	return exec(st, "BEGIN IMMEDIATE");
 }
 
-static int commit(struct store *st)
+/* Ends what begin() started: rolls back after a failure (ret < 0) and returns it, else commits. */
+static int end(struct store *st, int ret)
 {
-	return exec(st, "COMMIT");
-}
-
-static void rollback(struct store *st)
-{
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-static int mkdir_p(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int ret = 0;
-
-	strbuf_addstr(&sb, path);
-	for (size_t i = 1; i <= sb.len; i++) {
-		if (sb.buf[i] != '/' && sb.buf[i] != '\0')
-			continue;
-		sb.buf[i] = '\0';
-		if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST) {
-			ret = error("cannot create folder '%s': %s", sb.buf, strerror(errno));
-			goto out;
-		}
-		sb.buf[i] = i < sb.len ? '/' : '\0';
+	if (ret < 0) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return ret;
 	}
-out:
-	strbuf_release(&sb);
-	return ret;
-}
-
-static char *absolute_path(const char *path)
-{
-	char cwd[PATH_MAX];
-
-	if (path[0] == '/')
-		return xstrdup(path);
-	if (!getcwd(cwd, sizeof(cwd)))
-		return NULL;
-	if (path[0] == '.' && path[1] == '\0')
-		return xstrdup(cwd);
-	if (path[0] == '.' && path[1] == '/')
-		path += 2;
-	return xstrfmt("%s/%s", cwd, path);
+	return exec(st, "COMMIT");
 }
 
 static int migrate(struct store *st)
@@ -250,8 +224,8 @@ static int migrate(struct store *st)
 	version = sqlite3_column_int(stmt, 0);
 	if (version > latest) {
 		ret = error("state store '%s' has schema version %d, newer than this sweep "
-			    "knows (%d); use a newer sweep",
-			    st->dir, version, latest);
+		            "knows (%d); use a newer sweep",
+		            st->dir, version, latest);
 		goto out;
 	}
 	for (int v = version; v < latest; v++) {
@@ -269,17 +243,14 @@ static int migrate(struct store *st)
 	}
 out:
 	sqlite3_finalize(stmt);
-	if (ret < 0)
-		rollback(st);
-	else
-		ret = commit(st);
-	return ret;
+	return end(st, ret);
 }
 
 int store_open(struct store **out, const char *state_dir, int create)
 {
 	struct store *st;
 	struct stat sb;
+	char cwd[PATH_MAX];
 	char *dbpath = NULL;
 	int flags = SQLITE_OPEN_READWRITE;
 
@@ -287,20 +258,18 @@ int store_open(struct store **out, const char *state_dir, int create)
 	if (stat(state_dir, &sb) < 0) {
 		if (errno != ENOENT || !create)
 			return error("no state store in '%s': %s (run 'sweep submit' first, or "
-				     "give --state-dir)",
-				     state_dir, strerror(errno));
-		if (mkdir_p(state_dir) < 0)
+			             "give --state-dir)",
+			             state_dir, strerror(errno));
+		if (path_mkdir_p(state_dir) < 0)
 			return SWEEP_ERR;
 	} else if (!S_ISDIR(sb.st_mode)) {
 		return error("state folder '%s' is not a folder", state_dir);
 	}
 
-	st = xcalloc(1, sizeof(*st));
-	st->dir = absolute_path(state_dir);
-	if (!st->dir) {
-		free(st);
+	if (state_dir[0] != '/' && !getcwd(cwd, sizeof(cwd)))
 		return error("cannot resolve '%s': %s", state_dir, strerror(errno));
-	}
+	st = xcalloc(1, sizeof(*st));
+	st->dir = path_absolute(state_dir, cwd);
 	dbpath = xstrfmt("%s/sweep.db", st->dir);
 	if (create)
 		flags |= SQLITE_OPEN_CREATE;
@@ -419,7 +388,7 @@ out:
 }
 
 int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan *plan,
-		      const char *spec_text)
+                      const char *spec_text)
 {
 	sqlite3_stmt *stmt = NULL;
 	char *params = params_json(plan), *seeds = seeds_json(plan);
@@ -439,9 +408,9 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	rec->nsettings = plan->nsettings;
 	rec->nseeds = plan->nseeds;
 	if (prepare(st, &stmt,
-		    "INSERT INTO sweeps (name, source, spec, dir, script, logs, backend, status,"
-		    " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds)"
-		    " VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
+	            "INSERT INTO sweeps (name, source, spec, dir, script, logs, backend, status,"
+	            " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds)"
+	            " VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -481,16 +450,13 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 		ret = db_error(st, "cannot record the sweep");
 		goto out;
 	}
-	if (insert_settings(st, rec->id, plan) < 0 || mkdir_p(rec->dir) < 0) {
+	if (insert_settings(st, rec->id, plan) < 0 || path_mkdir_p(rec->dir) < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
 out:
 	sqlite3_finalize(stmt);
-	if (ret < 0)
-		rollback(st);
-	else
-		ret = commit(st);
+	ret = end(st, ret);
 out_free:
 	free(params);
 	free(seeds);
@@ -503,8 +469,8 @@ int store_add_array(struct store *st, int64_t sweep_id, const struct array_rec *
 	int ret = 0;
 
 	if (prepare(st, &stmt,
-		    "INSERT INTO arrays (sweep_id, job_id, index_offset, spec, attempt,"
-		    " submitted_at) VALUES (?, ?, ?, ?, ?, ?)") < 0)
+	            "INSERT INTO arrays (sweep_id, job_id, index_offset, spec, attempt,"
+	            " submitted_at) VALUES (?, ?, ?, ?, ?, ?)") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
 	sqlite3_bind_int64(stmt, 2, arr->job_id);
@@ -520,14 +486,15 @@ int store_add_array(struct store *st, int64_t sweep_id, const struct array_rec *
 }
 
 int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status status,
-		       const char *reason)
+                       const char *reason)
 {
 	sqlite3_stmt *stmt = NULL;
 	int ret = 0;
 
 	if (prepare(st, &stmt,
-		    "UPDATE sweeps SET status = ?, error = ?,"
-		    " submitted_at = CASE WHEN ? = 1 THEN ? ELSE submitted_at END WHERE id = ?") < 0)
+	            "UPDATE sweeps SET status = ?, error = ?,"
+	            " submitted_at = CASE WHEN ? = 1 THEN ? ELSE submitted_at END WHERE id = ?") <
+	    0)
 		return SWEEP_ERR;
 	sqlite3_bind_int(stmt, 1, status);
 	if (reason)
@@ -546,7 +513,7 @@ int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status sta
 }
 
 #define SWEEP_COLUMNS                                                                              \
-	"id, name, source, dir, script, logs, backend, status, error, created_at,"                \
+	"id, name, source, dir, script, logs, backend, status, error, created_at,"                 \
 	" submitted_at, ntasks, nsettings, nseeds, max_concurrent"
 
 static char *column_text(sqlite3_stmt *stmt, int col)
@@ -592,19 +559,19 @@ int store_find_sweep(struct store *st, struct sweep_rec *out, const char *which)
 
 	if (!which) {
 		ret = prepare(st, &stmt,
-			      "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id DESC LIMIT 1");
+		              "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id DESC LIMIT 1");
 	} else if (all_digits(which)) {
 		ret = prepare(st, &stmt,
-			      "SELECT " SWEEP_COLUMNS " FROM sweeps WHERE id = ?1 OR name = ?2"
-			      " ORDER BY id = ?1 DESC, id DESC LIMIT 1");
+		              "SELECT " SWEEP_COLUMNS " FROM sweeps WHERE id = ?1 OR name = ?2"
+		              " ORDER BY id = ?1 DESC, id DESC LIMIT 1");
 		if (!ret) {
 			sqlite3_bind_int64(stmt, 1, strtoll(which, NULL, 10));
 			sqlite3_bind_text(stmt, 2, which, -1, SQLITE_STATIC);
 		}
 	} else {
 		ret = prepare(st, &stmt,
-			      "SELECT " SWEEP_COLUMNS
-			      " FROM sweeps WHERE name = ? ORDER BY id DESC LIMIT 1");
+		              "SELECT " SWEEP_COLUMNS
+		              " FROM sweeps WHERE name = ? ORDER BY id DESC LIMIT 1");
 		if (!ret)
 			sqlite3_bind_text(stmt, 1, which, -1, SQLITE_STATIC);
 	}
@@ -615,8 +582,8 @@ int store_find_sweep(struct store *st, struct sweep_rec *out, const char *which)
 		read_sweep_row(out, stmt);
 	} else if (rc == SQLITE_DONE) {
 		if (which)
-			ret = error("no sweep named '%s' in '%s' (see 'sweep list')", which,
-				    st->dir);
+			ret =
+			    error("no sweep named '%s' in '%s' (see 'sweep list')", which, st->dir);
 		else
 			ret = error("no sweeps in '%s' yet (run 'sweep submit FILE')", st->dir);
 	} else {
@@ -691,7 +658,7 @@ int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id)
 		goto out;
 	}
 	if (decode_strings(&out->params, &out->nparams, (const char *)sqlite3_column_text(stmt, 0),
-			   SIZE_MAX) < 0)
+	                   SIZE_MAX) < 0)
 		goto corrupt;
 	seeds = json_loads((const char *)sqlite3_column_text(stmt, 1), 0, &jerr);
 	if (!seeds || !json_is_array(seeds) || !json_array_size(seeds))
@@ -705,8 +672,9 @@ int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id)
 	stmt = NULL;
 
 	out->values = xcalloc(nsettings * out->nparams + 1, sizeof(char *));
-	if (prepare(st, &stmt, "SELECT setting, vals FROM settings WHERE sweep_id = ?"
-			       " ORDER BY setting") < 0) {
+	if (prepare(st, &stmt,
+	            "SELECT setting, vals FROM settings WHERE sweep_id = ?"
+	            " ORDER BY setting") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -718,7 +686,7 @@ int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id)
 		if (s >= nsettings || (size_t)sqlite3_column_int64(stmt, 0) != s)
 			goto corrupt;
 		if (decode_strings(&vals, &nvals, (const char *)sqlite3_column_text(stmt, 1),
-				   out->nparams) < 0)
+		                   out->nparams) < 0)
 			goto corrupt;
 		memcpy(out->values + s * out->nparams, vals, nvals * sizeof(char *));
 		free(vals);
@@ -731,19 +699,12 @@ int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id)
 	out->nsettings = s;
 	if (s != nsettings)
 		goto corrupt;
-	out->ntasks = out->nsettings * out->nseeds;
-	out->varies = xcalloc(out->nparams + 1, 1);
-	for (size_t p = 0; p < out->nparams; p++)
-		for (size_t k = 1; k < out->nsettings; k++)
-			if (strcmp(plan_value(out, k, p), plan_value(out, 0, p))) {
-				out->varies[p] = 1;
-				break;
-			}
+	plan_derive(out);
 	goto out;
 corrupt:
 	out->nsettings = s;
-	ret = error("state store '%s': the plan of sweep %" PRId64 " is damaged", st->dir,
-		    sweep_id);
+	ret =
+	    error("state store '%s': the plan of sweep %" PRId64 " is damaged", st->dir, sweep_id);
 out:
 	json_decref(seeds);
 	sqlite3_finalize(stmt);
@@ -764,8 +725,8 @@ int store_load_arrays(struct store *st, struct array_rec **out, size_t *n, int64
 	*out = NULL;
 	*n = 0;
 	if (prepare(st, &stmt,
-		    "SELECT job_id, index_offset, spec, attempt, submitted_at FROM arrays"
-		    " WHERE sweep_id = ? ORDER BY attempt, submitted_at, job_id") < 0)
+	            "SELECT job_id, index_offset, spec, attempt, submitted_at FROM arrays"
+	            " WHERE sweep_id = ? ORDER BY attempt, submitted_at, job_id") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -835,7 +796,7 @@ static int state_of_name(const char *name)
 }
 
 int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_t *task_ids,
-		    size_t n)
+                    size_t n)
 {
 	sqlite3_stmt *stmt = NULL;
 	int64_t next;
@@ -844,8 +805,8 @@ int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_
 	if (begin(st) < 0)
 		return SWEEP_ERR;
 	if (prepare(st, &stmt,
-		    "SELECT MAX(COALESCE((SELECT MAX(job_id) FROM local_tasks), 0),"
-		    " COALESCE((SELECT MAX(job_id) FROM local_arrays), 0))") < 0) {
+	            "SELECT MAX(COALESCE((SELECT MAX(job_id) FROM local_tasks), 0),"
+	            " COALESCE((SELECT MAX(job_id) FROM local_arrays), 0))") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -863,10 +824,10 @@ int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_
 	arr->job_id = (uint32_t)next;
 	arr->submit_time = (int64_t)time(NULL);
 	if (prepare(st, &stmt,
-		    "INSERT INTO local_arrays (job_id, sweep_id, script, index_offset, job_name,"
-		    " workdir, stdout, stderr, throttle, time_limit_s, warn_signal, warn_s, mem_mb,"
-		    " ncpus, gpus, after_job_id, submit_time, open_append, host)"
-		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
+	            "INSERT INTO local_arrays (job_id, sweep_id, script, index_offset, job_name,"
+	            " workdir, stdout, stderr, throttle, time_limit_s, warn_signal, warn_s, mem_mb,"
+	            " ncpus, gpus, after_job_id, submit_time, open_append, host)"
+	            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -896,8 +857,8 @@ int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_
 	sqlite3_finalize(stmt);
 	stmt = NULL;
 	if (prepare(st, &stmt,
-		    "INSERT INTO local_tasks (job_id, array_job_id, array_task_id, state)"
-		    " VALUES (?, ?, ?, 'PENDING')") < 0) {
+	            "INSERT INTO local_tasks (job_id, array_job_id, array_task_id, state)"
+	            " VALUES (?, ?, ?, 'PENDING')") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -913,11 +874,7 @@ int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_
 	}
 out:
 	sqlite3_finalize(stmt);
-	if (ret < 0)
-		rollback(st);
-	else
-		ret = commit(st);
-	return ret;
+	return end(st, ret);
 }
 
 int store_local_set_runner(struct store *st, uint32_t job_id, int64_t pid, uint64_t start)
@@ -926,7 +883,8 @@ int store_local_set_runner(struct store *st, uint32_t job_id, int64_t pid, uint6
 	int ret = 0;
 
 	if (prepare(st, &stmt,
-		    "UPDATE local_arrays SET runner_pid = ?, runner_start = ? WHERE job_id = ?") < 0)
+	            "UPDATE local_arrays SET runner_pid = ?, runner_start = ? WHERE job_id = ?") <
+	    0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, pid);
 	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)start);
@@ -944,10 +902,10 @@ int store_local_load_array(struct store *st, struct local_array_rec *out, uint32
 
 	memset(out, 0, sizeof(*out));
 	if (prepare(st, &stmt,
-		    "SELECT job_id, sweep_id, script, index_offset, job_name, workdir, stdout,"
-		    " stderr, throttle, time_limit_s, warn_signal, warn_s, mem_mb, ncpus, gpus,"
-		    " after_job_id, runner_pid, runner_start, submit_time, open_append, host"
-		    " FROM local_arrays WHERE job_id = ?") < 0)
+	            "SELECT job_id, sweep_id, script, index_offset, job_name, workdir, stdout,"
+	            " stderr, throttle, time_limit_s, warn_signal, warn_s, mem_mb, ncpus, gpus,"
+	            " after_job_id, runner_pid, runner_start, submit_time, open_append, host"
+	            " FROM local_arrays WHERE job_id = ?") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, job_id);
 	rc = sqlite3_step(stmt);
@@ -983,7 +941,7 @@ int store_local_load_array(struct store *st, struct local_array_rec *out, uint32
 }
 
 int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t *n,
-			   uint32_t array_job_id)
+                           uint32_t array_job_id)
 {
 	sqlite3_stmt *stmt = NULL;
 	struct local_task_rec *recs = NULL;
@@ -993,9 +951,9 @@ int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t
 	*out = NULL;
 	*n = 0;
 	if (prepare(st, &stmt,
-		    "SELECT job_id, array_job_id, array_task_id, state, exit_code, signal, pid,"
-		    " pid_start, start_time, end_time, maxrss_bytes, gpus FROM local_tasks"
-		    " WHERE array_job_id = ? ORDER BY array_task_id") < 0)
+	            "SELECT job_id, array_job_id, array_task_id, state, exit_code, signal, pid,"
+	            " pid_start, start_time, end_time, maxrss_bytes, gpus FROM local_tasks"
+	            " WHERE array_job_id = ? ORDER BY array_task_id") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, array_job_id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -1014,8 +972,8 @@ int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t
 		t->start_time = sqlite3_column_int64(stmt, 8);
 		t->end_time = sqlite3_column_int64(stmt, 9);
 		t->maxrss_bytes = sqlite3_column_type(stmt, 10) == SQLITE_NULL
-					  ? UINT64_MAX
-					  : (uint64_t)sqlite3_column_int64(stmt, 10);
+		                      ? UINT64_MAX
+		                      : (uint64_t)sqlite3_column_int64(stmt, 10);
 		t->gpus = column_text(stmt, 11);
 	}
 	if (rc != SQLITE_DONE) {
@@ -1035,9 +993,9 @@ int store_local_update_task(struct store *st, const struct local_task_rec *t)
 	int ret = 0;
 
 	if (prepare(st, &stmt,
-		    "UPDATE local_tasks SET state = ?, exit_code = ?, signal = ?, pid = ?,"
-		    " pid_start = ?, start_time = ?, end_time = ?, maxrss_bytes = ?, gpus = ?"
-		    " WHERE job_id = ?") < 0)
+	            "UPDATE local_tasks SET state = ?, exit_code = ?, signal = ?, pid = ?,"
+	            " pid_start = ?, start_time = ?, end_time = ?, maxrss_bytes = ?, gpus = ?"
+	            " WHERE job_id = ?") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_text(stmt, 1, task_state_name((enum task_state)t->state), -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 2, t->exit_code);
@@ -1060,7 +1018,7 @@ int store_local_update_task(struct store *st, const struct local_task_rec *t)
 		ret = db_error(st, "cannot record a local task");
 	else if (sqlite3_changes(st->db) != 1)
 		ret = error("state store '%s': no local task with job id %" PRIu32, st->dir,
-			    t->job_id);
+		            t->job_id);
 	sqlite3_finalize(stmt);
 	return ret;
 }
@@ -1071,8 +1029,8 @@ int store_local_cancel_pending(struct store *st, uint32_t array_job_id, int64_t 
 	int ret = 0;
 
 	if (prepare(st, &stmt,
-		    "UPDATE local_tasks SET state = 'CANCELLED', end_time = ?"
-		    " WHERE array_job_id = ? AND state = 'PENDING'") < 0)
+	            "UPDATE local_tasks SET state = 'CANCELLED', end_time = ?"
+	            " WHERE array_job_id = ? AND state = 'PENDING'") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, end_time);
 	sqlite3_bind_int64(stmt, 2, array_job_id);

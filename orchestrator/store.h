@@ -33,14 +33,14 @@ const char *sweep_status_name(enum sweep_status s);
 
 struct sweep_rec {
 	int64_t id;
-	char *name;      /* job name */
-	char *source;    /* the sweep file's absolute path */
-	char *dir;       /* <state_dir>/sweeps/<id>, absolute */
-	char *script;    /* the generated script's absolute path */
-	char *logs;      /* absolute logs folder (log files: <logs>/<name>_<A>_<a>.out) */
-	char *backend;   /* "slurm" (or "local") */
+	char *name;    /* job name */
+	char *source;  /* the sweep file's absolute path */
+	char *dir;     /* <state_dir>/sweeps/<id>, absolute */
+	char *script;  /* the generated script's absolute path */
+	char *logs;    /* absolute logs folder (log files: <logs>/<name>_<A>_<a>.out) */
+	char *backend; /* "slurm" (or "local") */
 	enum sweep_status status;
-	char *error;     /* why submission failed, or NULL */
+	char *error;          /* why submission failed, or NULL */
 	int64_t created_at;   /* unix seconds */
 	int64_t submitted_at; /* 0 while not submitted */
 	size_t ntasks;
@@ -63,6 +63,8 @@ struct array_rec {
 
 void array_rec_release(struct array_rec *rec);
 void array_recs_free(struct array_rec *recs, size_t n);
+/* The job ids of recs[0..n-1], in their order; newly allocated, the caller frees it. */
+uint32_t *array_recs_job_ids(const struct array_rec *recs, size_t n);
 
 struct store;
 
@@ -85,14 +87,14 @@ const char *store_dir(const struct store *st);
  * Creates the sweep's folder.
  */
 int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan *plan,
-		      const char *spec_text);
+                      const char *spec_text);
 
 /* Records one accepted array job of the sweep (its own transaction). */
 int store_add_array(struct store *st, int64_t sweep_id, const struct array_rec *arr);
 
 /* Marks the sweep SUBMITTED (with submitted_at = now) or FAILED with a reason. */
 int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status status,
-		       const char *reason);
+                       const char *reason);
 
 /*
  * Finds a sweep by id (all digits) or name (the most recent with that
@@ -121,7 +123,7 @@ int store_last_attempt(struct store *st, unsigned *out, int64_t sweep_id);
  * the records query of the local side reads them.
  */
 struct local_array_rec {
-	uint32_t job_id;       /* %A; its tasks have job ids job_id, job_id + 1, ... in order */
+	uint32_t job_id; /* %A; its tasks have job ids job_id, job_id + 1, ... in order */
 	int64_t sweep_id;
 	uint32_t offset;       /* the script's argument: sweep index = offset + array task id */
 	char *script;          /* absolute path */
@@ -134,9 +136,9 @@ struct local_array_rec {
 	uint64_t time_limit_s; /* 0 = none */
 	int warn_signal;       /* sent warn_s seconds before the limit; 0 = none */
 	unsigned warn_s;
-	uint64_t mem_mb; /* per task, 0 = none */
-	unsigned ncpus;  /* CPUs per task */
-	unsigned gpus;   /* GPUs per task */
+	uint64_t mem_mb;       /* per task, 0 = none */
+	unsigned ncpus;        /* CPUs per task */
+	unsigned gpus;         /* GPUs per task */
 	uint32_t after_job_id; /* starts once this local array job has ended; 0 = at once */
 	char *host;            /* the machine it runs on */
 	int64_t runner_pid;    /* 0 until the runner is started */
@@ -168,14 +170,14 @@ void local_task_recs_free(struct local_task_rec *recs, size_t n);
  * job id used before in this store: sets arr->job_id and submit_time.
  */
 int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_t *task_ids,
-		    size_t n);
+                    size_t n);
 /* Records the runner of a local array job. */
 int store_local_set_runner(struct store *st, uint32_t job_id, int64_t pid, uint64_t start);
 /* One local array job; reports "no local array job N" when there is none. */
 int store_local_load_array(struct store *st, struct local_array_rec *out, uint32_t job_id);
 /* Its tasks, by array task id. Free with local_task_recs_free. */
 int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t *n,
-			   uint32_t array_job_id);
+                           uint32_t array_job_id);
 /* Writes one task's state, times, process and measurements (by job id). */
 int store_local_update_task(struct store *st, const struct local_task_rec *t);
 /* Marks every PENDING task of a local array job CANCELLED, ended at end_time, at once. */

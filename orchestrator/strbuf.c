@@ -193,6 +193,26 @@ void strbuf_trim_trailing_newlines(struct strbuf *sb)
 		strbuf_setlen(sb, sb->len - 1);
 }
 
+void strbuf_add_shown(struct strbuf *sb, const char *s)
+{
+	for (size_t n = 0; s[n]; n++) {
+		unsigned char c = (unsigned char)s[n];
+
+		if (n == 60) {
+			strbuf_addstr(sb, "...");
+			return;
+		}
+		if (c == '\n')
+			strbuf_addstr(sb, "\\n");
+		else if (c == '\t')
+			strbuf_addstr(sb, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(sb, "\\x%02x", c);
+		else
+			strbuf_addch(sb, c);
+	}
+}
+
 int strbuf_read_file(struct strbuf *sb, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

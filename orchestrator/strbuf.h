@@ -19,7 +19,10 @@ struct strbuf {
 };
 
 extern char strbuf_slopbuf[];
-#define STRBUF_INIT {0, 0, strbuf_slopbuf}
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		0, 0, strbuf_slopbuf                                                               \
+	}
 
 void strbuf_init(struct strbuf *sb, size_t hint);
 /* Frees the contents and leaves sb empty and reusable. */
@@ -36,6 +39,12 @@ void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_trim_trailing_newlines(struct strbuf *sb);
+
+/*
+ * Appends a user's text as a message shows it: newline, tab and other
+ * control bytes escaped (\n, \t, \x01), cut after 60 bytes with "...".
+ */
+void strbuf_add_shown(struct strbuf *sb, const char *s);
 
 /* Reads the whole file into sb (appending). Returns 0 or -1 with errno set. */
 int strbuf_read_file(struct strbuf *sb, const char *path);

@@ -258,8 +258,7 @@ static const struct bad_case value_errors[] = {
      "t.yaml:3:23: 'slurm.max_restarts' needs 'slurm.requeue: true'"},
     {BASE "slurm: {requeue: true, max_restarts: 0}\n",
      "t.yaml:3:38: 'slurm.max_restarts': expected a positive integer, found '0'"},
-    {BASE "checkpoint: {keep: 3}\n",
-     "t.yaml:3:13: 'checkpoint' gives 'keep' without 'size'"},
+    {BASE "checkpoint: {keep: 3}\n", "t.yaml:3:13: 'checkpoint' gives 'keep' without 'size'"},
     {BASE "checkpoint: {size: 2GB}\n",
      "t.yaml:3:20: 'checkpoint.size': bad size '2GB': write the suffix without 'B' "
      "(32G, not 32GB): sbatch refuses it"},
@@ -747,7 +746,8 @@ static void test_cfg_slurm_forms(void **state)
 	assert_false(cfg.slurm.requeue);
 	assert_int_equal(cfg.slurm.max_restarts, 5);
 	assert_int_equal(cfg.checkpoint.size_mb, 0);
-	load_ok(&cfg, BASE "slurm: {requeue: true, max_restarts: 2}\ncheckpoint: {size: 2G, keep: 3}\n");
+	load_ok(&cfg,
+	        BASE "slurm: {requeue: true, max_restarts: 2}\ncheckpoint: {size: 2G, keep: 3}\n");
 	assert_true(cfg.slurm.requeue);
 	assert_int_equal(cfg.slurm.max_restarts, 2);
 	assert_int_equal(cfg.checkpoint.size_mb, 2048);

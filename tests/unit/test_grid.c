@@ -16,7 +16,7 @@ static char *short_case_names[] = {"lr", "wd", "arch"};
 static int64_t seeds5[] = {0, 1, 2, 3, 4};
 
 static void full_cfg(struct cfg *cfg, struct cfg_param *grid, struct cfg_param *zip,
-		     struct cfg_case *cs)
+                     struct cfg_case *cs)
 {
 	cfg_init(cfg);
 	cfg->path = "sweep.yaml";
@@ -24,8 +24,8 @@ static void full_cfg(struct cfg *cfg, struct cfg_param *grid, struct cfg_param *
 	grid[1] = (struct cfg_param){.name = "wd", .values = wd_vals, .nvalues = 3};
 	zip[0] = (struct cfg_param){.name = "arch", .values = arch_vals, .nvalues = 2};
 	zip[1] = (struct cfg_param){.name = "batch", .values = batch_vals, .nvalues = 2};
-	cs[0] = (struct cfg_case){.names = case_names, .values = case_vals, .n = 4, .line = 9,
-				  .column = 5};
+	cs[0] = (struct cfg_case){
+	    .names = case_names, .values = case_vals, .n = 4, .line = 9, .column = 5};
 	cfg->grid = grid;
 	cfg->ngrid = 2;
 	cfg->zip = zip;
@@ -92,9 +92,9 @@ static void test_grid_every_combination_once(void **state)
 	assert_int_equal(grid_expand(&plan, &cfg), 0);
 	for (size_t s = 0; s < plan.nsettings; s++) {
 		size_t a = !strcmp(plan_value(&plan, s, 0), "0.01");
-		size_t b = !strcmp(plan_value(&plan, s, 1), "5e-4") ? 1
-			   : !strcmp(plan_value(&plan, s, 1), "1e-3") ? 2
-								       : 0;
+		size_t b = !strcmp(plan_value(&plan, s, 1), "5e-4")   ? 1
+		           : !strcmp(plan_value(&plan, s, 1), "1e-3") ? 2
+		                                                      : 0;
 		size_t c = !strcmp(plan_value(&plan, s, 2), "resnet50");
 
 		assert_int_equal(!strcmp(plan_value(&plan, s, 3), "128"), c);
@@ -121,7 +121,7 @@ static void test_grid_case_missing_parameter(void **state)
 	capture_errors();
 	assert_int_equal(grid_expand(&plan, &cfg), SWEEP_ERR);
 	assert_string_equal(captured.buf, "error: sweep.yaml:9:5: this case does not set 'batch', "
-					  "which other settings have");
+	                                  "which other settings have");
 	release_captured();
 }
 
@@ -184,20 +184,21 @@ static void test_grid_too_many_tasks(void **state)
 	cfg.nseeds = 1;
 	capture_errors();
 	assert_int_equal(grid_expand(&plan, &cfg), SWEEP_ERR);
-	assert_string_equal(captured.buf, "error: big.yaml: the sweep would have more than 10000000 "
-					  "tasks; split it into several sweeps");
+	assert_string_equal(captured.buf,
+	                    "error: big.yaml: the sweep would have more than 10000000 "
+	                    "tasks; split it into several sweeps");
 	release_captured();
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_grid_order_and_counts),
-		cmocka_unit_test(test_grid_every_combination_once),
-		cmocka_unit_test(test_grid_case_missing_parameter),
-		cmocka_unit_test(test_grid_no_parameters),
-		cmocka_unit_test(test_grid_labels_name_what_varies),
-		cmocka_unit_test(test_grid_too_many_tasks),
+	    cmocka_unit_test(test_grid_order_and_counts),
+	    cmocka_unit_test(test_grid_every_combination_once),
+	    cmocka_unit_test(test_grid_case_missing_parameter),
+	    cmocka_unit_test(test_grid_no_parameters),
+	    cmocka_unit_test(test_grid_labels_name_what_varies),
+	    cmocka_unit_test(test_grid_too_many_tasks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,26 +5,26 @@
 #include "banned.h"
 
 static const char *const hostile[] = {
-	"plain",
-	"",
-	"it's",
-	"''",
-	"$(touch /tmp/sweep-pwned)",
-	"`touch /tmp/sweep-pwned`",
-	"two\nlines\n",
-	"# not a comment",
-	"back\\slash \\\\ \\n \\'",
-	"ünïcødé ✓",
-	"\"double\" quotes",
-	"; rm -rf / ;",
-	"$HOME ${PATH} $1 $@ $$",
-	" spaced  out ",
-	"*",
-	"-n",
-	"tab\there",
-	"cr\rhere",
-	"!!",
-	"a'b\"c`d$e\\f",
+    "plain",
+    "",
+    "it's",
+    "''",
+    "$(touch /tmp/sweep-pwned)",
+    "`touch /tmp/sweep-pwned`",
+    "two\nlines\n",
+    "# not a comment",
+    "back\\slash \\\\ \\n \\'",
+    "ünïcødé ✓",
+    "\"double\" quotes",
+    "; rm -rf / ;",
+    "$HOME ${PATH} $1 $@ $$",
+    " spaced  out ",
+    "*",
+    "-n",
+    "tab\there",
+    "cr\rhere",
+    "!!",
+    "a'b\"c`d$e\\f",
 };
 
 /* Every hostile string, quoted and read back by bash, arrives byte for byte. */
@@ -81,10 +81,10 @@ static void test_quote_identifiers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_quote_round_trip_through_bash),
-		cmocka_unit_test(test_quote_is_one_line),
-		cmocka_unit_test(test_quote_single_quote),
-		cmocka_unit_test(test_quote_identifiers),
+	    cmocka_unit_test(test_quote_round_trip_through_bash),
+	    cmocka_unit_test(test_quote_is_one_line),
+	    cmocka_unit_test(test_quote_single_quote),
+	    cmocka_unit_test(test_quote_identifiers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

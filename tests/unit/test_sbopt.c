@@ -347,6 +347,75 @@ static void test_sbopt_suggest(void **state)
 	assert_string_equal(sbopt_suggest("abce", words, 2), "abce");
 }
 
+/* ---- reading a script's options back ---- */
+
+static const struct sbopt_name read_names[] = {
+    {"mem", 0},
+    {"time", 't'},
+    {"job-name", 'J'},
+    {"stop", 0},
+};
+
+/* sbopt_fn: records "name=value;" (value "(none)" when missing) into data. */
+static int record(void *data, const char *name, const char *value)
+{
+	strbuf_addf(data, "%s=%s;", name, value ? value : "(none)");
+	return strcmp(name, "stop") ? 0 : -7;
+}
+
+static void test_sbopt_read_script(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+	    {"#!/bin/bash\n#SBATCH --mem=1G\n#SBATCH --time 5\n", "mem=1G;time=5;"},
+	    {"#SBATCH -t 90 -t91 -J \"a b\" -J 'c d'\n",
+	     "time=90;time=91;job-name=a b;job-name=c d;"},
+	    /* Other options and words are skipped; a flag takes no value. */
+	    {"#SBATCH --exclusive --mem=2G --comment x --nodes=1 -n 2 -\n", "mem=2G;"},
+	    /* A word that starts with '#' ends the line; blanks may lead a line. */
+	    {"  #SBATCH --mem=1G # --mem=2G\n\t#SBATCH\t--time=1\n", "mem=1G;time=1;"},
+	    /* Only "#SBATCH" and a blank; up to the first command. */
+	    {"#SBATCHX --mem=1G\n# SBATCH --mem=2G\n\n#SBATCH --mem=3G\necho\n#SBATCH --mem=4G\n",
+	     "mem=3G;"},
+	    {"#SBATCH --mem\n#SBATCH --mem=\n#SBATCH --time", "mem=(none);mem=;time=(none);"},
+	    {"#SBATCH --memory=1G --me=1G -m 1G\n", ""},
+	    {"echo\n#SBATCH --mem=1G\n", ""},
+	    {"", ""},
+	};
+	struct strbuf got = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&got);
+		assert_int_equal(sbopt_read_script(cases[i].text, read_names, 4, record, &got), 0);
+		if (strcmp(got.buf, cases[i].want))
+			fail_msg("'%s': read '%s', not '%s'", cases[i].text, got.buf,
+			         cases[i].want);
+	}
+	/* A negative return stops the reading and is returned. */
+	strbuf_reset(&got);
+	assert_int_equal(sbopt_read_script("#SBATCH --mem=1G --stop=now --time=1\n#SBATCH -t 2\n",
+	                                   read_names, 4, record, &got),
+	                 -7);
+	assert_string_equal(got.buf, "mem=1G;stop=now;");
+	strbuf_release(&got);
+}
+
+static void test_sbopt_read_words(void **state)
+{
+	const char *words[] = {"--mem=3G", "--mail-type", "FAIL", "-J", "a #b", "--time"};
+	struct strbuf got = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(sbopt_read_words(words, 6, read_names, 4, record, &got), 0);
+	assert_string_equal(got.buf, "mem=3G;job-name=a #b;time=(none);");
+	strbuf_reset(&got);
+	assert_int_equal(sbopt_read_words(NULL, 0, read_names, 4, record, &got), 0);
+	assert_string_equal(got.buf, "");
+	strbuf_release(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +427,8 @@ int main(void)
 	    cmocka_unit_test(test_sbopt_extra_accepted),
 	    cmocka_unit_test(test_sbopt_extra_refused),
 	    cmocka_unit_test(test_sbopt_suggest),
+	    cmocka_unit_test(test_sbopt_read_script),
+	    cmocka_unit_test(test_sbopt_read_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,22 +9,22 @@
 #include "banned.h"
 
 static char *hostile[] = {
-	"plain",
-	"it's",
-	"$(touch /tmp/sweep-pwned)",
-	"`touch /tmp/sweep-pwned`",
-	"two\nlines",
-	"# not a comment",
-	"back\\slash \\\\ \\n \\'",
-	"ünïcødé ✓",
-	"\"double\" quotes",
-	"; touch /tmp/sweep-pwned ;",
-	"$HOME ${PATH} $1",
-	" spaced  out ",
-	"*",
-	"-n",
-	"{v}",
-	"",
+    "plain",
+    "it's",
+    "$(touch /tmp/sweep-pwned)",
+    "`touch /tmp/sweep-pwned`",
+    "two\nlines",
+    "# not a comment",
+    "back\\slash \\\\ \\n \\'",
+    "ünïcødé ✓",
+    "\"double\" quotes",
+    "; touch /tmp/sweep-pwned ;",
+    "$HOME ${PATH} $1",
+    " spaced  out ",
+    "*",
+    "-n",
+    "{v}",
+    "",
 };
 #define NHOSTILE (sizeof(hostile) / sizeof(hostile[0]))
 
@@ -75,9 +75,10 @@ static char *run_setting(const struct plan *plan, size_t s, const char *command)
 static void test_script_values_reach_command_exactly(void **state)
 {
 	struct plan plan = hostile_plan();
-	const char *command = "b=`printf '%s' \"{v}\"`; printf '[%s]' {v} \"x-{v}\" '{v}' "
-			      "\"$(printf '%s' \"{v}\")\" \"$b\" $(printf '%s' {v}) {seed} '{index}' "
-			      "{{v}}";
+	const char *command =
+	    "b=`printf '%s' \"{v}\"`; printf '[%s]' {v} \"x-{v}\" '{v}' "
+	    "\"$(printf '%s' \"{v}\")\" \"$b\" $(printf '%s' {v}) {seed} '{index}' "
+	    "{{v}}";
 
 	(void)state;
 	for (size_t s = 0; s < NHOSTILE; s++) {
@@ -114,15 +115,15 @@ static void test_script_placeholder_rendering(void **state)
 	static const struct {
 		const char *in, *out;
 	} cases[] = {
-		{"run {v}", "run \"${SWEEP_PARAM_v}\""},
-		{"run \"{v}\"", "run \"${SWEEP_PARAM_v}\""},
-		{"run '{v}'", "run ''\"${SWEEP_PARAM_v}\"''"},
-		{"run {seed} {index}", "run \"${SWEEP_SEED}\" \"${SWEEP_TASK_INDEX}\""},
-		{"awk '{{print $1}}'", "awk '{print $1}'"},
-		{"echo { x }", "echo { x }"},
-		{"echo \\{{v}}", "echo \\{v}"},
-		{"echo \\\\{v}", "echo \\\\\"${SWEEP_PARAM_v}\""},
-		{"a $'{v}'", "a $''\"${SWEEP_PARAM_v}\"$''"},
+	    {"run {v}", "run \"${SWEEP_PARAM_v}\""},
+	    {"run \"{v}\"", "run \"${SWEEP_PARAM_v}\""},
+	    {"run '{v}'", "run ''\"${SWEEP_PARAM_v}\"''"},
+	    {"run {seed} {index}", "run \"${SWEEP_SEED}\" \"${SWEEP_TASK_INDEX}\""},
+	    {"awk '{{print $1}}'", "awk '{print $1}'"},
+	    {"echo { x }", "echo { x }"},
+	    {"echo \\{{v}}", "echo \\{v}"},
+	    {"echo \\\\{v}", "echo \\\\\"${SWEEP_PARAM_v}\""},
+	    {"a $'{v}'", "a $''\"${SWEEP_PARAM_v}\"$''"},
 	};
 
 	(void)state;
@@ -143,12 +144,13 @@ static void test_script_unknown_placeholder(void **state)
 	(void)state;
 	capture_errors();
 	assert_int_equal(script_render_command(&out, "run {lr}", &plan), SWEEP_ERR);
-	assert_string_equal(captured.buf, "error: the command's placeholder '{lr}' names no parameter");
+	assert_string_equal(captured.buf,
+	                    "error: the command's placeholder '{lr}' names no parameter");
 	strbuf_reset(&captured);
 	strbuf_reset(&out);
 	assert_int_equal(script_render_command(&out, "echo \\{v}", &plan), SWEEP_ERR);
 	assert_string_equal(captured.buf, "error: a backslash before the placeholder '{v}' would "
-					  "escape its quoting; write '{{' for a literal brace");
+	                                  "escape its quoting; write '{{' for a literal brace");
 	strbuf_release(&out);
 	release_captured();
 }
@@ -204,7 +206,7 @@ static void test_script_render_full(void **state)
 	in.array_limit = 10;
 	assert_int_equal(script_render(&out, script_default_template, &in), 0);
 	assert_non_null(strstr(out.buf, "#!/bin/bash\n#SBATCH --job-name=demo\n"
-					"#SBATCH --array=0-9%4\n"));
+	                                "#SBATCH --array=0-9%4\n"));
 	assert_non_null(strstr(out.buf, "#SBATCH --output=\"/home/me/my logs/%x_%A_%a.out\"\n"));
 	assert_non_null(strstr(out.buf, "#SBATCH --signal=B:USR2@300\n"));
 	assert_non_null(strstr(out.buf, "#SBATCH --mem=32G\n"));
@@ -215,7 +217,7 @@ static void test_script_render_full(void **state)
 	assert_non_null(strstr(out.buf, "SWEEP_SIGNAL=USR2\n"));
 	assert_non_null(strstr(out.buf, "module load cuda\n"));
 	assert_non_null(strstr(out.buf, "python train.py --v \"${SWEEP_PARAM_v}\" --seed "
-					"\"${SWEEP_SEED}\"\n"));
+	                                "\"${SWEEP_SEED}\"\n"));
 	assert_null(strstr(out.buf, "{{"));
 	assert_non_null(strstr(out.buf, "16 settings x 1 seed = 16 tasks"));
 	strbuf_release(&out);
@@ -235,7 +237,8 @@ static void test_script_template_errors(void **state)
 	in.sweep_dir = in.script = in.logs = in.workdir = in.source = "/x";
 	capture_errors();
 	assert_int_equal(script_render(&out, "#!/bin/bash\n{{NOPE}}\n", &in), SWEEP_ERR);
-	assert_string_equal(captured.buf, "error: the script template has an unknown marker '{{NOPE}}'");
+	assert_string_equal(captured.buf,
+	                    "error: the script template has an unknown marker '{{NOPE}}'");
 	strbuf_reset(&captured);
 	strbuf_reset(&out);
 	assert_int_equal(script_render(&out, "#!/bin/bash\n{{SBATCH\n", &in), SWEEP_ERR);
@@ -244,7 +247,8 @@ static void test_script_template_errors(void **state)
 	strbuf_reset(&out);
 	in.logs = "/logs/%j";
 	assert_int_equal(script_render(&out, "{{SBATCH}}", &in), SWEEP_ERR);
-	assert_non_null(strstr(captured.buf, "error: the logs folder '/logs/%j' cannot stand in an #SBATCH line"));
+	assert_non_null(strstr(
+	    captured.buf, "error: the logs folder '/logs/%j' cannot stand in an #SBATCH line"));
 	release_captured();
 	strbuf_release(&out);
 }
@@ -257,7 +261,8 @@ static void test_script_runs_as_a_task(void **state)
 	struct script_input in = {0};
 	struct strbuf out = STRBUF_INIT;
 	char *dir = make_tmpdir();
-	char *sweep_dir = xstrfmt("%s/sweeps/1", dir), *script = xstrfmt("%s/demo.sbatch", sweep_dir);
+	char *sweep_dir = xstrfmt("%s/sweeps/1", dir),
+	     *script = xstrfmt("%s/demo.sbatch", sweep_dir);
 	char *logs = xstrfmt("%s/logs", dir), *result;
 	struct strbuf check = STRBUF_INIT;
 
@@ -314,13 +319,13 @@ static void test_script_runs_as_a_task(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_script_values_reach_command_exactly),
-		cmocka_unit_test(test_script_placeholder_rendering),
-		cmocka_unit_test(test_script_unknown_placeholder),
-		cmocka_unit_test(test_script_array_spec),
-		cmocka_unit_test(test_script_render_full),
-		cmocka_unit_test(test_script_template_errors),
-		cmocka_unit_test(test_script_runs_as_a_task),
+	    cmocka_unit_test(test_script_values_reach_command_exactly),
+	    cmocka_unit_test(test_script_placeholder_rendering),
+	    cmocka_unit_test(test_script_unknown_placeholder),
+	    cmocka_unit_test(test_script_array_spec),
+	    cmocka_unit_test(test_script_render_full),
+	    cmocka_unit_test(test_script_template_errors),
+	    cmocka_unit_test(test_script_runs_as_a_task),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

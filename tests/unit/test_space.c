@@ -27,17 +27,17 @@ static void test_space_check_passes_and_refuses(void **state)
 	capture_errors();
 	/* an exabyte is more than any test machine has */
 	assert_int_equal(space_check(dir, (uint64_t)1 << 40, 1000, (uint64_t)1 << 30, 1024),
-			 SWEEP_ERR);
+	                 SWEEP_ERR);
 	expect_start = xstrfmt("error: checkpoints need up to 1E (1000 tasks at once x 1024T x "
-			       "1024 kept) in '%s', which has ",
-			       dir);
+	                       "1024 kept) in '%s', which has ",
+	                       dir);
 	assert_memory_equal(captured.buf, expect_start, strlen(expect_start));
 	assert_non_null(strstr(captured.buf, " free; lower 'checkpoint.keep' or "
-					     "'slurm.max_concurrent', or free space"));
+	                                     "'slurm.max_concurrent', or free space"));
 	strbuf_reset(&captured);
 	assert_int_equal(space_check("/nonexistent/folder", 1, 1, 1, 1), SWEEP_ERR);
 	assert_string_equal(captured.buf, "error: cannot read the free space of "
-					  "'/nonexistent/folder': No such file or directory");
+	                                  "'/nonexistent/folder': No such file or directory");
 	release_captured();
 	free(expect_start);
 	remove_tree(dir);
@@ -47,8 +47,8 @@ static void test_space_check_passes_and_refuses(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_space_needed_arithmetic),
-		cmocka_unit_test(test_space_check_passes_and_refuses),
+	    cmocka_unit_test(test_space_needed_arithmetic),
+	    cmocka_unit_test(test_space_check_passes_and_refuses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

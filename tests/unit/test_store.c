@@ -150,16 +150,16 @@ static void test_store_errors(void **state)
 	assert_int_equal(store_open(&st, missing, 0), SWEEP_ERR);
 	assert_null(st);
 	expect = xstrfmt("error: no state store in '%s': No such file or directory (run 'sweep "
-			 "submit' first, or give --state-dir)",
-			 missing);
+	                 "submit' first, or give --state-dir)",
+	                 missing);
 	assert_string_equal(captured.buf, expect);
 	free(expect);
 
 	strbuf_reset(&captured);
 	assert_int_equal(store_open(&st, dir, 0), SWEEP_ERR);
 	expect = xstrfmt("error: no state store in '%s' (run 'sweep submit' first, or give "
-			 "--state-dir)",
-			 dir);
+	                 "--state-dir)",
+	                 dir);
 	assert_string_equal(captured.buf, expect);
 	free(expect);
 
@@ -189,15 +189,15 @@ static void test_store_errors(void **state)
 
 		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 		assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL),
-				 SQLITE_OK);
+		                 SQLITE_OK);
 		sqlite3_close(db);
 		free(path);
 	}
 	strbuf_reset(&captured);
 	assert_int_equal(store_open(&st, dir, 0), SWEEP_ERR);
 	expect = xstrfmt("error: state store '%s' has schema version 99, newer than this sweep "
-			 "knows (2); use a newer sweep",
-			 dir);
+	                 "knows (2); use a newer sweep",
+	                 dir);
 	assert_string_equal(captured.buf, expect);
 	free(expect);
 	release_captured();
@@ -226,7 +226,7 @@ static void test_store_begin_is_atomic(void **state)
 	capture_errors();
 	assert_int_equal(store_begin_sweep(st, &rec, &plan, ""), SWEEP_ERR);
 	assert_string_equal(captured.buf,
-			    "error: cannot encode setting 0 (a value is not valid UTF-8)");
+	                    "error: cannot encode setting 0 (a value is not valid UTF-8)");
 	release_captured();
 	sweep_rec_release(&rec);
 	assert_int_equal(store_list_sweeps(st, &all, &n), 0);
@@ -271,11 +271,11 @@ static void test_store_interrupted_submission(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_store_round_trip),
-		cmocka_unit_test(test_store_find_latest_and_by_id),
-		cmocka_unit_test(test_store_errors),
-		cmocka_unit_test(test_store_begin_is_atomic),
-		cmocka_unit_test(test_store_interrupted_submission),
+	    cmocka_unit_test(test_store_round_trip),
+	    cmocka_unit_test(test_store_find_latest_and_by_id),
+	    cmocka_unit_test(test_store_errors),
+	    cmocka_unit_test(test_store_begin_is_atomic),
+	    cmocka_unit_test(test_store_interrupted_submission),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
