@@ -391,20 +391,33 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 
 /*
  * Whether --watch can stop: nothing pending or running any more. Tasks with
- * no record at all get one more refresh to appear (slurmdbd learns of a new
- * array job a moment after sbatch returns) and are then taken as they are.
+ * no record at all may be on their way: slurmdbd hears of a task's start a
+ * moment after slurmctld, and of a new array job a moment after sbatch
+ * returns. They are taken as missing only once their number has not changed
+ * for MISSING_SETTLE_S.
  */
-static bool settled(const struct view *v, bool *missing_seen)
+#define MISSING_SETTLE_S 30
+
+struct settling {
+	size_t missing;    /* tasks without a record at the last refresh */
+	time_t missing_at; /* since when there have been that many */
+};
+
+static bool settled(const struct view *v, struct settling *st)
 {
-	bool missing = v->counts[TS_MISSING] > 0;
+	size_t missing = v->counts[TS_MISSING];
+	time_t now = time(NULL);
 
 	if (v->active)
 		return false;
-	if (missing && !*missing_seen) {
-		*missing_seen = true;
+	if (!missing)
+		return true;
+	if (missing != st->missing) {
+		st->missing = missing;
+		st->missing_at = now;
 		return false;
 	}
-	return true;
+	return now - st->missing_at >= MISSING_SETTLE_S;
 }
 
 static void print_view(const struct view *v, const struct plan *plan, const struct status_opts *o,
@@ -434,7 +447,8 @@ int cmd_status(int argc, char **argv)
 	struct store *st = NULL;
 	struct plan plan;
 	struct view v;
-	bool tty = isatty(STDOUT_FILENO), missing_seen = false, shown = false;
+	bool tty = isatty(STDOUT_FILENO), shown = false;
+	struct settling settling = {0, 0};
 	unsigned failures = 0;
 	int ret = EXIT_ERROR, code;
 
@@ -461,7 +475,7 @@ int cmd_status(int argc, char **argv)
 			failures = 0;
 			shown = true;
 			print_view(&v, &plan, &o, tty);
-			if (!o.watch || settled(&v, &missing_seen))
+			if (!o.watch || settled(&v, &settling))
 				break;
 		}
 		if (fflush(stdout) != 0 || ferror(stdout))
