@@ -9,18 +9,18 @@
 #define BANNED(func) sorry_##func##_is_a_banned_function
 
 #undef strcpy
-#define strcpy(x, y) BANNED(strcpy)
+#define strcpy BANNED(strcpy)
 #undef strcat
-#define strcat(x, y) BANNED(strcat)
+#define strcat BANNED(strcat)
 #undef strncpy
-#define strncpy(x, y, n) BANNED(strncpy)
+#define strncpy BANNED(strncpy)
 #undef sprintf
-#define sprintf(...) BANNED(sprintf)
+#define sprintf BANNED(sprintf)
 #undef vsprintf
-#define vsprintf(...) BANNED(vsprintf)
+#define vsprintf BANNED(vsprintf)
 #undef strtok
-#define strtok(x, y) BANNED(strtok)
+#define strtok BANNED(strtok)
 #undef gets
-#define gets(x) BANNED(gets)
+#define gets BANNED(gets)
 
 #endif
