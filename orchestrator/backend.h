@@ -40,6 +40,13 @@ struct backend_ops {
 	/* Cancels the given array jobs; ones already finished are not an error. */
 	int (*cancel)(struct store *st, const struct sweep_rec *rec, const struct array_rec *arrays,
 	              size_t narrays);
+	/*
+	 * The array jobs this side accepted for the sweep's script, found by
+	 * the job name and the script (job_id, offset and attempt 1 set; spec
+	 * NULL), after a submission that died before recording them. NULL when
+	 * this side records its jobs itself.
+	 */
+	int (*find)(struct array_rec **out, size_t *n, const struct sweep_rec *rec);
 };
 
 /* The side named name ("slurm"); reports and returns NULL for an unknown one. */

@@ -1,11 +1,20 @@
 #include "cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "backend.h"
 #include "error.h"
+#include "script.h"
 #include "store.h"
+#include "strbuf.h"
 
 #include "banned.h"
 
@@ -31,6 +40,8 @@ int cli_open_sweep(struct store **st, struct sweep_rec *out, const char *state_d
 	if (ret < 0)
 		return ret;
 	ret = store_find_sweep(*st, out, which);
+	if (!ret && out->status == SWEEP_SUBMITTING)
+		ret = cli_recover_submission(*st, out);
 	if (ret < 0) {
 		store_close(*st);
 		*st = NULL;
@@ -94,4 +105,119 @@ void cli_hold_signals(sigset_t *old)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, old);
+}
+
+/* A submission that died before its lock file existed had sbatch run not yet. */
+#define SUBMIT_START_GRACE_S 600
+
+int cli_submit_lock(const char *sweep_dir)
+{
+	char *path = xstrfmt("%s/submit.lock", sweep_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		error("cannot lock '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return SWEEP_ERR;
+	}
+	free(path);
+	return fd;
+}
+
+static int adopt(struct store *st, struct sweep_rec *rec, const struct backend_ops *ops)
+{
+	struct array_rec *found = NULL, *known = NULL;
+	size_t nfound = 0, nknown = 0;
+	uint32_t max_array = 0;
+	struct strbuf ids = STRBUF_INIT;
+	int ret;
+
+	ret = ops->find(&found, &nfound, rec);
+	if (!ret)
+		ret = store_load_arrays(st, &known, &nknown, rec->id);
+	if (!ret && nfound)
+		ret = ops->max_array_size(&max_array);
+	for (size_t i = 0; !ret && i < nfound; i++) {
+		char spec[64];
+		uint32_t count = (uint32_t)(rec->ntasks - found[i].offset);
+		bool have = false;
+
+		for (size_t k = 0; k < nknown; k++)
+			have |= known[k].job_id == found[i].job_id;
+		strbuf_addf(&ids, "%s%" PRIu32, ids.len ? ", " : "", found[i].job_id);
+		if (have)
+			continue;
+		if (max_array && count > max_array)
+			count = max_array;
+		script_array_spec(spec, sizeof(spec), count, rec->max_concurrent);
+		found[i].spec = xstrdup(spec);
+		ret = store_add_array(st, rec->id, &found[i]);
+	}
+	if (!ret && (nfound || nknown)) {
+		ret = store_finish_sweep(st, rec->id, SWEEP_SUBMITTED, NULL);
+		if (!ret)
+			warning("the submission of sweep %" PRId64
+			        " '%s' was interrupted; Slurm had "
+			        "accepted array job%s %s (found by job name and script): recorded "
+			        "now. Tasks of arrays never submitted show as missing: 'sweep "
+			        "resubmit' runs them",
+			        rec->id, rec->name, nfound == 1 ? "" : "s",
+			        ids.len ? ids.buf : "(none new)");
+	} else if (!ret) {
+		ret = store_finish_sweep(
+		    st, rec->id, SWEEP_FAILED,
+		    "submission interrupted before Slurm accepted any array job");
+		if (!ret)
+			warning("the submission of sweep %" PRId64 " '%s' was interrupted before "
+			        "Slurm accepted any array job: marked failed; submit it again",
+			        rec->id, rec->name);
+	}
+	if (!ret) {
+		rec->status = nfound || nknown ? SWEEP_SUBMITTED : SWEEP_FAILED;
+		free(rec->error);
+		rec->error = rec->status == SWEEP_FAILED
+		                 ? xstrdup("submission interrupted before Slurm accepted any "
+		                           "array job")
+		                 : NULL;
+	}
+	strbuf_release(&ids);
+	array_recs_free(found, nfound);
+	array_recs_free(known, nknown);
+	return ret;
+}
+
+int cli_recover_submission(struct store *st, struct sweep_rec *rec)
+{
+	const struct backend_ops *ops = backend_get(rec->backend);
+	char *path = xstrfmt("%s/submit.lock", rec->dir);
+	int fd, ret = 0;
+
+	if (!ops || !ops->find) {
+		free(path);
+		return ops ? 0 : SWEEP_ERR;
+	}
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		/* Died before sbatch ever ran, or is only starting. */
+		if (time(NULL) - rec->created_at >= SUBMIT_START_GRACE_S) {
+			ret = store_finish_sweep(st, rec->id, SWEEP_FAILED,
+			                         "submission interrupted before any array job "
+			                         "was submitted");
+			if (!ret) {
+				rec->status = SWEEP_FAILED;
+				free(rec->error);
+				rec->error = xstrdup("submission interrupted before any array job "
+				                     "was submitted");
+			}
+		}
+		free(path);
+		return ret;
+	}
+	free(path);
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) /* its submit process is gone */
+		ret = adopt(st, rec, ops);
+	close(fd);
+	return ret;
 }

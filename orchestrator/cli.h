@@ -68,6 +68,25 @@ int cli_open_sweep(struct store **st, struct sweep_rec *out, const char *state_d
 /* Whether one of the n array jobs was submitted less than CLI_MISSING_GRACE_S ago. */
 bool cli_records_may_lag(const struct array_rec *arrays, size_t n);
 
+/*
+ * The submission lock: `sweep submit` holds an exclusive lock on
+ * <sweep dir>/submit.lock from just after the sweep is recorded until it is
+ * marked submitted or failed. The kernel drops the lock when the process
+ * dies, even by SIGKILL, which is how a later command knows a submission was
+ * interrupted rather than still running. Returns the descriptor to keep
+ * open (close it when done), or a negative code after error().
+ */
+int cli_submit_lock(const char *sweep_dir);
+
+/*
+ * For a sweep left SUBMITTING by a submission that died: records the array
+ * jobs the scheduler accepted for its script (backend_ops.find: by job name
+ * and script) and marks it SUBMITTED, or FAILED when there were none; says
+ * so on stderr and updates rec. Does nothing while the submission is still
+ * running. cli_open_sweep calls it, so every command sees the repaired sweep.
+ */
+int cli_recover_submission(struct store *st, struct sweep_rec *rec);
+
 /* Prints "usage: ..." plus the option lines to f; returns EXIT_USAGE. */
 int cli_usage(FILE *f, const char *usage, const char *options);
 

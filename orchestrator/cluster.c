@@ -201,10 +201,61 @@ static int cluster_cancel_arrays(struct store *st, const struct sweep_rec *rec,
 	return ret;
 }
 
+/*
+ * The controller still knows jobs for a while after they end (MinJobAge), and
+ * always while they pend or run: look for this sweep's script among them.
+ * sbatch records the script and its argument (the index offset) as the
+ * job's command.
+ */
+static int cluster_find(struct array_rec **out, size_t *n, const struct sweep_rec *rec)
+{
+	job_info_msg_t *msg = NULL;
+	struct array_rec *found = NULL;
+	size_t nfound = 0, alloc = 0, len = strlen(rec->script);
+
+	*out = NULL;
+	*n = 0;
+	if (cluster_init() < 0)
+		return SWEEP_ERR;
+	if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS)
+		return error("cannot reach slurmctld to look for the jobs of sweep '%s': %s",
+		             rec->name, slurm_strerror(slurm_get_errno()));
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		const slurm_job_info_t *job = &msg->job_array[i];
+		const char *cmd = job->command, *arg;
+		size_t k;
+
+		/* Same name and script, submitted after the sweep was recorded: a
+		 * sweep of an earlier, deleted state folder may have had the same path. */
+		if (!job->array_job_id || !job->name || strcmp(job->name, rec->name) || !cmd ||
+		    strncmp(cmd, rec->script, len) || (cmd[len] && cmd[len] != ' ') ||
+		    (int64_t)job->submit_time < rec->created_at)
+			continue;
+		for (k = 0; k < nfound; k++)
+			if (found[k].job_id == job->array_job_id)
+				break;
+		if (k < nfound)
+			continue;
+		ALLOC_GROW(found, nfound + 1, alloc);
+		memset(&found[nfound], 0, sizeof(found[nfound]));
+		found[nfound].job_id = job->array_job_id;
+		arg = cmd[len] ? cmd + len + 1 : "0";
+		found[nfound].offset = (uint32_t)strtoul(arg, NULL, 10);
+		found[nfound].attempt = 1;
+		found[nfound].submitted_at = (int64_t)job->submit_time;
+		nfound++;
+	}
+	slurm_free_job_info_msg(msg);
+	*out = found;
+	*n = nfound;
+	return 0;
+}
+
 const struct backend_ops cluster_backend = {
     .name = "slurm",
     .max_array_size = cluster_max_array_size,
     .submit = cluster_submit,
     .records = cluster_records,
     .cancel = cluster_cancel_arrays,
+    .find = cluster_find,
 };

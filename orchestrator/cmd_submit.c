@@ -210,7 +210,7 @@ int cmd_submit(int argc, char **argv)
 	sigset_t old;
 	const struct backend_ops *ops;
 	const char *gpus_opt = NULL;
-	int local = 0;
+	int local = 0, lock_fd = -1;
 
 	cfg_init(&cfg);
 	plan_init(&plan);
@@ -331,6 +331,12 @@ int cmd_submit(int argc, char **argv)
 	rec.max_concurrent = cfg.slurm.max_concurrent;
 	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
 		goto out;
+	/* Held until the sweep is marked submitted or failed: see cli_recover_submission. */
+	lock_fd = cli_submit_lock(rec.dir);
+	if (lock_fd < 0) {
+		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
+		goto out;
+	}
 
 	strbuf_reset(&script);
 	in.sweep_id = rec.id;
@@ -370,6 +376,8 @@ int cmd_submit(int argc, char **argv)
 		printf("runs on this machine in the background: %s/runner-*.log\n", rec.dir);
 	ret = EXIT_OK;
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(chunks);
 	free(logs);
 	free(source);
