@@ -8,6 +8,7 @@
  */
 #include "outcome.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,4 +393,13 @@ out:
 	free(ranks);
 	free(slots);
 	return ret;
+}
+
+char *outcome_log_path(const char *logs, const char *name, enum task_state state,
+                       uint32_t array_job_id, uint32_t array_task_id)
+{
+	if (!logs || !name || !array_job_id || state == TS_MISSING || state == TS_PENDING)
+		return NULL;
+	return xstrfmt("%s/%s_%" PRIu32 "_%" PRIu32 ".out", logs, name, array_job_id,
+	               array_task_id);
 }

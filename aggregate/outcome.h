@@ -55,4 +55,13 @@ int outcome_parse_tasks(uint32_t **out, size_t *n, const char *spec, uint32_t li
 /* Memory a task asked for in MiB: per-CPU requests times its CPUs (saturating); 0 if none. */
 uint64_t outcome_task_mem_mb(const struct acct_rec *rec);
 
+/*
+ * The log file of a task's run, as the generated script names it
+ * (--output=<logs>/%x_%A_%a.out): <logs>/<name>_<array job>_<array task>.out.
+ * NULL (nothing to free) when the run has written none yet (no record, still
+ * pending) or logs is NULL; else the caller frees it.
+ */
+char *outcome_log_path(const char *logs, const char *name, enum task_state state,
+                       uint32_t array_job_id, uint32_t array_task_id);
+
 #endif

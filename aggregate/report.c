@@ -10,6 +10,7 @@
 
 #include "gate.h"
 #include "grid.h"
+#include "outcome.h"
 #include "result.h"
 #include "strbuf.h"
 #include "table.h"
@@ -65,12 +66,6 @@ const struct stats_summary *report_stats(const struct report *r, size_t s, size_
 	return &r->stats[s * r->gate->nmetrics + m];
 }
 
-/* Whether a run in this state has written (or is writing) its log file. */
-static bool has_log(enum task_state state)
-{
-	return state != TS_MISSING && state != TS_PENDING;
-}
-
 /* Whether the state carries an exit code and signal worth showing. */
 static bool has_exit(enum task_state state)
 {
@@ -88,10 +83,7 @@ static bool has_exit(enum task_state state)
 
 char *report_log_path(const struct report *r, const struct gate_failure *f)
 {
-	if (!r->logs || !r->name || !f->array_job_id || !has_log(f->state))
-		return NULL;
-	return xstrfmt("%s/%s_%" PRIu32 "_%" PRIu32 ".out", r->logs, r->name, f->array_job_id,
-	               f->array_task_id);
+	return outcome_log_path(r->logs, r->name, f->state, f->array_job_id, f->array_task_id);
 }
 
 static bool showing_stats(const struct report *r)

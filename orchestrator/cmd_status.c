@@ -168,18 +168,9 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 	return 0;
 }
 
-/* Whether a run in this state has written (or is writing) its log file. */
-static bool has_log(enum task_state s)
-{
-	return s != TS_MISSING && s != TS_PENDING;
-}
-
 static char *log_path(const struct sweep_rec *rec, const struct task_outcome *t)
 {
-	if (!rec->logs || !t->array_job_id || !has_log(t->state))
-		return NULL;
-	return xstrfmt("%s/%s_%" PRIu32 "_%" PRIu32 ".out", rec->logs, rec->name, t->array_job_id,
-	               t->array_task_id);
+	return outcome_log_path(rec->logs, rec->name, t->state, t->array_job_id, t->array_task_id);
 }
 
 static void print_header(FILE *f, const struct view *v, size_t ntasks)

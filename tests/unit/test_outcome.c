@@ -864,6 +864,20 @@ static void test_outcome_malformed_spec(void **state)
 	                                  "75: expected ',' between task ids\n");
 }
 
+/* The name the generated script gives a run's log (--output=%x_%A_%a.out). */
+static void test_outcome_log_path(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = outcome_log_path("/w/logs", "demo", TS_FAILED, 1234, 7);
+	assert_string_equal(p, "/w/logs/demo_1234_7.out");
+	free(p);
+	assert_null(outcome_log_path("/w/logs", "demo", TS_PENDING, 1234, 7));
+	assert_null(outcome_log_path("/w/logs", "demo", TS_MISSING, 0, 0));
+	assert_null(outcome_log_path(NULL, "demo", TS_COMPLETED, 1234, 7));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -894,6 +908,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_outcome_records_outside_spec, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_malformed_bitmap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_malformed_spec, setup, teardown),
+	    cmocka_unit_test(test_outcome_log_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
