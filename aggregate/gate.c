@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "result.h"
 #include "strbuf.h"

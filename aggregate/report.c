@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gate.h"
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "result.h"
 #include "strbuf.h"

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "strbuf.h"
 #include "table.h"

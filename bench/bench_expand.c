@@ -1,6 +1,6 @@
 /*
  * Expansion and rendering of a 100,000-task sweep (20,000 settings x 5
- * seeds): grid_expand, script_render and script_write_files, the work
+ * seeds): plan_expand, script_render and script_write_files, the work
  * `sweep submit` does before sbatch. Prints wall time and peak memory, and
  * the cost a task pays at start to find its own setting (the last one, the
  * worst case) next to the cost of starting bash at all, in the same run.
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cfg.h"
-#include "grid.h"
+#include "plan.h"
 #include "proc.h"
 #include "script.h"
 #include "store.h"
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 	cfg.nseeds = nseeds;
 
 	t0 = now();
-	if (grid_expand(&plan, &cfg) < 0)
+	if (plan_expand(&plan, &cfg) < 0)
 		return 1;
 	t_expand = now() - t0;
 

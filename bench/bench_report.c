@@ -20,7 +20,7 @@
 
 #include "acct.h"
 #include "gate.h"
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "proc.h"
 #include "report.h"

@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "error.h"
 #include "gate.h"
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "report.h"
 #include "result.h"

@@ -21,7 +21,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "quote.h"
 #include "resubmit.h"

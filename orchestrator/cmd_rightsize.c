@@ -16,7 +16,7 @@
 #include "cfg.h"
 #include "cli.h"
 #include "error.h"
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "rightsize.h"
 #include "store.h"

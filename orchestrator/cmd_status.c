@@ -19,7 +19,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "store.h"
 #include "strbuf.h"

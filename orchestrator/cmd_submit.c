@@ -18,7 +18,7 @@
 #include "cfg.h"
 #include "cli.h"
 #include "error.h"
-#include "grid.h"
+#include "plan.h"
 #include "path.h"
 #include "script.h"
 #include "space.h"
@@ -250,7 +250,7 @@ int cmd_submit(int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("cannot read the current folder: %s", strerror(errno));
 
-	if (cfg_load(&cfg, argv[optind]) < 0 || grid_expand(&plan, &cfg) < 0)
+	if (cfg_load(&cfg, argv[optind]) < 0 || plan_expand(&plan, &cfg) < 0)
 		goto out;
 	if (resources_from &&
 	    cmd_rightsize_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)

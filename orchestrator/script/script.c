@@ -16,7 +16,7 @@
 
 #include "cfg.h"
 #include "error.h"
-#include "grid.h"
+#include "plan.h"
 #include "path.h"
 #include "quote.h"
 #include "sbopt.h"

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 /*
- * Room for checkpoints: before submitting, the folder that holds the
+ * Checkpoint space (prefix space_): before submitting, the folder that holds the
  * tasks' folders must have room for every checkpoint that the tasks running
  * at once may keep.
  */

@@ -21,7 +21,7 @@
 
 #include "acct.h"
 #include "error.h"
-#include "grid.h"
+#include "plan.h"
 #include "path.h"
 #include "strbuf.h"
 

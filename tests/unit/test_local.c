@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "backend.h"
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "store.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "gate.h"
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "report.h"
 #include "result.h"

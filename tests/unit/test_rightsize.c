@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "grid.h"
+#include "plan.h"
 #include "outcome.h"
 #include "store.h"
 #include "strbuf.h"

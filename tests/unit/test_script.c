@@ -1,7 +1,7 @@
 #include "script.h"
 
 #include "cfg.h"
-#include "grid.h"
+#include "plan.h"
 #include "quote.h"
 
 #include "helpers.h"

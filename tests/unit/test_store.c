@@ -2,7 +2,7 @@
 
 #include <sqlite3.h>
 
-#include "grid.h"
+#include "plan.h"
 
 #include "helpers.h"
 

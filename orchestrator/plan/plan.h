@@ -1,5 +1,5 @@
-#ifndef SWEEP_GRID_H
-#define SWEEP_GRID_H
+#ifndef SWEEP_PLAN_H
+#define SWEEP_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -45,7 +45,7 @@ void plan_derive(struct plan *plan);
  * parameter that the other settings have.
  */
 #define GRID_MAX_TASKS 10000000u
-int grid_expand(struct plan *out, const struct cfg *cfg);
+int plan_expand(struct plan *out, const struct cfg *cfg);
 
 /* Borrowed from plan: the value of parameter p in setting s. */
 static inline const char *plan_value(const struct plan *plan, size_t s, size_t p)

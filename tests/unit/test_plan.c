@@ -1,4 +1,4 @@
-#include "grid.h"
+#include "plan.h"
 
 #include "cfg.h"
 
@@ -46,7 +46,7 @@ static void test_grid_order_and_counts(void **state)
 
 	(void)state;
 	full_cfg(&cfg, grid, zip, cs);
-	assert_int_equal(grid_expand(&plan, &cfg), 0);
+	assert_int_equal(plan_expand(&plan, &cfg), 0);
 	assert_int_equal(plan.nparams, 4);
 	assert_string_equal(plan.params[0], "lr");
 	assert_string_equal(plan.params[3], "batch");
@@ -89,7 +89,7 @@ static void test_grid_every_combination_once(void **state)
 	(void)state;
 	full_cfg(&cfg, grid, zip, cs);
 	cfg.ncases = 0;
-	assert_int_equal(grid_expand(&plan, &cfg), 0);
+	assert_int_equal(plan_expand(&plan, &cfg), 0);
 	for (size_t s = 0; s < plan.nsettings; s++) {
 		size_t a = !strcmp(plan_value(&plan, s, 0), "0.01");
 		size_t b = !strcmp(plan_value(&plan, s, 1), "5e-4")   ? 1
@@ -119,7 +119,7 @@ static void test_grid_case_missing_parameter(void **state)
 	cs[0].names = short_case_names;
 	cs[0].n = 3;
 	capture_errors();
-	assert_int_equal(grid_expand(&plan, &cfg), SWEEP_ERR);
+	assert_int_equal(plan_expand(&plan, &cfg), SWEEP_ERR);
 	assert_string_equal(captured.buf, "error: sweep.yaml:9:5: this case does not set 'batch', "
 	                                  "which other settings have");
 	release_captured();
@@ -135,7 +135,7 @@ static void test_grid_no_parameters(void **state)
 	cfg_init(&cfg);
 	cfg.seeds = seeds5;
 	cfg.nseeds = 5;
-	assert_int_equal(grid_expand(&plan, &cfg), 0);
+	assert_int_equal(plan_expand(&plan, &cfg), 0);
 	assert_int_equal(plan.nsettings, 1);
 	assert_int_equal(plan.ntasks, 5);
 	label = plan_setting_label(&plan, 0);
@@ -158,7 +158,7 @@ static void test_grid_labels_name_what_varies(void **state)
 	cfg.ncases = 0;
 	grid[0].values = one;
 	grid[0].nvalues = 1;
-	assert_int_equal(grid_expand(&plan, &cfg), 0);
+	assert_int_equal(plan_expand(&plan, &cfg), 0);
 	label = plan_setting_label(&plan, 1);
 	assert_string_equal(label, "wd=0 arch=resnet50 batch=128");
 	free(label);
@@ -183,7 +183,7 @@ static void test_grid_too_many_tasks(void **state)
 	cfg.seeds = seeds5;
 	cfg.nseeds = 1;
 	capture_errors();
-	assert_int_equal(grid_expand(&plan, &cfg), SWEEP_ERR);
+	assert_int_equal(plan_expand(&plan, &cfg), SWEEP_ERR);
 	assert_string_equal(captured.buf,
 	                    "error: big.yaml: the sweep would have more than 10000000 "
 	                    "tasks; split it into several sweeps");

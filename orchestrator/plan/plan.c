@@ -3,7 +3,7 @@
  * stored once per setting (not per task): a 100,000-task sweep with five
  * seeds holds 20,000 rows, and a task finds its own by arithmetic.
  */
-#include "grid.h"
+#include "plan.h"
 
 #include <stdlib.h>
 #include <sys/types.h>
@@ -87,7 +87,7 @@ static void expand_product(struct plan *plan, const struct cfg *cfg, size_t npro
 	free(digit);
 }
 
-int grid_expand(struct plan *out, const struct cfg *cfg)
+int plan_expand(struct plan *out, const struct cfg *cfg)
 {
 	size_t alloc = 0, nproduct = 0, nzip = 0;
 	unsigned long long total;
