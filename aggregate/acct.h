@@ -7,9 +7,9 @@
 
 /*
  * Accounting records: what the scheduler did. This is the currency of the
- * seam between "where tasks run" and everything after it: the Slurm side
- * fills it from slurmdbd (one slurmdb_jobs_get query per command), a local
- * runner would fill it from its own bookkeeping. Nothing that consumes an
+ * seam between "where tasks run" and everything after it: each backend
+ * fills it (orchestrator/backend/: the Slurm one from accounting, the local
+ * one from its own bookkeeping). Nothing that consumes an
  * acct_set knows which side produced it.
  */
 
@@ -68,25 +68,5 @@ void acct_set_init(struct acct_set *set);
 void acct_set_release(struct acct_set *set);
 /* Appends a zeroed record (maxrss and timelimit set to ACCT_NO_VALUE) and returns it. */
 struct acct_rec *acct_set_add(struct acct_set *set);
-
-/*
- * Reads every record (all runs, requeued ones included) of the given array
- * jobs from Slurm accounting with one slurmdb_jobs_get query. Daemons that
- * are down give a clear error within seconds, never a hang or an exit of
- * the process: no readable slurm.conf, slurmdbd unreachable.
- */
-int acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n);
-
-/*
- * The Slurm side of acct_fetch, for unit tests that feed it hand-built
- * records: decodes one record of slurmdb_jobs_get and appends it to out.
- * Returns 1 when a record was appended, 0 when the row is skipped: REVOKED
- * and RESIZING rows (bookkeeping, not runs) and jobs that are not arrays.
- * Declared only where <slurm/slurmdb.h> is included, so the rest of sweep
- * stays free of Slurm's headers.
- */
-#ifdef _SLURMDB_H
-int acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job);
-#endif
 
 #endif

@@ -41,17 +41,6 @@ struct task_outcome {
 int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_rec *arrays,
                   size_t narrays, const struct acct_set *set);
 
-/*
- * The task ids below limit that an --array value ("0-49%10", "3,17,42%5",
- * "0-9:2") or a pending record's task list (the same forms, or Slurm's hex
- * bitmap "0x..." where bit i is task i) names, in the order written; *out
- * is an array the caller frees (NULL when *n is 0). Ids at or above limit
- * are left out without being stored, so "0-4000000000" costs nothing.
- * Returns 0, or -1 with *why set to a static explanation (no error() call).
- */
-int outcome_parse_tasks(uint32_t **out, size_t *n, const char *spec, uint32_t limit,
-                        const char **why);
-
 /* Memory a task asked for in MiB: per-CPU requests times its CPUs (saturating); 0 if none. */
 uint64_t outcome_task_mem_mb(const struct acct_rec *rec);
 

@@ -102,7 +102,8 @@ void resubmit_array_spec(struct strbuf *out, const uint32_t *ids, size_t n, unsi
 void resubmit_chunk_of(uint32_t *offset, uint32_t *task, size_t index, uint32_t max_array);
 
 /*
- * What the sweep's script asks in its #SBATCH lines, read as sbatch reads
+ * What the sweep's script asks in its #SBATCH lines (script_read_resources
+ * in orchestrator/script/ reads them), read as sbatch reads
  * them: up to the first line that is neither blank nor a comment; the last
  * of repeated options wins. Overrides go on sbatch's command line, which
  * takes precedence over these lines, but sbatch refuses --mem together with
@@ -121,13 +122,6 @@ struct resubmit_script {
 	uint64_t time_min; /* --time in minutes, rounded up; 0 when absent or unlimited */
 	unsigned cpus;     /* --cpus-per-task times --ntasks, each 1 when absent */
 };
-
-/*
- * Reads the #SBATCH lines of a script's text into out. Fails (-1, *why set
- * to a static explanation) on a value of --mem, --mem-per-cpu, --time,
- * --cpus-per-task or --ntasks that sbatch would not take either.
- */
-int resubmit_read_script(struct resubmit_script *out, const char *text, const char **why);
 
 /* The memory per task the script asks, in MiB: per CPU times its CPUs; 0 if unknown. */
 uint64_t resubmit_script_mem_mb(const struct resubmit_script *s);

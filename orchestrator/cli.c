@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "backend.h"
 #include "error.h"
 #include "script.h"
@@ -151,7 +152,7 @@ static int adopt(struct store *st, struct sweep_rec *rec, const struct backend_o
 			continue;
 		if (max_array && count > max_array)
 			count = max_array;
-		script_array_spec(spec, sizeof(spec), count, rec->max_concurrent);
+		array_spec(spec, sizeof(spec), count, rec->max_concurrent);
 		found[i].spec = xstrdup(spec);
 		ret = store_add_array(st, rec->id, &found[i]);
 	}

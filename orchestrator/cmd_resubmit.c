@@ -26,6 +26,7 @@
 #include "quote.h"
 #include "resubmit.h"
 #include "rightsize.h"
+#include "script.h"
 #include "store.h"
 #include "strbuf.h"
 #include "table.h"
@@ -156,7 +157,7 @@ static int read_script(struct resubmit_script *out, const char *path)
 		ret = error("cannot read the sweep's script '%s': %s (resubmit runs the same "
 		            "script again)",
 		            path, strerror(errno));
-	else if (resubmit_read_script(out, text.buf, &why) < 0)
+	else if (script_read_resources(out, text.buf, &why) < 0)
 		ret = error("cannot read the #SBATCH lines of '%s': %s", path, why);
 	strbuf_release(&text);
 	return ret;

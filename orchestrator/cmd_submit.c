@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "backend.h"
 #include "cfg.h"
 #include "cli.h"
@@ -40,27 +41,6 @@ static const char options[] =
     "                     used (see sweep rightsize)\n"
     "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help         show this help\n";
-
-struct chunk {
-	uint32_t offset;
-	uint32_t count;
-	uint32_t job_id;
-};
-
-/* Splits [0, ntasks) into arrays whose indices stay below MaxArraySize. */
-static struct chunk *plan_chunks(size_t ntasks, uint32_t max_array, size_t *n)
-{
-	uint32_t per = max_array ? max_array : UINT32_MAX;
-	size_t count = (ntasks + per - 1) / per;
-	struct chunk *chunks = xcalloc(count ? count : 1, sizeof(*chunks));
-
-	for (size_t c = 0; c < count; c++) {
-		chunks[c].offset = (uint32_t)(c * per);
-		chunks[c].count = (uint32_t)(ntasks - c * per < per ? ntasks - c * per : per);
-	}
-	*n = count;
-	return chunks;
-}
 
 static int check_syntax(const char *path)
 {
@@ -116,7 +96,7 @@ static void print_task_table(const struct plan *plan)
 	}
 }
 
-static void print_chunks(const struct chunk *chunks, size_t n, unsigned k)
+static void print_chunks(const struct array_chunk *chunks, size_t n, unsigned k)
 {
 	char spec[64];
 
@@ -125,7 +105,7 @@ static void print_chunks(const struct chunk *chunks, size_t n, unsigned k)
 	printf("# The sweep exceeds MaxArraySize: %zu array jobs%s.\n", n,
 	       k ? ", each starting after the previous one ends, so the throttle holds" : "");
 	for (size_t c = 0; c < n; c++) {
-		script_array_spec(spec, sizeof(spec), chunks[c].count, k);
+		array_spec(spec, sizeof(spec), chunks[c].count, k);
 		printf("#   sbatch --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32 "-%" PRIu32
 		       ")\n",
 		       spec, chunks[c].offset, chunks[c].offset,
@@ -134,11 +114,12 @@ static void print_chunks(const struct chunk *chunks, size_t n, unsigned k)
 }
 
 static void cancel_chunks(const struct backend_ops *ops, struct store *st,
-                          const struct sweep_rec *rec, const struct chunk *chunks, size_t n);
+                          const struct sweep_rec *rec, const struct array_chunk *chunks, size_t n);
 
 /* Submits the chunks, recording each accepted one at once. */
 static int submit_chunks(const struct backend_ops *ops, struct store *st,
-                         const struct sweep_rec *rec, struct chunk *chunks, size_t n, unsigned k)
+                         const struct sweep_rec *rec, struct array_chunk *chunks, size_t n,
+                         unsigned k)
 {
 	char spec[64], dep[64];
 
@@ -147,7 +128,7 @@ static int submit_chunks(const struct backend_ops *ops, struct store *st,
 		struct backend_submit req = {0};
 		struct array_rec arr = {0};
 
-		script_array_spec(spec, sizeof(spec), chunks[c].count, k);
+		array_spec(spec, sizeof(spec), chunks[c].count, k);
 		if (c > 0 && k) {
 			snprintf(dep, sizeof(dep), "--dependency=afterany:%" PRIu32,
 			         chunks[c - 1].job_id);
@@ -173,7 +154,7 @@ static int submit_chunks(const struct backend_ops *ops, struct store *st,
 }
 
 static void cancel_chunks(const struct backend_ops *ops, struct store *st,
-                          const struct sweep_rec *rec, const struct chunk *chunks, size_t n)
+                          const struct sweep_rec *rec, const struct array_chunk *chunks, size_t n)
 {
 	for (size_t c = 0; c < n; c++) {
 		struct array_rec arr = {.job_id = chunks[c].job_id};
@@ -203,7 +184,7 @@ int cmd_submit(int argc, char **argv)
 	struct script_input in = {0};
 	struct sweep_rec rec;
 	struct store *st = NULL;
-	struct chunk *chunks = NULL;
+	struct array_chunk *chunks = NULL;
 	size_t nchunks = 0;
 	uint32_t max_array = 0;
 	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
@@ -280,7 +261,7 @@ int cmd_submit(int argc, char **argv)
 	} else if (ops->max_array_size(&max_array) < 0) {
 		goto out;
 	}
-	chunks = plan_chunks(plan.ntasks, max_array, &nchunks);
+	chunks = array_chunks(plan.ntasks, max_array, &nchunks);
 
 	logs = path_absolute(cfg.logs ? cfg.logs : "logs", cwd);
 	source = path_absolute(argv[optind], cwd);

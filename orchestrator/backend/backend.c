@@ -3,16 +3,16 @@
 #include <string.h>
 
 #include "acct.h"
-#include "cluster.h"
 #include "error.h"
 #include "local.h"
+#include "slurm_backend.h"
 #include "outcome.h"
 #include "store.h"
 
 #include "banned.h"
 
 static const struct backend_ops *const backends[] = {
-    &cluster_backend,
+    &slurm_backend_ops,
     &local_backend,
 };
 

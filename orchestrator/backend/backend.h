@@ -13,7 +13,8 @@ struct task_outcome;
 /*
  * Where tasks run: one seam with two sides, "submit these indices of this
  * plan" and "give me the records of this sweep". The Slurm side is
- * cluster.c (sbatch, libslurm, slurmdbd); a sweep records which side ran it
+ * backend/slurm/ (sbatch, libslurm, slurmdbd), the local one backend/local/;
+ * a sweep records which side ran it
  * (sweep_rec.backend). Nothing after this seam knows which side it was:
  * status, report, rightsize and resubmit see an acct_set either way.
  */

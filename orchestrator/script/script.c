@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cfg.h"
 #include "error.h"
 #include "plan.h"
@@ -182,14 +183,6 @@ static void sbatch_line(struct strbuf *out, const char *opt, const char *value)
 	strbuf_addf(out, "#SBATCH --%s=%s\n", opt, buf);
 }
 
-void script_array_spec(char *buf, size_t size, uint32_t n, unsigned k)
-{
-	if (k)
-		snprintf(buf, size, "0-%u%%%u", n ? n - 1 : 0, k);
-	else
-		snprintf(buf, size, "0-%u", n ? n - 1 : 0);
-}
-
 int script_render_sbatch(struct strbuf *out, const struct script_input *in)
 {
 	const struct cfg_slurm *sl = &in->cfg->slurm;
@@ -201,7 +194,7 @@ int script_render_sbatch(struct strbuf *out, const struct script_input *in)
 	if (in->array_limit && n > in->array_limit)
 		n = in->array_limit;
 	sbatch_line(out, "job-name", in->cfg->name);
-	script_array_spec(buf, sizeof(buf), n, sl->max_concurrent);
+	array_spec(buf, sizeof(buf), n, sl->max_concurrent);
 	sbatch_line(out, "array", buf);
 	if (sbopt_check_value(in->logs, 0, &why) < 0)
 		return error("the logs folder '%s' cannot stand in an #SBATCH line: %s", in->logs,

@@ -63,7 +63,13 @@ void script_settings_line(struct strbuf *out, const struct plan *plan, size_t s)
  */
 int script_write_files(const struct script_input *in, const char *script_text);
 
-/* The --array value for indices [0, n) with throttle k (0 = none): "0-99%10". */
-void script_array_spec(char *buf, size_t size, uint32_t n, unsigned k);
+struct resubmit_script;
+
+/*
+ * Reads the #SBATCH lines of a script's text into out. Fails (-1, *why set
+ * to a static explanation) on a value of --mem, --mem-per-cpu, --time,
+ * --cpus-per-task or --ntasks that sbatch would not take either.
+ */
+int script_read_resources(struct resubmit_script *out, const char *text, const char **why);
 
 #endif

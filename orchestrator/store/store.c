@@ -143,28 +143,6 @@ void sweep_recs_free(struct sweep_rec *recs, size_t n)
 	free(recs);
 }
 
-void array_rec_release(struct array_rec *rec)
-{
-	free(rec->spec);
-	memset(rec, 0, sizeof(*rec));
-}
-
-void array_recs_free(struct array_rec *recs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		array_rec_release(&recs[i]);
-	free(recs);
-}
-
-uint32_t *array_recs_job_ids(const struct array_rec *recs, size_t n)
-{
-	uint32_t *ids = xcalloc(n ? n : 1, sizeof(*ids));
-
-	for (size_t i = 0; i < n; i++)
-		ids[i] = recs[i].job_id;
-	return ids;
-}
-
 static int db_error(struct store *st, const char *what)
 {
 	return error("state store '%s': %s: %s", st->dir, what, sqlite3_errmsg(st->db));

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array.h"
+
 struct plan;
 
 /*
@@ -51,20 +53,6 @@ struct sweep_rec {
 
 void sweep_rec_init(struct sweep_rec *rec);
 void sweep_rec_release(struct sweep_rec *rec);
-
-/* One array job of a sweep: a chunk of the first submission, or a resubmission. */
-struct array_rec {
-	uint32_t job_id;  /* the array's job id (%A) */
-	uint32_t offset;  /* sweep index = offset + array task id */
-	char *spec;       /* the --array value it was submitted with, e.g. "0-49%10" or "3,17" */
-	unsigned attempt; /* 1 for the first submission, 2 for the first resubmission... */
-	int64_t submitted_at;
-};
-
-void array_rec_release(struct array_rec *rec);
-void array_recs_free(struct array_rec *recs, size_t n);
-/* The job ids of recs[0..n-1], in their order; newly allocated, the caller frees it. */
-uint32_t *array_recs_job_ids(const struct array_rec *recs, size_t n);
 
 struct store;
 

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
+#include "array.h"
 #include "error.h"
-#include "store.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -180,9 +180,9 @@ static struct task_outcome *build(size_t ntasks, const struct array_rec *arrays,
 	return out;
 }
 
-/* ---- outcome_parse_tasks ---- */
+/* ---- array_parse_tasks ---- */
 
-static void test_outcome_parse_tasks(void **state)
+static void test_array_parse_tasks(void **state)
 {
 	static const struct {
 		const char *spec;
@@ -222,7 +222,7 @@ static void test_outcome_parse_tasks(void **state)
 		size_t n;
 		const char *why = NULL;
 
-		if (outcome_parse_tasks(&tasks, &n, cases[i].spec, cases[i].limit, &why) < 0)
+		if (array_parse_tasks(&tasks, &n, cases[i].spec, cases[i].limit, &why) < 0)
 			fail_msg("'%s': %s", cases[i].spec, why);
 		for (size_t k = 0; k < n; k++)
 			strbuf_addf(&got, "%s%u", k ? "," : "", tasks[k]);
@@ -234,7 +234,7 @@ static void test_outcome_parse_tasks(void **state)
 	}
 }
 
-static void test_outcome_parse_tasks_errors(void **state)
+static void test_array_parse_tasks_errors(void **state)
 {
 	static const struct {
 		const char *spec;
@@ -266,7 +266,7 @@ static void test_outcome_parse_tasks_errors(void **state)
 		size_t n = 99;
 		const char *why = NULL;
 
-		if (outcome_parse_tasks(&tasks, &n, cases[i].spec, 100, &why) == 0)
+		if (array_parse_tasks(&tasks, &n, cases[i].spec, 100, &why) == 0)
 			fail_msg("'%s' was accepted", cases[i].spec);
 		assert_null(tasks);
 		assert_int_equal(n, 0);
@@ -881,8 +881,8 @@ static void test_outcome_log_path(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_outcome_parse_tasks, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_outcome_parse_tasks_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_array_parse_tasks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_array_parse_tasks_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_task_mem, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_recorded_chunks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_recorded_array50, setup, teardown),

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "outcome.h"
+#include "script.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -83,7 +84,7 @@ static void test_resubmit_array_spec(void **state)
 		assert_string_equal(sb.buf, cases[i].want);
 		/* What outcome_build will read back from the store names the same tasks. */
 		if (cases[i].n) {
-			assert_int_equal(outcome_parse_tasks(&back, &n, sb.buf, 100, &why), 0);
+			assert_int_equal(array_parse_tasks(&back, &n, sb.buf, 100, &why), 0);
 			assert_int_equal(n, cases[i].n);
 			assert_memory_equal(back, cases[i].ids, n * sizeof(*back));
 			free(back);
@@ -343,7 +344,7 @@ static void test_resubmit_reason(void **state)
 
 /* ---- the script's own request ---- */
 
-static void test_resubmit_read_script(void **state)
+static void test_script_read_resources(void **state)
 {
 	static const char default_like[] = "#!/bin/bash\n"
 	                                   "#SBATCH --job-name=rightsize\n"
@@ -368,27 +369,27 @@ static void test_resubmit_read_script(void **state)
 	const char *why = NULL;
 
 	(void)state;
-	assert_int_equal(resubmit_read_script(&s, default_like, &why), 0);
+	assert_int_equal(script_read_resources(&s, default_like, &why), 0);
 	assert_int_equal(s.mem_kind, RESUBMIT_MEM_NODE);
 	assert_int_equal(s.mem_mb, 100); /* the line after the first command is not read */
 	assert_int_equal(s.time_min, 1);
 	assert_int_equal(s.cpus, 1);
 	assert_int_equal(resubmit_script_mem_mb(&s), 100);
 
-	assert_int_equal(resubmit_read_script(&s, per_cpu, &why), 0);
+	assert_int_equal(script_read_resources(&s, per_cpu, &why), 0);
 	assert_int_equal(s.mem_kind, RESUBMIT_MEM_PER_CPU);
 	assert_int_equal(s.mem_mb, 1024); /* the last one wins */
 	assert_int_equal(s.time_min, 0);  /* UNLIMITED */
 	assert_int_equal(s.cpus, 8);
 	assert_int_equal(resubmit_script_mem_mb(&s), 8192);
 
-	assert_int_equal(resubmit_read_script(&s, nothing, &why), 0);
+	assert_int_equal(script_read_resources(&s, nothing, &why), 0);
 	assert_int_equal(s.mem_kind, RESUBMIT_MEM_NONE);
 	assert_int_equal(resubmit_script_mem_mb(&s), 0);
 	assert_int_equal(s.time_min, 0);
 }
 
-static void test_resubmit_read_script_errors(void **state)
+static void test_script_read_resources_errors(void **state)
 {
 	static const struct {
 		const char *text, *why;
@@ -411,7 +412,7 @@ static void test_resubmit_read_script_errors(void **state)
 		struct resubmit_script s;
 		const char *why = NULL;
 
-		if (resubmit_read_script(&s, cases[i].text, &why) != -1)
+		if (script_read_resources(&s, cases[i].text, &why) != -1)
 			fail_msg("accepted: %s", cases[i].text);
 		assert_string_equal(why, cases[i].why);
 	}
@@ -502,8 +503,8 @@ int main(void)
 	    cmocka_unit_test(test_resubmit_nothing),
 	    cmocka_unit_test(test_resubmit_keeps_raised_request),
 	    cmocka_unit_test(test_resubmit_reason),
-	    cmocka_unit_test(test_resubmit_read_script),
-	    cmocka_unit_test(test_resubmit_read_script_errors),
+	    cmocka_unit_test(test_script_read_resources),
+	    cmocka_unit_test(test_script_read_resources_errors),
 	    cmocka_unit_test(test_resubmit_mem_option),
 	    cmocka_unit_test(test_resubmit_latest_attempt_counts),
 	};

@@ -1,5 +1,6 @@
 #include "script.h"
 
+#include "array.h"
 #include "cfg.h"
 #include "plan.h"
 #include "quote.h"
@@ -155,14 +156,14 @@ static void test_script_unknown_placeholder(void **state)
 	release_captured();
 }
 
-static void test_script_array_spec(void **state)
+static void test_array_spec(void **state)
 {
 	char buf[64];
 
 	(void)state;
-	script_array_spec(buf, sizeof(buf), 100, 10);
+	array_spec(buf, sizeof(buf), 100, 10);
 	assert_string_equal(buf, "0-99%10");
-	script_array_spec(buf, sizeof(buf), 1, 0);
+	array_spec(buf, sizeof(buf), 1, 0);
 	assert_string_equal(buf, "0-0");
 }
 
@@ -322,7 +323,7 @@ int main(void)
 	    cmocka_unit_test(test_script_values_reach_command_exactly),
 	    cmocka_unit_test(test_script_placeholder_rendering),
 	    cmocka_unit_test(test_script_unknown_placeholder),
-	    cmocka_unit_test(test_script_array_spec),
+	    cmocka_unit_test(test_array_spec),
 	    cmocka_unit_test(test_script_render_full),
 	    cmocka_unit_test(test_script_template_errors),
 	    cmocka_unit_test(test_script_runs_as_a_task),

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "error.h"
 #include "gpu.h"
 #include "outcome.h"
@@ -1353,7 +1354,7 @@ static int read_array(uint32_t **ids, size_t *n, unsigned *throttle, const char 
 	const char *pct = strchr(spec, '%'), *why;
 	size_t k = 0;
 
-	if (outcome_parse_tasks(ids, n, spec, UINT32_MAX, &why) < 0)
+	if (array_parse_tasks(ids, n, spec, UINT32_MAX, &why) < 0)
 		return error("cannot read the --array value '%s': %s", spec, why);
 	if (!*n)
 		return error("the --array value '%s' names no task", spec);

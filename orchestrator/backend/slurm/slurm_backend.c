@@ -1,10 +1,10 @@
 /*
- * The Slurm side of submission. Limits come from the controller through
- * libslurm; jobs are submitted by running sbatch from an argv array, which
- * keeps #SBATCH parsing, job_submit plugins and site wrappers exactly as a
- * user's own sbatch has them.
+ * The Slurm backend: libslurm set up once, limits read from the controller,
+ * cancellation, finding the jobs of a submission that died, and the
+ * backend_ops table. Submission is in slurm_submit.c, accounting in
+ * slurm_acct.c.
  */
-#include "cluster.h"
+#include "slurm_backend.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -16,7 +16,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-#include "acct.h"
+#include "slurm_acct.h"
 #include "error.h"
 #include "store.h"
 #include "proc.h"
@@ -29,7 +29,7 @@ extern slurm_conf_t slurm_conf;
 
 static int initialised;
 
-int cluster_init(void)
+int slb_init(void)
 {
 	const char *conf = getenv("SLURM_CONF");
 
@@ -47,18 +47,18 @@ int cluster_init(void)
 	return 0;
 }
 
-const char *cluster_name(void)
+const char *slb_name(void)
 {
-	if (cluster_init() < 0)
+	if (slb_init() < 0)
 		return NULL;
 	return slurm_conf.cluster_name;
 }
 
-int cluster_max_array_size(uint32_t *out)
+int slb_max_array_size(uint32_t *out)
 {
 	slurm_conf_t *conf = NULL;
 
-	if (cluster_init() < 0)
+	if (slb_init() < 0)
 		return SWEEP_ERR;
 	if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS)
 		return error("cannot reach slurmctld to read MaxArraySize: %s (is the controller "
@@ -69,98 +69,11 @@ int cluster_max_array_size(uint32_t *out)
 	return 0;
 }
 
-/* sbatch's stderr as one line for a message: its last non-empty lines joined. */
-static void squeeze(struct strbuf *out, const struct strbuf *text)
-{
-	const char *p = text->buf;
-
-	while (*p) {
-		size_t len = strcspn(p, "\n");
-
-		if (len) {
-			if (out->len)
-				strbuf_addstr(out, "; ");
-			strbuf_add(out, p, len);
-		}
-		p += len;
-		if (*p)
-			p++;
-	}
-	if (!out->len)
-		strbuf_addstr(out, "(no message)");
-}
-
-int cluster_submit(uint32_t *job_id, const struct backend_submit *req)
-{
-	const char **argv;
-	char *array = xstrfmt("--array=%s", req->array);
-	/*
-	 * The offset goes to the script as its argument. Not through --export:
-	 * any value but ALL or NONE there makes slurmd load the user's login
-	 * environment (su - user) for every task, which is slow and changes
-	 * what the task sees.
-	 */
-	char *offset = xstrfmt("%u", req->offset);
-	struct proc_result res;
-	struct strbuf msg = STRBUF_INIT;
-	size_t n = 0, nextra = 0;
-	unsigned long id;
-	char *end;
-	int ret = 0;
-
-	while (req->extra_args && req->extra_args[nextra])
-		nextra++;
-	argv = xcalloc(nextra + 6, sizeof(char *));
-	argv[n++] = "sbatch";
-	argv[n++] = "--parsable";
-	argv[n++] = array;
-	for (size_t i = 0; i < nextra; i++)
-		argv[n++] = req->extra_args[i];
-	argv[n++] = req->script;
-	argv[n++] = offset;
-	argv[n] = NULL;
-
-	proc_result_init(&res);
-	if (proc_run(&res, argv, NULL, req->timeout_s ? req->timeout_s : 60) < 0) {
-		ret = SWEEP_ERR;
-		goto out;
-	}
-	squeeze(&msg, &res.err);
-	if (res.timed_out) {
-		ret = error("sbatch did not answer within %u s (is slurmctld running? 'scontrol "
-		            "ping' tells): %s",
-		            req->timeout_s ? req->timeout_s : 60, msg.buf);
-		goto out;
-	}
-	if (!res.exited || res.status != 0) {
-		ret = error("sbatch refused the job (%s %d): %s",
-		            res.exited ? "exit status" : "signal", res.status, msg.buf);
-		goto out;
-	}
-	/* --parsable prints "jobid" or "jobid;cluster". */
-	errno = 0;
-	id = strtoul(res.out.buf, &end, 10);
-	if (errno || end == res.out.buf || (*end && *end != ';' && *end != '\n') || !id ||
-	    id > UINT32_MAX) {
-		strbuf_trim_trailing_newlines(&res.out);
-		ret = error("sbatch printed '%s' where a job id was expected", res.out.buf);
-		goto out;
-	}
-	*job_id = (uint32_t)id;
-out:
-	strbuf_release(&msg);
-	proc_result_release(&res);
-	free(argv);
-	free(array);
-	free(offset);
-	return ret;
-}
-
-int cluster_cancel(const uint32_t *job_ids, size_t n)
+int slb_cancel(const uint32_t *job_ids, size_t n)
 {
 	int ret = 0;
 
-	if (cluster_init() < 0)
+	if (slb_init() < 0)
 		return SWEEP_ERR;
 	for (size_t i = 0; i < n; i++) {
 		int err;
@@ -175,28 +88,28 @@ int cluster_cancel(const uint32_t *job_ids, size_t n)
 	return ret;
 }
 
-static int cluster_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
-                           const struct array_rec *arrays, size_t narrays)
+static int slb_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
+                       const struct array_rec *arrays, size_t narrays)
 {
 	uint32_t *ids = array_recs_job_ids(arrays, narrays);
 	int ret;
 
 	(void)st;
 	(void)rec;
-	ret = acct_fetch(out, ids, narrays);
+	ret = slb_acct_fetch(out, ids, narrays);
 	free(ids);
 	return ret;
 }
 
-static int cluster_cancel_arrays(struct store *st, const struct sweep_rec *rec,
-                                 const struct array_rec *arrays, size_t narrays)
+static int slb_cancel_arrays(struct store *st, const struct sweep_rec *rec,
+                             const struct array_rec *arrays, size_t narrays)
 {
 	uint32_t *ids = array_recs_job_ids(arrays, narrays);
 	int ret;
 
 	(void)st;
 	(void)rec;
-	ret = cluster_cancel(ids, narrays);
+	ret = slb_cancel(ids, narrays);
 	free(ids);
 	return ret;
 }
@@ -207,7 +120,7 @@ static int cluster_cancel_arrays(struct store *st, const struct sweep_rec *rec,
  * sbatch records the script and its argument (the index offset) as the
  * job's command.
  */
-static int cluster_find(struct array_rec **out, size_t *n, const struct sweep_rec *rec)
+static int slb_find(struct array_rec **out, size_t *n, const struct sweep_rec *rec)
 {
 	job_info_msg_t *msg = NULL;
 	struct array_rec *found = NULL;
@@ -215,7 +128,7 @@ static int cluster_find(struct array_rec **out, size_t *n, const struct sweep_re
 
 	*out = NULL;
 	*n = 0;
-	if (cluster_init() < 0)
+	if (slb_init() < 0)
 		return SWEEP_ERR;
 	if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS)
 		return error("cannot reach slurmctld to look for the jobs of sweep '%s': %s",
@@ -251,11 +164,11 @@ static int cluster_find(struct array_rec **out, size_t *n, const struct sweep_re
 	return 0;
 }
 
-const struct backend_ops cluster_backend = {
+const struct backend_ops slurm_backend_ops = {
     .name = "slurm",
-    .max_array_size = cluster_max_array_size,
-    .submit = cluster_submit,
-    .records = cluster_records,
-    .cancel = cluster_cancel_arrays,
-    .find = cluster_find,
+    .max_array_size = slb_max_array_size,
+    .submit = slb_submit,
+    .records = slb_records,
+    .cancel = slb_cancel_arrays,
+    .find = slb_find,
 };

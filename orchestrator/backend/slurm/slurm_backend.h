@@ -1,5 +1,5 @@
-#ifndef SWEEP_CLUSTER_H
-#define SWEEP_CLUSTER_H
+#ifndef SWEEP_SLURM_BACKEND_H
+#define SWEEP_SLURM_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -10,7 +10,8 @@
  * The Slurm side of the seam "submit these indices of this plan": limits
  * read from the controller through libslurm, submission through sbatch
  * (run from an argv array, never a shell), cancellation through libslurm.
- * Accounting (what ran) is in aggregate/acct.h.
+ * Accounting (what ran) is in slurm_acct.h. The prefix is slb_ (Slurm
+ * backend): libslurm owns slurm_ and slurmdb_.
  */
 
 /*
@@ -18,25 +19,26 @@
  * is readable ($SLURM_CONF or /etc/slurm/slurm.conf), because libslurm
  * retries for a minute and then exits the process when there is none.
  */
-int cluster_init(void);
+int slb_init(void);
 
 /* The controller's MaxArraySize (the highest array index is one less). */
-int cluster_max_array_size(uint32_t *out);
+int slb_max_array_size(uint32_t *out);
 
 /* The local cluster's name from slurm.conf (borrowed from libslurm), or NULL. */
-const char *cluster_name(void);
+const char *slb_name(void);
 
 /*
  * Runs "sbatch --parsable --array=... [extra] script OFFSET" and returns
  * the job id (the script reads its index offset from its argument). sbatch's own error text is
  * shown to the user in the error message; a silent sbatch is killed after the timeout.
  */
-int cluster_submit(uint32_t *job_id, const struct backend_submit *req);
+int slb_submit(uint32_t *job_id, const struct backend_submit *req);
 
 /* Cancels array jobs (all their tasks). Already-finished jobs are not an error. */
-int cluster_cancel(const uint32_t *job_ids, size_t n);
+int slb_cancel(const uint32_t *job_ids, size_t n);
 
-/* This side of the seam (backend.h): submission, accounting, cancellation. */
-extern const struct backend_ops cluster_backend;
+/* This side of the seam (backend.h): submission, accounting, cancellation.
+ * Only backend.c names it. */
+extern const struct backend_ops slurm_backend_ops;
 
 #endif

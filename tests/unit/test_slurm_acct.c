@@ -1,11 +1,11 @@
 /*
  * Decoding of slurmdb_job_rec_t records built by hand the way slurmdbd
  * fills them (values checked against Slurm 22.05 on the test cluster), and
- * acct_fetch's failures when the daemons are not there.
+ * slb_acct_fetch's failures when the daemons are not there.
  */
 #include <slurm/slurmdb.h>
 
-#include "acct.h"
+#include "slurm_acct.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,7 +79,7 @@ static void finished_job(slurmdb_job_rec_t *job)
 static struct acct_rec *decode_one(struct acct_set *set, const slurmdb_job_rec_t *job)
 {
 	acct_set_init(set);
-	assert_int_equal(acct_decode_job(set, job), 1);
+	assert_int_equal(slb_acct_decode_job(set, job), 1);
 	assert_int_equal(set->n, 1);
 	return &set->recs[0];
 }
@@ -176,7 +176,7 @@ static void test_acct_revoked_and_resizing_skipped(void **state)
 
 		finished_job(&job);
 		job.state = skipped[i];
-		assert_int_equal(acct_decode_job(&set, &job), 0);
+		assert_int_equal(slb_acct_decode_job(&set, &job), 0);
 	}
 	assert_int_equal(set.n, 0);
 	acct_set_release(&set);
@@ -394,7 +394,7 @@ static void test_acct_not_an_array_skipped(void **state)
 	job.array_task_id = NO_VAL;
 	job.jobid = 100;
 	acct_set_init(&set);
-	assert_int_equal(acct_decode_job(&set, &job), 0);
+	assert_int_equal(slb_acct_decode_job(&set, &job), 0);
 	assert_int_equal(set.n, 0);
 	acct_set_release(&set);
 }
@@ -457,7 +457,7 @@ static void test_acct_fetch_nothing(void **state)
 
 	(void)state;
 	acct_set_init(&set);
-	assert_int_equal(acct_fetch(&set, NULL, 0), 0);
+	assert_int_equal(slb_acct_fetch(&set, NULL, 0), 0);
 	assert_int_equal(set.n, 0);
 	assert_string_equal(messages.buf, "");
 }
@@ -472,7 +472,7 @@ static void test_acct_fetch_without_slurm_conf(void **state)
 	acct_set_init(&set);
 	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
 	/* libslurm itself would retry for a minute and then exit the process. */
-	assert_int_equal(acct_fetch(&set, &id, 1), SWEEP_ERR);
+	assert_int_equal(slb_acct_fetch(&set, &id, 1), SWEEP_ERR);
 	assert_non_null(strstr(messages.buf, "cannot read Slurm's configuration "
 	                                     "'/nonexistent/slurm.conf'"));
 	if (old)
@@ -581,7 +581,7 @@ static void test_acct_fetch_slurmdbd_down(void **state)
 		alarm(10); /* a hang fails the test */
 		setenv("SLURM_CONF", path, 1);
 		acct_set_init(&set);
-		ret = acct_fetch(&set, ids, 2);
+		ret = slb_acct_fetch(&set, ids, 2);
 		fputs(messages.buf, stderr);
 		/* _exit: libslurm leaks the failed connection, and LSan would fail the child. */
 		if (ret != SWEEP_ERR)
@@ -594,7 +594,7 @@ static void test_acct_fetch_slurmdbd_down(void **state)
 	unlink(path);
 	free(path);
 	if (WIFSIGNALED(status))
-		fail_msg("acct_fetch did not return within 10 s (signal %d)", WTERMSIG(status));
+		fail_msg("slb_acct_fetch did not return within 10 s (signal %d)", WTERMSIG(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_true(seconds_since(&t0) < 10.0);
 }

@@ -1,0 +1,262 @@
+/*
+ * Accounting records from slurmdbd through libslurm's slurmdb API: one
+ * slurmdb_jobs_get query per command, whatever the number of array jobs,
+ * so that watching a sweep never adds up to a sacct loop on the cluster's
+ * database. Decodes them into the backend-neutral acct_set (acct.h).
+ */
+#include "slurm_acct.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "error.h"
+#include "slurm_backend.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+/*
+ * 22.05 names its list types List and ListIterator; 23.02 adds list_t and
+ * list_itr_t; 24.05 removes the old names.
+ */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+#define SLIST      list_t *
+#define SLIST_ITER list_itr_t *
+#else
+#define SLIST      List
+#define SLIST_ITER ListIterator
+#endif
+
+#define TRES_CPU 1
+#define TRES_MEM 2
+
+static enum task_state decode_state(uint32_t state)
+{
+	/* Flag bits first: a requeued run's row has base state PENDING. */
+	if (state & (JOB_REQUEUE | JOB_REQUEUE_FED))
+		return TS_REQUEUED;
+	switch (state & JOB_STATE_BASE) {
+	case JOB_PENDING:
+		return TS_PENDING;
+	case JOB_RUNNING:
+		return TS_RUNNING;
+	case JOB_SUSPENDED:
+		return TS_SUSPENDED;
+	case JOB_COMPLETE:
+		return TS_COMPLETED;
+	case JOB_CANCELLED:
+		return TS_CANCELLED;
+	case JOB_FAILED:
+		return TS_FAILED;
+	case JOB_TIMEOUT:
+		return TS_TIMEOUT;
+	case JOB_NODE_FAIL:
+		return TS_NODE_FAIL;
+	case JOB_PREEMPTED:
+		return TS_PREEMPTED;
+	case JOB_BOOT_FAIL:
+		return TS_BOOT_FAIL;
+	case JOB_DEADLINE:
+		return TS_DEADLINE;
+	case JOB_OOM:
+		return TS_OUT_OF_MEMORY;
+	}
+	/* A state newer than this build: nothing safe to say but "it failed". */
+	return TS_FAILED;
+}
+
+/*
+ * Finds TRES id in Slurm's "id=count,id=count..." text. False when the
+ * text is NULL or empty (running steps have no statistics yet), when the
+ * id is absent or the value is one of Slurm's "no value" markers.
+ */
+static bool tres_value(uint64_t *out, const char *tres, uint32_t id)
+{
+	const char *p = tres;
+
+	while (p && *p) {
+		char *end;
+		unsigned long long key, value;
+
+		key = strtoull(p, &end, 10);
+		if (end == p || *end != '=')
+			return false;
+		p = end + 1;
+		value = strtoull(p, &end, 10);
+		if (end == p)
+			return false;
+		if (key == id) {
+			if (value == NO_VAL64 || value == INFINITE64)
+				return false;
+			*out = value;
+			return true;
+		}
+		p = strchr(end, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static uint64_t max_rss(SLIST steps)
+{
+	uint64_t best = ACCT_NO_VALUE;
+	slurmdb_step_rec_t *step;
+	SLIST_ITER it;
+
+	if (!steps)
+		return best;
+	it = slurm_list_iterator_create(steps);
+	while ((step = slurm_list_next(it))) {
+		uint64_t rss;
+
+		if (!tres_value(&rss, step->stats.tres_usage_in_max, TRES_MEM))
+			continue;
+		if (best == ACCT_NO_VALUE || rss > best)
+			best = rss;
+	}
+	slurm_list_iterator_destroy(it);
+	return best;
+}
+
+/* slurmdbd reports the start of an array cancelled while pending as NO_VAL. */
+static int64_t unix_time(time_t t)
+{
+	if (t <= 0 || t == (time_t)NO_VAL || t == (time_t)INFINITE)
+		return 0;
+	return (int64_t)t;
+}
+
+int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job)
+{
+	struct acct_rec *rec;
+	uint64_t cpus;
+	int status;
+
+	/*
+	 * REVOKED and RESIZING rows are bookkeeping, not runs. A job that is no
+	 * array cannot be a sweep's: the query matches job ids too, and after
+	 * the ids wrap around an old job can carry an array's id.
+	 */
+	if ((job->state & (JOB_REVOKED | JOB_RESIZING)) || !job->array_job_id)
+		return 0;
+
+	rec = acct_set_add(out);
+	rec->job_id = job->jobid;
+	rec->array_job_id = job->array_job_id;
+	rec->array_task_id = job->array_task_id == NO_VAL ? ACCT_NO_TASK : job->array_task_id;
+	if (rec->array_task_id == ACCT_NO_TASK && job->array_task_str && *job->array_task_str)
+		rec->pending_tasks = xstrdup(job->array_task_str);
+	rec->state = decode_state(job->state);
+
+	/* A wait status, as sacct's ExitCode "code:signal" shows it. */
+	status = job->exitcode == NO_VAL ? 0 : (int)job->exitcode;
+	rec->exit_code = WEXITSTATUS(status);
+	rec->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+
+	rec->elapsed_s = job->elapsed;
+	if (job->timelimit != INFINITE && job->timelimit != NO_VAL)
+		rec->timelimit_s = (uint64_t)job->timelimit * 60;
+
+	if (job->req_mem != NO_VAL64 && job->req_mem != INFINITE64) {
+		rec->req_mem_per_cpu = (job->req_mem & MEM_PER_CPU) != 0;
+		rec->req_mem_mb = job->req_mem & ~MEM_PER_CPU;
+	}
+	/* Allocated CPUs once the task started, requested ones before. */
+	if (tres_value(&cpus, job->tres_alloc_str, TRES_CPU) && cpus > 0 && cpus < UINT32_MAX)
+		rec->ncpus = (uint32_t)cpus;
+	else if (job->req_cpus != NO_VAL && job->req_cpus != INFINITE)
+		rec->ncpus = job->req_cpus;
+
+	rec->maxrss_bytes = max_rss(job->steps);
+	/* Pending jobs carry "None assigned" in the node list. */
+	if (job->nodes && *job->nodes && strcmp(job->nodes, "None assigned") != 0)
+		rec->nodes = xstrdup(job->nodes);
+	rec->submit_time = unix_time(job->submit);
+	rec->start_time = unix_time(job->start);
+	rec->end_time = unix_time(job->end);
+	return 1;
+}
+
+/* The condition of the one query: every run of every task of the given array jobs. */
+static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n, const char *cluster)
+{
+	memset(cond, 0, sizeof(*cond));
+	/* 0 would mean "db flags = 0" in the SQL and match almost nothing. */
+	cond->db_flags = SLURMDB_JOB_FLAG_NOTSET;
+	/* NO_TRUNC: times not clipped to the window; DUP: earlier runs of requeued tasks. */
+	cond->flags = JOBCOND_FLAG_NO_TRUNC | JOBCOND_FLAG_DUP;
+	cond->usage_start = 0;
+	cond->usage_end = time(NULL) + 1;
+
+	/* Built by hand: slurm_addto_step_list() calls fatal() on input it dislikes. */
+	cond->step_list = slurm_list_create(free);
+	for (size_t i = 0; i < n; i++) {
+		slurm_selected_step_t *sel = xcalloc(1, sizeof(*sel));
+
+		sel->array_task_id = NO_VAL;
+		sel->het_job_offset = NO_VAL;
+		sel->step_id.job_id = ids[i];
+		sel->step_id.step_id = NO_VAL;
+		sel->step_id.step_het_comp = NO_VAL;
+		slurm_list_append(cond->step_list, sel);
+	}
+	/* Without it every cluster in the database is searched. */
+	if (cluster && *cluster) {
+		cond->cluster_list = slurm_list_create(free);
+		slurm_list_append(cond->cluster_list, xstrdup(cluster));
+	}
+}
+
+int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n)
+{
+	slurmdb_job_cond_t cond;
+	void *conn = NULL;
+	SLIST jobs = NULL;
+	SLIST_ITER it;
+	slurmdb_job_rec_t *job;
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = slb_init();
+	if (ret < 0)
+		return ret;
+	build_cond(&cond, array_job_ids, n, slb_name());
+
+	/* It returns a handle even when slurmdbd is down; errno tells. */
+	errno = 0;
+	conn = slurmdb_connection_get(NULL);
+	if (!conn || errno) {
+		ret = error("cannot reach slurmdbd: %s (is it running? 'sacct' tells)",
+		            slurm_strerror(errno ? errno : ESLURM_DB_CONNECTION));
+		goto out;
+	}
+
+	errno = 0;
+	jobs = slurmdb_jobs_get(conn, &cond);
+	if (!jobs) {
+		int e = slurm_get_errno() ? slurm_get_errno() : errno;
+
+		ret = error("slurmdbd did not return the records of %zu array job%s: %s", n,
+		            n == 1 ? "" : "s", e ? slurm_strerror(e) : "no answer");
+		goto out;
+	}
+	it = slurm_list_iterator_create(jobs);
+	while ((job = slurm_list_next(it)))
+		slb_acct_decode_job(out, job);
+	slurm_list_iterator_destroy(it);
+	ret = 0;
+out:
+	if (jobs)
+		slurm_list_destroy(jobs);
+	if (conn)
+		slurmdb_connection_close(&conn);
+	slurm_list_destroy(cond.step_list);
+	if (cond.cluster_list)
+		slurm_list_destroy(cond.cluster_list);
+	return ret;
+}

@@ -1,0 +1,33 @@
+#ifndef SWEEP_SLURM_ACCT_H
+#define SWEEP_SLURM_ACCT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <slurm/slurmdb.h>
+
+#include "acct.h"
+
+/*
+ * The Slurm backend's accounting: slurmdbd's records decoded into the
+ * backend-neutral acct_set. Only the Slurm backend (and its unit test)
+ * includes this header; everything else sees acct.h.
+ */
+
+/*
+ * Reads every record (all runs, requeued ones included) of the given array
+ * jobs from Slurm accounting with one slurmdb_jobs_get query. Daemons that
+ * are down give a clear error within seconds, never a hang or an exit of
+ * the process: no readable slurm.conf, slurmdbd unreachable.
+ */
+int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n);
+
+/*
+ * Decodes one record of slurmdb_jobs_get and appends it to out (unit tests
+ * feed it hand-built records). Returns 1 when a record was appended, 0 when
+ * the row is skipped: REVOKED and RESIZING rows (bookkeeping, not runs) and
+ * jobs that are not arrays.
+ */
+int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job);
+
+#endif
