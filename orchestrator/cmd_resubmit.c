@@ -248,13 +248,11 @@ static void add_path(struct strbuf *out, const char *path)
 
 static int print_commands(FILE *f, const struct state *s)
 {
-	bool slurm = !strcmp(s->ops->name, "slurm");
-
 	/* The local side takes the same options, without sbatch. */
 	fprintf(f,
 	        "\n%s command%s (the script's argument is the index offset: array task t "
 	        "runs index offset + t):\n",
-	        slurm ? "sbatch" : s->ops->name, s->rp.narrays == 1 ? "" : "s");
+	        s->ops->submitter, s->rp.narrays == 1 ? "" : "s");
 	for (size_t a = 0; a < s->rp.narrays; a++) {
 		const struct resubmit_array *arr = &s->rp.arrays[a];
 		struct strbuf mem = STRBUF_INIT, time_opt = STRBUF_INIT, line = STRBUF_INIT;
@@ -264,8 +262,7 @@ static int print_commands(FILE *f, const struct state *s)
 			strbuf_release(&time_opt);
 			return SWEEP_ERR;
 		}
-		strbuf_addf(&line, "  %s --array=%s", slurm ? "sbatch --parsable" : "submit",
-		            arr->spec);
+		strbuf_addf(&line, "  %s --array=%s", s->ops->submit_command, arr->spec);
 		if (a > 0 && s->rec.max_concurrent)
 			strbuf_addstr(&line, " --dependency=afterany:<the previous array job>");
 		if (mem.len)

@@ -196,15 +196,15 @@ static void print_header(FILE *f, const struct view *v, size_t ntasks)
 	}
 }
 
-/* Array jobs were accepted, yet slurmdbd knows none of their tasks. */
+/* Array jobs were accepted, yet the backend knows none of their tasks. */
 static void explain_missing(FILE *f, const struct view *v)
 {
-	if (cli_records_may_lag(v->arrays, v->narrays))
-		fprintf(f, "slurmdbd has no record yet: it hears of new array jobs a moment after "
-		           "sbatch returns\n");
-	else
-		fprintf(f, "slurmdbd has no record of these array jobs: purged from accounting, or "
-		           "submitted to another cluster?\n");
+	const struct backend_ops *ops = backend_get(v->rec.backend);
+
+	if (!ops)
+		return;
+	fprintf(f, "%s\n",
+	        cli_records_may_lag(v->arrays, v->narrays) ? ops->no_record_yet : ops->no_record);
 }
 
 static void print_counts(FILE *f, const struct view *v, size_t ntasks, bool tty)

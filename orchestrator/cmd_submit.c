@@ -96,7 +96,8 @@ static void print_task_table(const struct plan *plan)
 	}
 }
 
-static void print_chunks(const struct array_chunk *chunks, size_t n, unsigned k)
+static void print_chunks(const struct backend_ops *ops, const struct array_chunk *chunks, size_t n,
+                         unsigned k)
 {
 	char spec[64];
 
@@ -106,9 +107,8 @@ static void print_chunks(const struct array_chunk *chunks, size_t n, unsigned k)
 	       k ? ", each starting after the previous one ends, so the throttle holds" : "");
 	for (size_t c = 0; c < n; c++) {
 		array_spec(spec, sizeof(spec), chunks[c].count, k);
-		printf("#   sbatch --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32 "-%" PRIu32
-		       ")\n",
-		       spec, chunks[c].offset, chunks[c].offset,
+		printf("#   %s --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32 "-%" PRIu32 ")\n",
+		       ops->submitter, spec, chunks[c].offset, chunks[c].offset,
 		       chunks[c].offset + chunks[c].count - 1);
 	}
 }
@@ -227,7 +227,7 @@ int cmd_submit(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage(stderr, usage, options);
-	ops = backend_get(local ? "local" : "slurm");
+	ops = local ? backend_local() : backend_get(NULL);
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("cannot read the current folder: %s", strerror(errno));
 
@@ -286,7 +286,7 @@ int cmd_submit(int argc, char **argv)
 	if (dry_run) {
 		fputs(script.buf, stdout);
 		printf("\n# --- %zu tasks ---\n", plan.ntasks);
-		print_chunks(chunks, nchunks, cfg.slurm.max_concurrent);
+		print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent);
 		print_task_table(&plan);
 		ret = EXIT_OK;
 		goto out;

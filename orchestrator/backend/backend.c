@@ -16,10 +16,17 @@ static const struct backend_ops *const backends[] = {
     &local_backend,
 };
 
+const struct backend_ops *backend_local(void)
+{
+	return &local_backend;
+}
+
 const struct backend_ops *backend_get(const char *name)
 {
+	if (!name)
+		return backends[0];
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
-		if (!strcmp(backends[i]->name, name ? name : "slurm"))
+		if (!strcmp(backends[i]->name, name))
 			return backends[i];
 	error("sweep ran on '%s', which this sweep does not know; use a newer sweep", name);
 	return NULL;

@@ -30,7 +30,17 @@ struct backend_submit {
 };
 
 struct backend_ops {
-	const char *name;
+	const char *name; /* as recorded in sweep_rec.backend */
+	/*
+	 * How commands show this side to the user: the program that submits
+	 * ("sbatch"), the command line printed for a submission ("sbatch
+	 * --parsable"), and why tasks have no record while their records may
+	 * still be on their way, and after.
+	 */
+	const char *submitter;
+	const char *submit_command;
+	const char *no_record_yet;
+	const char *no_record;
 	/* The largest array this side accepts (the highest index is one less); 0 = no limit. */
 	int (*max_array_size)(uint32_t *out);
 	/* Submits one array job; sets its id. */
@@ -50,8 +60,11 @@ struct backend_ops {
 	int (*find)(struct array_rec **out, size_t *n, const struct sweep_rec *rec);
 };
 
-/* The side named name ("slurm"); reports and returns NULL for an unknown one. */
+/* The side named name (NULL: the default, Slurm); reports and returns NULL for an unknown one. */
 const struct backend_ops *backend_get(const char *name);
+
+/* The side that runs tasks on this machine, without a scheduler (sweep submit --local). */
+const struct backend_ops *backend_local(void);
 
 /*
  * The outcome of every task of a sweep: its array jobs from the store, one

@@ -1683,6 +1683,10 @@ static int local_cancel(struct store *st, const struct sweep_rec *rec,
 
 const struct backend_ops local_backend = {
     .name = "local",
+    .submitter = "local",
+    .submit_command = "submit",
+    .no_record_yet = "the local runner has no record yet",
+    .no_record = "the local runner has no record of these array jobs",
     .max_array_size = local_max_array_size,
     .submit = local_submit,
     .records = local_records,

@@ -166,6 +166,12 @@ static int slb_find(struct array_rec **out, size_t *n, const struct sweep_rec *r
 
 const struct backend_ops slurm_backend_ops = {
     .name = "slurm",
+    .submitter = "sbatch",
+    .submit_command = "sbatch --parsable",
+    .no_record_yet = "slurmdbd has no record yet: it hears of new array jobs a moment after "
+                     "sbatch returns",
+    .no_record = "slurmdbd has no record of these array jobs: purged from accounting, or "
+                 "submitted to another cluster?",
     .max_array_size = slb_max_array_size,
     .submit = slb_submit,
     .records = slb_records,
