@@ -213,7 +213,7 @@ int cmd_gpus(int argc, char **argv)
 		error("unexpected argument '%s'", argv[optind]);
 		return cli_usage(stderr, usage, options);
 	}
-	if (local_query_gpus(&set, true) < 0)
+	if (gpu_query(&set, true) < 0)
 		goto out;
 	if (!set.ngpus) {
 		error("no GPU on this machine (nvidia-smi lists none); sweeps that ask no GPU run "

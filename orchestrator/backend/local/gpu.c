@@ -2,14 +2,24 @@
  * nvidia-smi's CSV, read strictly: a GPU whose line cannot be read is not
  * guessed at, since a wrong "free" puts two jobs on one GPU. Fields are
  * separated by ", "; a model name could hold a comma, so the name is
- * whatever stands between the uuid and the two memory fields.
+ * whatever stands between the uuid and the two memory fields. Also the
+ * discovery itself (running nvidia-smi) and the per-GPU locks that keep two
+ * runners off one GPU.
  */
 #include "gpu.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
+#include "proc.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -277,4 +287,132 @@ void gpu_free_list(struct strbuf *out, const struct gpu_set *set)
 		strbuf_addf(out, "%s%u", first ? "" : ",", set->gpus[i].index);
 		first = 0;
 	}
+}
+
+/* ---- Discovery (nvidia-smi) and locks
+ * ------------------------------------------------------------------------------------ */
+
+static bool on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		char *full = xstrfmt("%.*s/%s", (int)len, len ? path : ".", prog);
+		bool ok = access(full, X_OK) == 0;
+
+		free(full);
+		if (ok)
+			return true;
+		path += len;
+		if (*path)
+			path++;
+	}
+	return false;
+}
+
+/* Runs one nvidia-smi query; 1 when it says there is no GPU (exit status 6). */
+static int run_smi(struct strbuf *out, const char *const *argv)
+{
+	struct proc_result res;
+	int ret = 0;
+
+	proc_result_init(&res);
+	if (proc_run(&res, argv, NULL, 60) < 0) {
+		ret = SWEEP_ERR;
+	} else if (res.timed_out) {
+		ret = error("nvidia-smi did not answer within 60 s (is the driver hung?)");
+	} else if (res.exited && res.status == 6) {
+		ret = 1; /* "No devices were found" */
+	} else if (!res.exited || res.status != 0) {
+		struct strbuf *msg = res.err.len ? &res.err : &res.out;
+
+		strbuf_trim_trailing_newlines(msg);
+		ret = error("nvidia-smi failed (%s %d): %s", res.exited ? "exit status" : "signal",
+		            res.status, msg->len ? msg->buf : "(no message)");
+	} else {
+		strbuf_add(out, res.out.buf, res.out.len);
+	}
+	proc_result_release(&res);
+	return ret;
+}
+
+static void fill_owner(struct gpu_proc *p)
+{
+	char path[64];
+	struct stat sb;
+	struct passwd *pw;
+	struct strbuf comm = STRBUF_INIT;
+
+	snprintf(path, sizeof(path), "/proc/%ld", p->pid);
+	if (stat(path, &sb) < 0)
+		return; /* not in our PID namespace: another container's */
+	pw = getpwuid(sb.st_uid);
+	p->user = pw ? xstrdup(pw->pw_name) : xstrfmt("%u", (unsigned)sb.st_uid);
+	snprintf(path, sizeof(path), "/proc/%ld/comm", p->pid);
+	if (strbuf_read_file(&comm, path) == 0) {
+		strbuf_trim_trailing_newlines(&comm);
+		p->command = strbuf_detach(&comm, NULL);
+	}
+	strbuf_release(&comm);
+}
+
+int gpu_query(struct gpu_set *out, bool owners)
+{
+	struct strbuf gpus = STRBUF_INIT, apps = STRBUF_INIT;
+	int ret;
+
+	if (!on_path("nvidia-smi"))
+		return error("nvidia-smi is not on PATH: no NVIDIA driver on this machine? sweeps "
+		             "that ask no GPU run without it (--gpus-per-task 0, the default)");
+	ret = run_smi(&gpus, gpu_query_gpus_argv);
+	if (ret == 0)
+		ret = run_smi(&apps, gpu_query_apps_argv);
+	if (ret == 0)
+		ret = gpu_parse(out, gpus.buf, apps.buf);
+	else if (ret == 1)
+		ret = 0; /* no GPU: an empty set */
+	for (size_t i = 0; ret == 0 && owners && i < out->nprocs; i++)
+		fill_owner(&out->procs[i]);
+	strbuf_release(&gpus);
+	strbuf_release(&apps);
+	return ret;
+}
+
+/*
+ * A GPU given to a task is also locked (fcntl, in a file every user can
+ * open), so that two runners never hand out the same GPU in the moment
+ * before its task shows up in nvidia-smi. Returns the lock's descriptor,
+ * -1 when another holds it, -2 when there is no lock to take (the file
+ * cannot be opened), which does not stop the GPU being used.
+ */
+int gpu_lock(const char *uuid)
+{
+	const char *dir = getenv("SWEEP_GPU_LOCK_DIR");
+	struct strbuf path = STRBUF_INIT;
+	struct flock fl = {0};
+	int fd;
+
+	strbuf_addf(&path, "%s/sweep-gpu-", dir && *dir ? dir : "/tmp");
+	for (const char *p = uuid; *p; p++)
+		strbuf_addch(&path, isalnum((unsigned char)*p) || *p == '-' ? *p : '_');
+	strbuf_addstr(&path, ".lock");
+	fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		warning("cannot open the GPU lock '%s': %s; using the GPU unlocked", path.buf,
+		        strerror(errno));
+		strbuf_release(&path);
+		return -2;
+	}
+	fchmod(fd, 0666); /* others' runners must open it too; fails harmlessly if not ours */
+	strbuf_release(&path);
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_SETLK, &fl) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

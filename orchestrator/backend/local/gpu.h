@@ -84,4 +84,22 @@ uint64_t gpu_min_free_mib(const struct gpu *g, uint64_t min_free_mib);
 /* Appends the indices of the free GPUs, comma-separated ("0,2,3"), to out. */
 void gpu_free_list(struct strbuf *out, const struct gpu_set *set);
 
+/*
+ * This machine's GPUs: runs the two nvidia-smi queries and parses
+ * them into out (initialised); with owners, fills each process's user
+ * (from the owner of /proc/<pid>) and command name. An empty set when
+ * nvidia-smi finds no GPU. Fails with a clear message when nvidia-smi is
+ * missing or fails.
+ */
+int gpu_query(struct gpu_set *out, bool owners);
+
+/*
+ * A GPU given to a task is also locked (fcntl, in a file every user can
+ * open), so that two runners never hand out the same GPU in the moment
+ * before its task shows up in nvidia-smi. Returns the lock's descriptor,
+ * -1 when another holds it, -2 when there is no lock to take (the file
+ * cannot be opened), which does not stop the GPU being used.
+ */
+int gpu_lock(const char *uuid);
+
 #endif

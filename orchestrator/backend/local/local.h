@@ -36,15 +36,6 @@ extern const struct backend_ops local_backend;
 #define LOCAL_RUNNER_COMMAND "__local-runner"
 int local_runner_main(int argc, char **argv);
 
-/*
- * This machine's GPUs: runs the two nvidia-smi queries (gpu.h) and parses
- * them into out (initialised); with owners, fills each process's user
- * (from the owner of /proc/<pid>) and command name. An empty set when
- * nvidia-smi finds no GPU. Fails with a clear message when nvidia-smi is
- * missing or fails.
- */
-int local_query_gpus(struct gpu_set *out, bool owners);
-
 /* The pure parts, for tests. */
 
 /*

@@ -1,0 +1,718 @@
+/*
+ * The local backend's runner: one process per array job stands in for
+ * slurmctld and slurmd (see local.c).
+ */
+/* wait4 (one child's own resource use, its peak RSS) is BSD, not POSIX. */
+#define _DEFAULT_SOURCE
+#include "local.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "error.h"
+#include "gpu.h"
+#include "local_impl.h"
+#include "outcome.h"
+#include "proc.h"
+#include "sbopt.h"
+#include "store.h"
+#include "strbuf.h"
+#include "units.h"
+
+#include "banned.h"
+
+extern char **environ;
+
+/* ---- The runner ------------------------------------------------------------------------------ */
+
+struct run {
+	struct local_task_rec rec;
+	pid_t pid; /* its script, while it runs */
+	double started;
+	bool warned, termed;
+	enum local_stop why;
+	double kill_at; /* SIGKILL its session from then on; 0: not yet */
+	uint64_t peak;  /* polled peak of its session's RSS, bytes */
+	uint64_t rss;
+	char **uuids; /* its GPUs, and their locks */
+	int *locks;
+	size_t ngpus;
+};
+
+struct runner {
+	struct store *st;
+	struct local_array_rec arr;
+	struct run *runs;
+	size_t nruns;
+	size_t next; /* runs before it have been started or were never pending */
+	size_t running;
+	struct local_deadlines dl;
+	bool stopping;
+	bool after_done;
+	double gpu_retry_at;
+	bool gpu_waiting; /* said so in the log */
+	uint32_t task_min, task_max;
+	char offset[16];
+	char host[256];
+};
+
+static volatile sig_atomic_t got_child, got_stop;
+
+static void on_child(int sig)
+{
+	(void)sig;
+	got_child = 1;
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	got_stop = 1;
+}
+
+double local_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&now, &tm));
+	printf("%s ", when);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void release_gpus(struct run *run)
+{
+	for (size_t g = 0; g < run->ngpus; g++) {
+		if (run->locks[g] >= 0)
+			close(run->locks[g]);
+		free(run->uuids[g]);
+	}
+	free(run->uuids);
+	free(run->locks);
+	run->uuids = NULL;
+	run->locks = NULL;
+	run->ngpus = 0;
+}
+
+static bool held_here(const struct runner *r, const char *uuid)
+{
+	for (size_t i = 0; i < r->nruns; i++)
+		for (size_t g = 0; g < r->runs[i].ngpus; g++)
+			if (!strcmp(r->runs[i].uuids[g], uuid))
+				return true;
+	return false;
+}
+
+/* Free GPUs that none of this runner's tasks holds. */
+static size_t gpus_available(const struct runner *r, const struct gpu_set *set)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < set->ngpus; i++)
+		n += set->gpus[i].verdict == GPU_FREE && !held_here(r, set->gpus[i].uuid);
+	return n;
+}
+
+/* Gives run r->arr.gpus GPUs, lowest index first; 0, or -1 when too few could be locked. */
+static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *set,
+                     struct strbuf *ids)
+{
+	run->uuids = xcalloc(r->arr.gpus, sizeof(*run->uuids));
+	run->locks = xcalloc(r->arr.gpus, sizeof(*run->locks));
+	for (size_t i = 0; i < set->ngpus && run->ngpus < r->arr.gpus; i++) {
+		const struct gpu *g = &set->gpus[i];
+		int fd;
+
+		if (g->verdict != GPU_FREE || held_here(r, g->uuid))
+			continue;
+		fd = gpu_lock(g->uuid);
+		if (fd == -1)
+			continue;
+		run->uuids[run->ngpus] = xstrdup(g->uuid);
+		run->locks[run->ngpus++] = fd;
+		strbuf_addf(ids, "%s%u", ids->len ? "," : "", g->index);
+	}
+	if (run->ngpus == r->arr.gpus)
+		return 0;
+	release_gpus(run);
+	strbuf_reset(ids);
+	return -1;
+}
+
+static void save(struct runner *r, const struct run *run)
+{
+	if (store_local_update_task(r->st, &run->rec) < 0)
+		say("task %" PRIu32 ": could not record its state (see the error above)",
+		    run->rec.array_task_id);
+}
+
+struct env {
+	char **own;
+	size_t n, alloc;
+};
+
+static void env_set(struct env *e, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void env_set(struct env *e, const char *name, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	strbuf_addf(&sb, "%s=", name);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	ALLOC_GROW(e->own, e->n + 1, e->alloc);
+	e->own[e->n++] = strbuf_detach(&sb, NULL);
+}
+
+/* Our environment without Slurm's variables (from some other job) and those e sets, then e's. */
+static char **env_merge(const struct env *e)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = xcalloc(n + e->n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strcspn(environ[i], "=");
+		bool skip = !strncmp(environ[i], "SLURM_", 6);
+
+		for (size_t j = 0; j < e->n && !skip; j++)
+			skip = !strncmp(environ[i], e->own[j], len + 1);
+		if (!skip)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; j < e->n; j++)
+		env[k++] = e->own[j];
+	env[k] = NULL;
+	return env;
+}
+
+/* What Slurm would give a batch task of this array job. */
+static void task_env(struct env *e, const struct runner *r, const struct run *run, const char *gpus)
+{
+	const struct local_array_rec *a = &r->arr;
+
+	env_set(e, "SLURM_JOB_ID", "%" PRIu32, run->rec.job_id);
+	env_set(e, "SLURM_JOBID", "%" PRIu32, run->rec.job_id);
+	env_set(e, "SLURM_ARRAY_JOB_ID", "%" PRIu32, a->job_id);
+	env_set(e, "SLURM_ARRAY_TASK_ID", "%" PRIu32, run->rec.array_task_id);
+	env_set(e, "SLURM_ARRAY_TASK_COUNT", "%zu", r->nruns);
+	env_set(e, "SLURM_ARRAY_TASK_MIN", "%" PRIu32, r->task_min);
+	env_set(e, "SLURM_ARRAY_TASK_MAX", "%" PRIu32, r->task_max);
+	env_set(e, "SLURM_JOB_NAME", "%s", a->name);
+	env_set(e, "SLURM_SUBMIT_DIR", "%s", a->workdir);
+	env_set(e, "SLURM_SUBMIT_HOST", "%s", r->host);
+	env_set(e, "SLURM_JOB_NODELIST", "%s", r->host);
+	env_set(e, "SLURM_NODELIST", "%s", r->host);
+	env_set(e, "SLURMD_NODENAME", "%s", r->host);
+	env_set(e, "SLURM_JOB_NUM_NODES", "1");
+	env_set(e, "SLURM_NNODES", "1");
+	env_set(e, "SLURM_NTASKS", "1");
+	env_set(e, "SLURM_CPUS_PER_TASK", "%u", a->ncpus);
+	env_set(e, "SLURM_CPUS_ON_NODE", "%u", a->ncpus);
+	/*
+	 * Our job ids mean nothing to a Slurm cluster this machine may belong
+	 * to: scontrol in a task (requeue) must not act on that cluster's jobs.
+	 */
+	env_set(e, "SLURM_CONF", "/dev/null");
+	if (a->mem_mb)
+		env_set(e, "SLURM_MEM_PER_NODE", "%" PRIu64, a->mem_mb);
+	if (a->time_limit_s)
+		env_set(e, "SLURM_JOB_END_TIME", "%lld",
+		        (long long)(time(NULL) + (time_t)a->time_limit_s));
+	/* A task sees its own GPUs only; one that asked none sees none. */
+	env_set(e, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+	env_set(e, "CUDA_VISIBLE_DEVICES", "%s", gpus ? gpus : "");
+	if (gpus) {
+		env_set(e, "SLURM_JOB_GPUS", "%s", gpus);
+		env_set(e, "GPU_DEVICE_ORDINAL", "%s", gpus);
+	}
+}
+
+/* In the child: the task's own session, its logs, default signals, then the script. */
+static void exec_task(const char *workdir, int in, int out, int err, const char *const *argv,
+                      char *const *env)
+{
+	static const int reset[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1,
+	                            SIGUSR2, SIGALRM, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU};
+	sigset_t none;
+
+	setsid();
+	dup2(in, 0);
+	dup2(out, 1);
+	dup2(err, 2);
+	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
+		signal(reset[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (chdir(workdir) < 0) {
+		dprintf(2, "sweep: cannot enter '%s': %s\n", workdir, strerror(errno));
+		_exit(1);
+	}
+	execve(argv[0], (char *const *)argv, env);
+	dprintf(2, "sweep: cannot run '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static void log_path(struct strbuf *out, const struct runner *r, const struct run *run,
+                     const char *pattern)
+{
+	if (pattern[0] != '/')
+		strbuf_addf(out, "%s/", r->arr.workdir);
+	local_expand_pattern(out, pattern, r->arr.name, r->arr.job_id, run->rec.array_task_id,
+	                     run->rec.job_id);
+}
+
+static void fail_unstarted(struct runner *r, struct run *run)
+{
+	release_gpus(run);
+	run->rec.state = TS_FAILED;
+	run->rec.exit_code = 1;
+	run->rec.start_time = run->rec.end_time = (int64_t)time(NULL);
+	save(r, run);
+}
+
+static void start_task(struct runner *r, struct run *run, const char *gpus)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	const char *argv[] = {r->arr.script, r->offset, NULL};
+	struct env e = {0};
+	char **env = NULL;
+	int ofd = -1, efd = -1, nullfd = -1;
+	/* --open-mode: truncate, Slurm's default, or append. */
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (r->arr.append ? O_APPEND : O_TRUNC);
+	struct pstat ps;
+	pid_t pid;
+
+	log_path(&out, r, run, r->arr.out_pattern);
+	log_path(&err, r, run, r->arr.err_pattern);
+	ofd = open(out.buf, flags, 0666);
+	efd = strcmp(out.buf, err.buf) ? open(err.buf, flags, 0666) : ofd;
+	nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (ofd < 0 || efd < 0 || nullfd < 0) {
+		say("task %" PRIu32 ": cannot open its log '%s': %s", run->rec.array_task_id,
+		    ofd < 0 ? out.buf : err.buf, strerror(errno));
+		fail_unstarted(r, run);
+		goto out;
+	}
+	task_env(&e, r, run, gpus);
+	env = env_merge(&e);
+	pid = fork();
+	if (pid == 0)
+		exec_task(r->arr.workdir, nullfd, ofd, efd, argv, env);
+	if (pid < 0) {
+		say("task %" PRIu32 ": cannot start: %s", run->rec.array_task_id, strerror(errno));
+		fail_unstarted(r, run);
+		goto out;
+	}
+	run->pid = pid;
+	run->started = local_now_s();
+	run->rec.state = TS_RUNNING;
+	run->rec.pid = pid;
+	run->rec.pid_start = local_read_pstat(&ps, pid) == 0 ? ps.start : 0;
+	run->rec.start_time = (int64_t)time(NULL);
+	run->rec.gpus = gpus ? xstrdup(gpus) : NULL;
+	r->running++;
+	save(r, run);
+	say("task %" PRIu32 " (job %" PRIu32 "): started, pid %d%s%s", run->rec.array_task_id,
+	    run->rec.job_id, (int)pid, gpus ? ", GPUs " : "", gpus ? gpus : "");
+out:
+	if (ofd >= 0)
+		close(ofd);
+	if (efd >= 0 && efd != ofd)
+		close(efd);
+	if (nullfd >= 0)
+		close(nullfd);
+	for (size_t i = 0; i < e.n; i++)
+		free(e.own[i]);
+	free(e.own);
+	free(env);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void finish_task(struct runner *r, struct run *run, int wstatus, const struct rusage *ru)
+{
+	uint64_t kernel_peak = (uint64_t)ru->ru_maxrss * 1024; /* KiB on Linux */
+	char rss[32];
+
+	/* Whatever the task left running would be killed by Slurm at its end too. */
+	local_signal_session(run->pid, run->rec.pid_start, SIGKILL);
+	release_gpus(run);
+	run->rec.state = local_final_state(wstatus, run->why);
+	run->rec.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 0;
+	run->rec.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+	run->rec.end_time = (int64_t)time(NULL);
+	run->rec.maxrss_bytes = run->peak > kernel_peak ? run->peak : kernel_peak;
+	run->pid = 0;
+	r->running--;
+	r->gpu_retry_at = 0;
+	save(r, run);
+	units_format_bytes(rss, sizeof(rss), run->rec.maxrss_bytes);
+	say("task %" PRIu32 ": %s, exit code %d:%d, %" PRId64 " s, MaxRSS %s",
+	    run->rec.array_task_id, task_state_name((enum task_state)run->rec.state),
+	    run->rec.exit_code, run->rec.signal, run->rec.end_time - run->rec.start_time, rss);
+}
+
+static void reap(struct runner *r)
+{
+	struct rusage ru;
+	int wstatus;
+	pid_t pid;
+
+	while ((pid = wait4(-1, &wstatus, WNOHANG, &ru)) > 0)
+		for (size_t i = 0; i < r->nruns; i++)
+			if (r->runs[i].pid == pid) {
+				finish_task(r, &r->runs[i], wstatus, &ru);
+				break;
+			}
+	/* Others are orphans a task left, adopted by this subreaper. */
+}
+
+static void enforce(struct runner *r, double now)
+{
+	for (size_t i = 0; i < r->nruns; i++) {
+		struct run *run = &r->runs[i];
+		double elapsed = now - run->started;
+
+		if (!run->pid)
+			continue;
+		if (!run->warned && r->dl.warn_at >= 0 && elapsed >= (double)r->dl.warn_at) {
+			run->warned = true;
+			kill(run->pid, r->arr.warn_signal);
+			say("task %" PRIu32
+			    ": sent SIG%s to its script, %u s before its time limit",
+			    run->rec.array_task_id, local_signal_name(r->arr.warn_signal),
+			    r->arr.warn_s);
+		}
+		if (!run->termed && r->dl.term_at >= 0 && elapsed >= (double)r->dl.term_at) {
+			run->termed = true;
+			run->why = LOCAL_STOP_TIMEOUT;
+			run->kill_at = run->started + (double)r->dl.kill_at;
+			local_signal_session(run->pid, run->rec.pid_start, SIGTERM);
+			say("task %" PRIu32 ": time limit reached, sent SIGTERM (SIGKILL in %d s)",
+			    run->rec.array_task_id, TERM_GRACE_S);
+		}
+		if (run->kill_at > 0 && now >= run->kill_at)
+			local_signal_session(run->pid, run->rec.pid_start, SIGKILL);
+	}
+}
+
+/* One pass over /proc: each running task's session's RSS; over its request, it is killed. */
+static void poll_memory(struct runner *r, double now)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	DIR *d;
+	struct dirent *de;
+
+	if (!r->running)
+		return;
+	d = opendir("/proc");
+	if (!d)
+		return;
+	for (size_t i = 0; i < r->nruns; i++)
+		r->runs[i].rss = 0;
+	while ((de = readdir(d))) {
+		long pid = local_digits_value(de->d_name);
+		struct pstat ps;
+
+		if (pid <= 0 || local_read_pstat(&ps, pid) < 0)
+			continue;
+		for (size_t i = 0; i < r->nruns; i++)
+			if (r->runs[i].pid && r->runs[i].pid == ps.session) {
+				r->runs[i].rss += ps.rss_pages * page;
+				break;
+			}
+	}
+	closedir(d);
+	for (size_t i = 0; i < r->nruns; i++) {
+		struct run *run = &r->runs[i];
+		char rss[32], req[32];
+
+		if (!run->pid)
+			continue;
+		if (run->rss > run->peak)
+			run->peak = run->rss;
+		if (!r->arr.mem_mb || run->rss <= r->arr.mem_mb * 1024 * 1024 || run->why)
+			continue;
+		run->why = LOCAL_STOP_MEMORY;
+		run->kill_at = now;
+		local_signal_session(run->pid, run->rec.pid_start, SIGKILL);
+		units_format_bytes(rss, sizeof(rss), run->rss);
+		units_format_mem(req, sizeof(req), r->arr.mem_mb);
+		say("task %" PRIu32 ": uses %s, over its --mem=%s: killed", run->rec.array_task_id,
+		    rss, req);
+	}
+}
+
+void local_this_host(char *buf, size_t size)
+{
+	if (gethostname(buf, size - 1) < 0)
+		snprintf(buf, size, "localhost");
+	buf[size - 1] = '\0';
+}
+
+/* Whether the runner still runs; one on another machine (a shared state folder) is trusted. */
+bool local_runner_alive(const struct local_array_rec *arr, int64_t now, const char *host)
+{
+	if (arr->host && *arr->host && strcmp(arr->host, host))
+		return true;
+	if (!arr->runner_pid)
+		return now - arr->submit_time < START_GRACE_S;
+	return local_process_is(arr->runner_pid, arr->runner_start);
+}
+
+/* --dependency=afterany: the earlier local array job has ended, or will never go on. */
+static void check_after(struct runner *r)
+{
+	struct local_array_rec before;
+	struct local_task_rec *tasks = NULL;
+	size_t n = 0;
+	bool done = true;
+
+	if (store_local_load_array(r->st, &before, r->arr.after_job_id) < 0) {
+		r->after_done = true; /* not one of ours: nothing to wait for */
+		return;
+	}
+	if (store_local_load_tasks(r->st, &tasks, &n, before.job_id) == 0 &&
+	    local_runner_alive(&before, (int64_t)time(NULL), r->host))
+		for (size_t i = 0; i < n; i++)
+			if (!task_state_is_final((enum task_state)tasks[i].state))
+				done = false;
+	local_task_recs_free(tasks, n);
+	local_array_rec_release(&before);
+	if (done)
+		say("array job %" PRIu32 " has ended: starting", r->arr.after_job_id);
+	r->after_done = done;
+}
+
+static struct run *next_pending(struct runner *r)
+{
+	while (r->next < r->nruns && r->runs[r->next].rec.state != TS_PENDING)
+		r->next++;
+	return r->next < r->nruns ? &r->runs[r->next] : NULL;
+}
+
+static size_t count_pending(const struct runner *r)
+{
+	size_t n = 0;
+
+	for (size_t i = r->next; i < r->nruns; i++)
+		n += r->runs[i].rec.state == TS_PENDING;
+	return n;
+}
+
+static void start_tasks(struct runner *r, double now)
+{
+	size_t pending = count_pending(r), n;
+	struct gpu_set set;
+
+	if (!pending)
+		return;
+	if (!r->arr.gpus) {
+		n = local_schedule(r->running, pending, r->arr.throttle, 0, 0);
+		for (size_t k = 0; k < n; k++)
+			start_task(r, next_pending(r), NULL);
+		return;
+	}
+	if (now < r->gpu_retry_at || !local_schedule(r->running, pending, r->arr.throttle, 0, 0))
+		return;
+	r->gpu_retry_at = now + GPU_RETRY_S;
+	gpu_set_init(&set);
+	if (gpu_query(&set, false) < 0)
+		return; /* reported; asked again in a moment */
+	gpu_select(&set, 0);
+	n = local_schedule(r->running, pending, r->arr.throttle, r->arr.gpus,
+	                   gpus_available(r, &set));
+	if (!n && !r->gpu_waiting)
+		say("waiting for GPUs: each task asks %u, %zu of the %zu GPUs are free and not "
+		    "ours (see sweep gpus)",
+		    r->arr.gpus, gpus_available(r, &set), set.ngpus);
+	r->gpu_waiting = !n;
+	for (size_t k = 0; k < n; k++) {
+		struct strbuf ids = STRBUF_INIT;
+		struct run *run = next_pending(r);
+
+		if (take_gpus(r, run, &set, &ids) < 0) {
+			strbuf_release(&ids);
+			break; /* locked by another runner: wait */
+		}
+		start_task(r, run, ids.buf);
+		strbuf_release(&ids);
+	}
+	if (n)
+		r->gpu_retry_at = 0;
+	gpu_set_release(&set);
+}
+
+static void begin_cancel(struct runner *r, double now)
+{
+	int64_t when = (int64_t)time(NULL);
+
+	r->stopping = true;
+	if (store_local_cancel_pending(r->st, r->arr.job_id, when) < 0)
+		say("could not record the pending tasks as cancelled (see the error above)");
+	for (size_t i = 0; i < r->nruns; i++) {
+		struct run *run = &r->runs[i];
+
+		if (run->rec.state == TS_PENDING) {
+			run->rec.state = TS_CANCELLED;
+			run->rec.end_time = when;
+		} else if (run->pid) {
+			if (run->why == LOCAL_STOP_NONE)
+				run->why = LOCAL_STOP_CANCEL;
+			run->termed = true;
+			run->kill_at = now + CANCEL_GRACE_S;
+			local_signal_session(run->pid, run->rec.pid_start, SIGTERM);
+		}
+	}
+	say("cancelled: pending tasks will not start, running ones got SIGTERM");
+}
+
+static int runner_load(struct runner *r, const char *state_dir, uint32_t job_id)
+{
+	struct local_task_rec *tasks = NULL;
+	size_t n = 0;
+
+	if (store_open(&r->st, state_dir, 0) < 0 ||
+	    store_local_load_array(r->st, &r->arr, job_id) < 0 ||
+	    store_local_load_tasks(r->st, &tasks, &n, job_id) < 0)
+		return SWEEP_ERR;
+	r->runs = xcalloc(n ? n : 1, sizeof(*r->runs));
+	r->nruns = n;
+	for (size_t i = 0; i < n; i++)
+		r->runs[i].rec = tasks[i]; /* takes over its gpus string */
+	free(tasks);
+	if (n) {
+		r->task_min = r->runs[0].rec.array_task_id;
+		r->task_max = r->runs[n - 1].rec.array_task_id;
+	}
+	local_deadlines(&r->dl, r->arr.time_limit_s, r->arr.warn_signal, r->arr.warn_s,
+	                TERM_GRACE_S);
+	snprintf(r->offset, sizeof(r->offset), "%" PRIu32, r->arr.offset);
+	local_this_host(r->host, sizeof(r->host));
+	r->after_done = !r->arr.after_job_id;
+	return 0;
+}
+
+static void runner_release(struct runner *r)
+{
+	for (size_t i = 0; i < r->nruns; i++) {
+		release_gpus(&r->runs[i]);
+		free(r->runs[i].rec.gpus);
+	}
+	free(r->runs);
+	local_array_rec_release(&r->arr);
+	store_close(r->st);
+}
+
+int local_runner_main(int argc, char **argv)
+{
+	struct runner r = {0};
+	struct sigaction sa;
+	sigset_t block, wait_mask;
+	double next_poll = 0;
+	unsigned long job_id;
+	char *end;
+
+	if (argc != 3 || (job_id = strtoul(argv[2], &end, 10)) == 0 || *end ||
+	    job_id > UINT32_MAX) {
+		error("usage: sweep %s STATE_DIR JOB_ID (sweep submit --local starts it)",
+		      LOCAL_RUNNER_COMMAND);
+		return EXIT_USAGE;
+	}
+	/* Signals wait while the loop works; pselect lets them in while it sleeps. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &wait_mask);
+	sigdelset(&wait_mask, SIGCHLD);
+	sigdelset(&wait_mask, SIGTERM);
+	sigdelset(&wait_mask, SIGINT);
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+
+	if (runner_load(&r, argv[1], (uint32_t)job_id) < 0) {
+		runner_release(&r);
+		return EXIT_ERROR;
+	}
+	say("runner %d: array job %" PRIu32 " of sweep %" PRId64 ", %zu task%s, at most %u at "
+	    "once%s",
+	    (int)getpid(), r.arr.job_id, r.arr.sweep_id, r.nruns, r.nruns == 1 ? "" : "s",
+	    r.arr.throttle, r.after_done ? "" : ", after the previous array job");
+	for (;;) {
+		double now = local_now_s();
+		struct timespec ts;
+		double wait;
+
+		got_child = 0;
+		reap(&r);
+		if (got_stop && !r.stopping)
+			begin_cancel(&r, now);
+		enforce(&r, now);
+		if (now >= next_poll) {
+			poll_memory(&r, now);
+			if (!r.after_done)
+				check_after(&r);
+			next_poll = now + POLL_S;
+		}
+		if (!r.stopping && r.after_done)
+			start_tasks(&r, now);
+		if (!r.running && (r.stopping || !next_pending(&r)))
+			break;
+		wait = next_poll - local_now_s();
+		if (wait <= 0 || got_child || (got_stop && !r.stopping))
+			continue;
+		ts.tv_sec = (time_t)wait;
+		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+		pselect(0, NULL, NULL, NULL, &ts, &wait_mask);
+	}
+	say("runner %d: array job %" PRIu32 " done", (int)getpid(), r.arr.job_id);
+	runner_release(&r);
+	return EXIT_OK;
+}
