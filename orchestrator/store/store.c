@@ -23,14 +23,10 @@
 #include "error.h"
 #include "plan.h"
 #include "path.h"
+#include "store_impl.h"
 #include "strbuf.h"
 
 #include "banned.h"
-
-struct store {
-	sqlite3 *db;
-	char *dir;
-};
 
 /* Each entry migrates from version i to i + 1. */
 static const char *const migrations[] = {
@@ -143,7 +139,7 @@ void sweep_recs_free(struct sweep_rec *recs, size_t n)
 	free(recs);
 }
 
-static int db_error(struct store *st, const char *what)
+int store_db_error(struct store *st, const char *what)
 {
 	return error("state store '%s': %s: %s", st->dir, what, sqlite3_errmsg(st->db));
 }
@@ -161,20 +157,21 @@ static int exec(struct store *st, const char *sql)
 	return 0;
 }
 
-static int prepare(struct store *st, sqlite3_stmt **stmt, const char *sql)
+int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
-		return db_error(st, "cannot prepare a query");
+		return store_db_error(st, "cannot prepare a query");
 	return 0;
 }
 
-static int begin(struct store *st)
+int store_begin(struct store *st)
 {
 	return exec(st, "BEGIN IMMEDIATE");
 }
 
-/* Ends what begin() started: rolls back after a failure (ret < 0) and returns it, else commits. */
-static int end(struct store *st, int ret)
+/* Ends what store_begin() started: rolls back after a failure (ret < 0) and returns it, else
+ * commits. */
+int store_end(struct store *st, int ret)
 {
 	if (ret < 0) {
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -189,14 +186,14 @@ static int migrate(struct store *st)
 	int version, ret = 0;
 	const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
 
-	if (begin(st) < 0)
+	if (store_begin(st) < 0)
 		return SWEEP_ERR;
-	if (prepare(st, &stmt, "PRAGMA user_version") < 0) {
+	if (store_prepare(st, &stmt, "PRAGMA user_version") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
 	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		ret = db_error(st, "cannot read the schema version");
+		ret = store_db_error(st, "cannot read the schema version");
 		goto out;
 	}
 	version = sqlite3_column_int(stmt, 0);
@@ -221,7 +218,7 @@ static int migrate(struct store *st)
 	}
 out:
 	sqlite3_finalize(stmt);
-	return end(st, ret);
+	return store_end(st, ret);
 }
 
 int store_open(struct store **out, const char *state_dir, int create)
@@ -341,8 +338,8 @@ static int insert_settings(struct store *st, int64_t id, const struct plan *plan
 	sqlite3_stmt *stmt = NULL;
 	int ret = 0;
 
-	if (prepare(st, &stmt, "INSERT INTO settings (sweep_id, setting, vals) VALUES (?, ?, ?)") <
-	    0)
+	if (store_prepare(st, &stmt,
+	                  "INSERT INTO settings (sweep_id, setting, vals) VALUES (?, ?, ?)") < 0)
 		return SWEEP_ERR;
 	for (size_t s = 0; s < plan->nsettings; s++) {
 		char *vals = setting_json(plan, s);
@@ -355,7 +352,7 @@ static int insert_settings(struct store *st, int64_t id, const struct plan *plan
 		sqlite3_bind_int64(stmt, 2, (sqlite3_int64)s);
 		sqlite3_bind_text(stmt, 3, vals, -1, free);
 		if (sqlite3_step(stmt) != SQLITE_DONE) {
-			ret = db_error(st, "cannot record the settings");
+			ret = store_db_error(st, "cannot record the settings");
 			goto out;
 		}
 		sqlite3_reset(stmt);
@@ -376,7 +373,7 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 		ret = error("cannot encode the parameter names (not valid UTF-8)");
 		goto out_free;
 	}
-	if (begin(st) < 0) {
+	if (store_begin(st) < 0) {
 		ret = SWEEP_ERR;
 		goto out_free;
 	}
@@ -385,10 +382,11 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	rec->ntasks = plan->ntasks;
 	rec->nsettings = plan->nsettings;
 	rec->nseeds = plan->nseeds;
-	if (prepare(st, &stmt,
-	            "INSERT INTO sweeps (name, source, spec, dir, script, logs, backend, status,"
-	            " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds)"
-	            " VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
+	if (store_prepare(
+	        st, &stmt,
+	        "INSERT INTO sweeps (name, source, spec, dir, script, logs, backend, status,"
+	        " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds)"
+	        " VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -406,7 +404,7 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	sqlite3_bind_text(stmt, 12, params, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 13, seeds, -1, SQLITE_STATIC);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
-		ret = db_error(st, "cannot record the sweep");
+		ret = store_db_error(st, "cannot record the sweep");
 		goto out;
 	}
 	rec->id = sqlite3_last_insert_rowid(st->db);
@@ -417,7 +415,7 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	free(rec->script);
 	rec->dir = xstrfmt("%s/sweeps/%" PRId64, st->dir, rec->id);
 	rec->script = xstrfmt("%s/%s.sbatch", rec->dir, rec->name);
-	if (prepare(st, &stmt, "UPDATE sweeps SET dir = ?, script = ? WHERE id = ?") < 0) {
+	if (store_prepare(st, &stmt, "UPDATE sweeps SET dir = ?, script = ? WHERE id = ?") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -425,7 +423,7 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	sqlite3_bind_text(stmt, 2, rec->script, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(stmt, 3, rec->id);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
-		ret = db_error(st, "cannot record the sweep");
+		ret = store_db_error(st, "cannot record the sweep");
 		goto out;
 	}
 	if (insert_settings(st, rec->id, plan) < 0 || path_mkdir_p(rec->dir) < 0) {
@@ -434,7 +432,7 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	}
 out:
 	sqlite3_finalize(stmt);
-	ret = end(st, ret);
+	ret = store_end(st, ret);
 out_free:
 	free(params);
 	free(seeds);
@@ -446,9 +444,9 @@ int store_add_array(struct store *st, int64_t sweep_id, const struct array_rec *
 	sqlite3_stmt *stmt = NULL;
 	int ret = 0;
 
-	if (prepare(st, &stmt,
-	            "INSERT INTO arrays (sweep_id, job_id, index_offset, spec, attempt,"
-	            " submitted_at) VALUES (?, ?, ?, ?, ?, ?)") < 0)
+	if (store_prepare(st, &stmt,
+	                  "INSERT INTO arrays (sweep_id, job_id, index_offset, spec, attempt,"
+	                  " submitted_at) VALUES (?, ?, ?, ?, ?, ?)") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
 	sqlite3_bind_int64(stmt, 2, arr->job_id);
@@ -458,7 +456,7 @@ int store_add_array(struct store *st, int64_t sweep_id, const struct array_rec *
 	sqlite3_bind_int64(stmt, 6, arr->submitted_at ? arr->submitted_at : (int64_t)time(NULL));
 	/* A single statement is its own transaction in SQLite. */
 	if (sqlite3_step(stmt) != SQLITE_DONE)
-		ret = db_error(st, "cannot record the array job");
+		ret = store_db_error(st, "cannot record the array job");
 	sqlite3_finalize(stmt);
 	return ret;
 }
@@ -469,10 +467,10 @@ int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status sta
 	sqlite3_stmt *stmt = NULL;
 	int ret = 0;
 
-	if (prepare(st, &stmt,
-	            "UPDATE sweeps SET status = ?, error = ?,"
-	            " submitted_at = CASE WHEN ? = 1 THEN ? ELSE submitted_at END WHERE id = ?") <
-	    0)
+	if (store_prepare(
+	        st, &stmt,
+	        "UPDATE sweeps SET status = ?, error = ?,"
+	        " submitted_at = CASE WHEN ? = 1 THEN ? ELSE submitted_at END WHERE id = ?") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int(stmt, 1, status);
 	if (reason)
@@ -483,7 +481,7 @@ int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status sta
 	sqlite3_bind_int64(stmt, 4, (int64_t)time(NULL));
 	sqlite3_bind_int64(stmt, 5, sweep_id);
 	if (sqlite3_step(stmt) != SQLITE_DONE)
-		ret = db_error(st, "cannot update the sweep");
+		ret = store_db_error(st, "cannot update the sweep");
 	else if (sqlite3_changes(st->db) != 1)
 		ret = error("state store '%s': no sweep with id %" PRId64, st->dir, sweep_id);
 	sqlite3_finalize(stmt);
@@ -494,7 +492,7 @@ int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status sta
 	"id, name, source, dir, script, logs, backend, status, error, created_at,"                 \
 	" submitted_at, ntasks, nsettings, nseeds, max_concurrent"
 
-static char *column_text(sqlite3_stmt *stmt, int col)
+char *store_column_text(sqlite3_stmt *stmt, int col)
 {
 	const unsigned char *text = sqlite3_column_text(stmt, col);
 
@@ -504,14 +502,14 @@ static char *column_text(sqlite3_stmt *stmt, int col)
 static void read_sweep_row(struct sweep_rec *rec, sqlite3_stmt *stmt)
 {
 	rec->id = sqlite3_column_int64(stmt, 0);
-	rec->name = column_text(stmt, 1);
-	rec->source = column_text(stmt, 2);
-	rec->dir = column_text(stmt, 3);
-	rec->script = column_text(stmt, 4);
-	rec->logs = column_text(stmt, 5);
-	rec->backend = column_text(stmt, 6);
+	rec->name = store_column_text(stmt, 1);
+	rec->source = store_column_text(stmt, 2);
+	rec->dir = store_column_text(stmt, 3);
+	rec->script = store_column_text(stmt, 4);
+	rec->logs = store_column_text(stmt, 5);
+	rec->backend = store_column_text(stmt, 6);
 	rec->status = (enum sweep_status)sqlite3_column_int(stmt, 7);
-	rec->error = column_text(stmt, 8);
+	rec->error = store_column_text(stmt, 8);
 	rec->created_at = sqlite3_column_int64(stmt, 9);
 	rec->submitted_at = sqlite3_column_int64(stmt, 10);
 	rec->ntasks = (size_t)sqlite3_column_int64(stmt, 11);
@@ -536,20 +534,21 @@ int store_find_sweep(struct store *st, struct sweep_rec *out, const char *which)
 	int ret = 0, rc;
 
 	if (!which) {
-		ret = prepare(st, &stmt,
-		              "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id DESC LIMIT 1");
+		ret = store_prepare(
+		    st, &stmt, "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id DESC LIMIT 1");
 	} else if (all_digits(which)) {
-		ret = prepare(st, &stmt,
-		              "SELECT " SWEEP_COLUMNS " FROM sweeps WHERE id = ?1 OR name = ?2"
-		              " ORDER BY id = ?1 DESC, id DESC LIMIT 1");
+		ret =
+		    store_prepare(st, &stmt,
+		                  "SELECT " SWEEP_COLUMNS " FROM sweeps WHERE id = ?1 OR name = ?2"
+		                  " ORDER BY id = ?1 DESC, id DESC LIMIT 1");
 		if (!ret) {
 			sqlite3_bind_int64(stmt, 1, strtoll(which, NULL, 10));
 			sqlite3_bind_text(stmt, 2, which, -1, SQLITE_STATIC);
 		}
 	} else {
-		ret = prepare(st, &stmt,
-		              "SELECT " SWEEP_COLUMNS
-		              " FROM sweeps WHERE name = ? ORDER BY id DESC LIMIT 1");
+		ret = store_prepare(st, &stmt,
+		                    "SELECT " SWEEP_COLUMNS
+		                    " FROM sweeps WHERE name = ? ORDER BY id DESC LIMIT 1");
 		if (!ret)
 			sqlite3_bind_text(stmt, 1, which, -1, SQLITE_STATIC);
 	}
@@ -565,7 +564,7 @@ int store_find_sweep(struct store *st, struct sweep_rec *out, const char *which)
 		else
 			ret = error("no sweeps in '%s' yet (run 'sweep submit FILE')", st->dir);
 	} else {
-		ret = db_error(st, "cannot read the sweeps");
+		ret = store_db_error(st, "cannot read the sweeps");
 	}
 out:
 	sqlite3_finalize(stmt);
@@ -581,7 +580,7 @@ int store_list_sweeps(struct store *st, struct sweep_rec **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	if (prepare(st, &stmt, "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id") < 0)
+	if (store_prepare(st, &stmt, "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id") < 0)
 		return SWEEP_ERR;
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		ALLOC_GROW(recs, nr + 1, alloc);
@@ -589,7 +588,7 @@ int store_list_sweeps(struct store *st, struct sweep_rec **out, size_t *n)
 		read_sweep_row(&recs[nr++], stmt);
 	}
 	if (rc != SQLITE_DONE) {
-		ret = db_error(st, "cannot read the sweeps");
+		ret = store_db_error(st, "cannot read the sweeps");
 		sweep_recs_free(recs, nr);
 	} else {
 		*out = recs;
@@ -628,7 +627,8 @@ int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id)
 	size_t nsettings = 0, s = 0;
 	int rc, ret = 0;
 
-	if (prepare(st, &stmt, "SELECT params, seeds, nsettings FROM sweeps WHERE id = ?") < 0)
+	if (store_prepare(st, &stmt, "SELECT params, seeds, nsettings FROM sweeps WHERE id = ?") <
+	    0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
 	if (sqlite3_step(stmt) != SQLITE_ROW) {
@@ -650,9 +650,9 @@ int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id)
 	stmt = NULL;
 
 	out->values = xcalloc(nsettings * out->nparams + 1, sizeof(char *));
-	if (prepare(st, &stmt,
-	            "SELECT setting, vals FROM settings WHERE sweep_id = ?"
-	            " ORDER BY setting") < 0) {
+	if (store_prepare(st, &stmt,
+	                  "SELECT setting, vals FROM settings WHERE sweep_id = ?"
+	                  " ORDER BY setting") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -671,7 +671,7 @@ int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id)
 		s++;
 	}
 	if (rc != SQLITE_DONE) {
-		ret = db_error(st, "cannot read the settings");
+		ret = store_db_error(st, "cannot read the settings");
 		goto out;
 	}
 	out->nsettings = s;
@@ -702,22 +702,22 @@ int store_load_arrays(struct store *st, struct array_rec **out, size_t *n, int64
 
 	*out = NULL;
 	*n = 0;
-	if (prepare(st, &stmt,
-	            "SELECT job_id, index_offset, spec, attempt, submitted_at FROM arrays"
-	            " WHERE sweep_id = ? ORDER BY attempt, submitted_at, job_id") < 0)
+	if (store_prepare(st, &stmt,
+	                  "SELECT job_id, index_offset, spec, attempt, submitted_at FROM arrays"
+	                  " WHERE sweep_id = ? ORDER BY attempt, submitted_at, job_id") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		ALLOC_GROW(recs, nr + 1, alloc);
 		recs[nr].job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
 		recs[nr].offset = (uint32_t)sqlite3_column_int64(stmt, 1);
-		recs[nr].spec = column_text(stmt, 2);
+		recs[nr].spec = store_column_text(stmt, 2);
 		recs[nr].attempt = (unsigned)sqlite3_column_int(stmt, 3);
 		recs[nr].submitted_at = sqlite3_column_int64(stmt, 4);
 		nr++;
 	}
 	if (rc != SQLITE_DONE) {
-		ret = db_error(st, "cannot read the array jobs");
+		ret = store_db_error(st, "cannot read the array jobs");
 		array_recs_free(recs, nr);
 	} else {
 		*out = recs;
@@ -733,287 +733,14 @@ int store_last_attempt(struct store *st, unsigned *out, int64_t sweep_id)
 	int ret = 0;
 
 	*out = 0;
-	if (prepare(st, &stmt, "SELECT COALESCE(MAX(attempt), 0) FROM arrays WHERE sweep_id = ?") <
-	    0)
+	if (store_prepare(st, &stmt,
+	                  "SELECT COALESCE(MAX(attempt), 0) FROM arrays WHERE sweep_id = ?") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
 	if (sqlite3_step(stmt) == SQLITE_ROW)
 		*out = (unsigned)sqlite3_column_int(stmt, 0);
 	else
-		ret = db_error(st, "cannot read the array jobs");
-	sqlite3_finalize(stmt);
-	return ret;
-}
-
-/* The local side: states are stored by name, so the enum can grow. */
-
-void local_array_rec_release(struct local_array_rec *rec)
-{
-	free(rec->script);
-	free(rec->name);
-	free(rec->workdir);
-	free(rec->out_pattern);
-	free(rec->err_pattern);
-	free(rec->host);
-	memset(rec, 0, sizeof(*rec));
-}
-
-void local_task_recs_free(struct local_task_rec *recs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(recs[i].gpus);
-	free(recs);
-}
-
-static int state_of_name(const char *name)
-{
-	for (int s = 0; s < TS_NSTATES; s++)
-		if (name && !strcmp(task_state_name((enum task_state)s), name))
-			return s;
-	return TS_MISSING;
-}
-
-int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_t *task_ids,
-                    size_t n)
-{
-	sqlite3_stmt *stmt = NULL;
-	int64_t next;
-	int ret = 0;
-
-	if (begin(st) < 0)
-		return SWEEP_ERR;
-	if (prepare(st, &stmt,
-	            "SELECT MAX(COALESCE((SELECT MAX(job_id) FROM local_tasks), 0),"
-	            " COALESCE((SELECT MAX(job_id) FROM local_arrays), 0))") < 0) {
-		ret = SWEEP_ERR;
-		goto out;
-	}
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		ret = db_error(st, "cannot allocate a local job id");
-		goto out;
-	}
-	next = sqlite3_column_int64(stmt, 0) + 1;
-	if (next + (int64_t)n > UINT32_MAX) {
-		ret = error("state store '%s': local job ids are used up", st->dir);
-		goto out;
-	}
-	sqlite3_finalize(stmt);
-	stmt = NULL;
-	arr->job_id = (uint32_t)next;
-	arr->submit_time = (int64_t)time(NULL);
-	if (prepare(st, &stmt,
-	            "INSERT INTO local_arrays (job_id, sweep_id, script, index_offset, job_name,"
-	            " workdir, stdout, stderr, throttle, time_limit_s, warn_signal, warn_s, mem_mb,"
-	            " ncpus, gpus, after_job_id, submit_time, open_append, host)"
-	            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
-		ret = SWEEP_ERR;
-		goto out;
-	}
-	sqlite3_bind_int64(stmt, 1, arr->job_id);
-	sqlite3_bind_int64(stmt, 2, arr->sweep_id);
-	sqlite3_bind_text(stmt, 3, arr->script, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 4, arr->offset);
-	sqlite3_bind_text(stmt, 5, arr->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, arr->workdir, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 7, arr->out_pattern, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 8, arr->err_pattern, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 9, arr->throttle);
-	sqlite3_bind_int64(stmt, 10, (sqlite3_int64)arr->time_limit_s);
-	sqlite3_bind_int(stmt, 11, arr->warn_signal);
-	sqlite3_bind_int64(stmt, 12, arr->warn_s);
-	sqlite3_bind_int64(stmt, 13, (sqlite3_int64)arr->mem_mb);
-	sqlite3_bind_int64(stmt, 14, arr->ncpus);
-	sqlite3_bind_int64(stmt, 15, arr->gpus);
-	sqlite3_bind_int64(stmt, 16, arr->after_job_id);
-	sqlite3_bind_int64(stmt, 17, arr->submit_time);
-	sqlite3_bind_int(stmt, 18, arr->append);
-	sqlite3_bind_text(stmt, 19, arr->host ? arr->host : "", -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) != SQLITE_DONE) {
-		ret = db_error(st, "cannot record the local array job");
-		goto out;
-	}
-	sqlite3_finalize(stmt);
-	stmt = NULL;
-	if (prepare(st, &stmt,
-	            "INSERT INTO local_tasks (job_id, array_job_id, array_task_id, state)"
-	            " VALUES (?, ?, ?, 'PENDING')") < 0) {
-		ret = SWEEP_ERR;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_bind_int64(stmt, 1, next + (int64_t)i);
-		sqlite3_bind_int64(stmt, 2, arr->job_id);
-		sqlite3_bind_int64(stmt, 3, task_ids[i]);
-		if (sqlite3_step(stmt) != SQLITE_DONE) {
-			ret = db_error(st, "cannot record the local tasks");
-			goto out;
-		}
-		sqlite3_reset(stmt);
-	}
-out:
-	sqlite3_finalize(stmt);
-	return end(st, ret);
-}
-
-int store_local_set_runner(struct store *st, uint32_t job_id, int64_t pid, uint64_t start)
-{
-	sqlite3_stmt *stmt = NULL;
-	int ret = 0;
-
-	if (prepare(st, &stmt,
-	            "UPDATE local_arrays SET runner_pid = ?, runner_start = ? WHERE job_id = ?") <
-	    0)
-		return SWEEP_ERR;
-	sqlite3_bind_int64(stmt, 1, pid);
-	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)start);
-	sqlite3_bind_int64(stmt, 3, job_id);
-	if (sqlite3_step(stmt) != SQLITE_DONE)
-		ret = db_error(st, "cannot record the local runner");
-	sqlite3_finalize(stmt);
-	return ret;
-}
-
-int store_local_load_array(struct store *st, struct local_array_rec *out, uint32_t job_id)
-{
-	sqlite3_stmt *stmt = NULL;
-	int rc, ret = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (prepare(st, &stmt,
-	            "SELECT job_id, sweep_id, script, index_offset, job_name, workdir, stdout,"
-	            " stderr, throttle, time_limit_s, warn_signal, warn_s, mem_mb, ncpus, gpus,"
-	            " after_job_id, runner_pid, runner_start, submit_time, open_append, host"
-	            " FROM local_arrays WHERE job_id = ?") < 0)
-		return SWEEP_ERR;
-	sqlite3_bind_int64(stmt, 1, job_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
-		out->sweep_id = sqlite3_column_int64(stmt, 1);
-		out->script = column_text(stmt, 2);
-		out->offset = (uint32_t)sqlite3_column_int64(stmt, 3);
-		out->name = column_text(stmt, 4);
-		out->workdir = column_text(stmt, 5);
-		out->out_pattern = column_text(stmt, 6);
-		out->err_pattern = column_text(stmt, 7);
-		out->throttle = (unsigned)sqlite3_column_int64(stmt, 8);
-		out->time_limit_s = (uint64_t)sqlite3_column_int64(stmt, 9);
-		out->warn_signal = sqlite3_column_int(stmt, 10);
-		out->warn_s = (unsigned)sqlite3_column_int64(stmt, 11);
-		out->mem_mb = (uint64_t)sqlite3_column_int64(stmt, 12);
-		out->ncpus = (unsigned)sqlite3_column_int64(stmt, 13);
-		out->gpus = (unsigned)sqlite3_column_int64(stmt, 14);
-		out->after_job_id = (uint32_t)sqlite3_column_int64(stmt, 15);
-		out->runner_pid = sqlite3_column_int64(stmt, 16);
-		out->runner_start = (uint64_t)sqlite3_column_int64(stmt, 17);
-		out->submit_time = sqlite3_column_int64(stmt, 18);
-		out->append = sqlite3_column_int(stmt, 19);
-		out->host = column_text(stmt, 20);
-	} else if (rc == SQLITE_DONE) {
-		ret = error("state store '%s': no local array job %" PRIu32, st->dir, job_id);
-	} else {
-		ret = db_error(st, "cannot read the local array jobs");
-	}
-	sqlite3_finalize(stmt);
-	return ret;
-}
-
-int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t *n,
-                           uint32_t array_job_id)
-{
-	sqlite3_stmt *stmt = NULL;
-	struct local_task_rec *recs = NULL;
-	size_t nr = 0, alloc = 0;
-	int rc, ret = 0;
-
-	*out = NULL;
-	*n = 0;
-	if (prepare(st, &stmt,
-	            "SELECT job_id, array_job_id, array_task_id, state, exit_code, signal, pid,"
-	            " pid_start, start_time, end_time, maxrss_bytes, gpus FROM local_tasks"
-	            " WHERE array_job_id = ? ORDER BY array_task_id") < 0)
-		return SWEEP_ERR;
-	sqlite3_bind_int64(stmt, 1, array_job_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct local_task_rec *t;
-
-		ALLOC_GROW(recs, nr + 1, alloc);
-		t = &recs[nr++];
-		t->job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
-		t->array_job_id = (uint32_t)sqlite3_column_int64(stmt, 1);
-		t->array_task_id = (uint32_t)sqlite3_column_int64(stmt, 2);
-		t->state = state_of_name((const char *)sqlite3_column_text(stmt, 3));
-		t->exit_code = sqlite3_column_int(stmt, 4);
-		t->signal = sqlite3_column_int(stmt, 5);
-		t->pid = sqlite3_column_int64(stmt, 6);
-		t->pid_start = (uint64_t)sqlite3_column_int64(stmt, 7);
-		t->start_time = sqlite3_column_int64(stmt, 8);
-		t->end_time = sqlite3_column_int64(stmt, 9);
-		t->maxrss_bytes = sqlite3_column_type(stmt, 10) == SQLITE_NULL
-		                      ? UINT64_MAX
-		                      : (uint64_t)sqlite3_column_int64(stmt, 10);
-		t->gpus = column_text(stmt, 11);
-	}
-	if (rc != SQLITE_DONE) {
-		ret = db_error(st, "cannot read the local tasks");
-		local_task_recs_free(recs, nr);
-	} else {
-		*out = recs;
-		*n = nr;
-	}
-	sqlite3_finalize(stmt);
-	return ret;
-}
-
-int store_local_update_task(struct store *st, const struct local_task_rec *t)
-{
-	sqlite3_stmt *stmt = NULL;
-	int ret = 0;
-
-	if (prepare(st, &stmt,
-	            "UPDATE local_tasks SET state = ?, exit_code = ?, signal = ?, pid = ?,"
-	            " pid_start = ?, start_time = ?, end_time = ?, maxrss_bytes = ?, gpus = ?"
-	            " WHERE job_id = ?") < 0)
-		return SWEEP_ERR;
-	sqlite3_bind_text(stmt, 1, task_state_name((enum task_state)t->state), -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 2, t->exit_code);
-	sqlite3_bind_int(stmt, 3, t->signal);
-	sqlite3_bind_int64(stmt, 4, t->pid);
-	sqlite3_bind_int64(stmt, 5, (sqlite3_int64)t->pid_start);
-	sqlite3_bind_int64(stmt, 6, t->start_time);
-	sqlite3_bind_int64(stmt, 7, t->end_time);
-	if (t->maxrss_bytes == UINT64_MAX || t->maxrss_bytes > INT64_MAX)
-		sqlite3_bind_null(stmt, 8);
-	else
-		sqlite3_bind_int64(stmt, 8, (sqlite3_int64)t->maxrss_bytes);
-	if (t->gpus)
-		sqlite3_bind_text(stmt, 9, t->gpus, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(stmt, 9);
-	sqlite3_bind_int64(stmt, 10, t->job_id);
-	/* A single statement is its own transaction in SQLite. */
-	if (sqlite3_step(stmt) != SQLITE_DONE)
-		ret = db_error(st, "cannot record a local task");
-	else if (sqlite3_changes(st->db) != 1)
-		ret = error("state store '%s': no local task with job id %" PRIu32, st->dir,
-		            t->job_id);
-	sqlite3_finalize(stmt);
-	return ret;
-}
-
-int store_local_cancel_pending(struct store *st, uint32_t array_job_id, int64_t end_time)
-{
-	sqlite3_stmt *stmt = NULL;
-	int ret = 0;
-
-	if (prepare(st, &stmt,
-	            "UPDATE local_tasks SET state = 'CANCELLED', end_time = ?"
-	            " WHERE array_job_id = ? AND state = 'PENDING'") < 0)
-		return SWEEP_ERR;
-	sqlite3_bind_int64(stmt, 1, end_time);
-	sqlite3_bind_int64(stmt, 2, array_job_id);
-	if (sqlite3_step(stmt) != SQLITE_DONE)
-		ret = db_error(st, "cannot cancel the pending local tasks");
+		ret = store_db_error(st, "cannot read the array jobs");
 	sqlite3_finalize(stmt);
 	return ret;
 }

@@ -1,0 +1,22 @@
+#ifndef SWEEP_STORE_IMPL_H
+#define SWEEP_STORE_IMPL_H
+
+/* Shared between store.c and store_local.c, nowhere else. */
+
+#include <sqlite3.h>
+
+struct store {
+	sqlite3 *db;
+	char *dir;
+};
+
+int store_db_error(struct store *st, const char *what);
+
+int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql);
+
+int store_begin(struct store *st);
+int store_end(struct store *st, int ret);
+
+char *store_column_text(sqlite3_stmt *stmt, int col);
+
+#endif
