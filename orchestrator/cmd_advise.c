@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "loaded.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -188,40 +189,34 @@ static int parse_seed(uint64_t *out, const char *s)
 static int estimate_from_sweep(struct advise_mtbf *out, struct sweep_rec *rec,
                                const struct checkpoint_opts *o)
 {
-	struct store *st = NULL;
-	struct array_rec *arrays = NULL;
-	size_t narrays = 0;
-	const struct backend_ops *ops;
-	struct acct_set set;
+	struct loaded_sweep l;
 	int ret;
 
-	acct_set_init(&set);
-	ret = cli_open_sweep(&st, rec, cli_state_dir(o->state_dir), o->from);
+	loaded_init(&l);
+	ret = loaded_open(&l, cli_state_dir(o->state_dir), o->from);
 	if (ret < 0)
 		goto out;
-	ret = store_load_arrays(st, &arrays, &narrays, rec->id);
+	/* Through the seam: a --local sweep's records come from its runner. */
+	ret = loaded_records(&l);
 	if (ret < 0)
 		goto out;
-	if (!narrays) {
+	if (!l.narrays) {
 		ret = error("sweep %" PRId64 " '%s' has no array job: nothing ran to estimate the "
 		            "MTBF from; give it with --mtbf",
-		            rec->id, rec->name);
+		            l.rec.id, l.rec.name);
 		goto out;
 	}
-	/* Through the seam: a --local sweep's records come from its runner. */
-	ops = backend_get(rec->backend);
-	ret = ops ? ops->records(&set, st, rec, arrays, narrays) : SWEEP_ERR;
-	if (ret < 0)
-		goto out;
-	advise_estimate_mtbf(out, &set);
+	advise_estimate_mtbf(out, &l.set);
 	if (out->run_s <= 0)
 		ret = error("no run of sweep %" PRId64 " '%s' has any run time yet: nothing to "
 		            "estimate the MTBF from; give it with --mtbf",
-		            rec->id, rec->name);
+		            l.rec.id, l.rec.name);
 out:
-	acct_set_release(&set);
-	array_recs_free(arrays, narrays);
-	store_close(st);
+	/* The caller names the sweep in what it prints. */
+	sweep_rec_release(rec);
+	*rec = l.rec;
+	sweep_rec_init(&l.rec);
+	loaded_release(&l);
 	return ret;
 }
 

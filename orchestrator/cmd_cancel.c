@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "backend.h"
 #include "error.h"
+#include "loaded.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -33,14 +34,11 @@ int cmd_cancel(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *state_dir = NULL, *which;
-	struct sweep_rec rec;
-	struct store *st = NULL;
-	struct array_rec *arrays = NULL;
-	size_t narrays = 0;
+	struct loaded_sweep l;
 	const struct backend_ops *ops;
 	int opt, code, ret = EXIT_ERROR;
 
-	sweep_rec_init(&rec);
+	loaded_init(&l);
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -59,29 +57,25 @@ int cmd_cancel(int argc, char **argv)
 	if (code >= 0)
 		return code;
 
-	if (cli_open_sweep(&st, &rec, cli_state_dir(state_dir), which) < 0)
+	if (loaded_open(&l, cli_state_dir(state_dir), which) < 0 || loaded_arrays(&l) < 0)
 		goto out;
-	if (store_load_arrays(st, &arrays, &narrays, rec.id) < 0)
-		goto out;
-	if (!narrays) {
-		printf("sweep %" PRId64 " '%s' has no array jobs: nothing to cancel\n", rec.id,
-		       rec.name);
+	if (!l.narrays) {
+		printf("sweep %" PRId64 " '%s' has no array jobs: nothing to cancel\n", l.rec.id,
+		       l.rec.name);
 		ret = EXIT_OK;
 		goto out;
 	}
-	ops = backend_get(rec.backend);
+	ops = backend_get(l.rec.backend);
 	/* Finished array jobs are skipped quietly; the others' failures are reported. */
-	if (!ops || ops->cancel(st, &rec, arrays, narrays) < 0)
+	if (!ops || ops->cancel(l.st, &l.rec, l.arrays, l.narrays) < 0)
 		goto out;
-	printf("cancelled %zu array job%s of sweep %" PRId64 " '%s':", narrays,
-	       narrays == 1 ? "" : "s", rec.id, rec.name);
-	for (size_t i = 0; i < narrays; i++)
-		printf(" %" PRIu32, arrays[i].job_id);
+	printf("cancelled %zu array job%s of sweep %" PRId64 " '%s':", l.narrays,
+	       l.narrays == 1 ? "" : "s", l.rec.id, l.rec.name);
+	for (size_t i = 0; i < l.narrays; i++)
+		printf(" %" PRIu32, l.arrays[i].job_id);
 	printf(" (tasks that had ended are unchanged)\n");
 	ret = EXIT_OK;
 out:
-	array_recs_free(arrays, narrays);
-	sweep_rec_release(&rec);
-	store_close(st);
+	loaded_release(&l);
 	return ret;
 }

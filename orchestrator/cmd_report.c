@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "loaded.h"
 #include "gate.h"
 #include "plan.h"
 #include "outcome.h"
@@ -164,21 +165,13 @@ static void check_metric_names(const struct gate_result *gate, const struct resu
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
-	struct sweep_rec rec;
-	struct store *st = NULL;
-	struct plan plan;
-	struct acct_set set;
-	struct task_outcome *outcomes = NULL;
-	struct array_rec *arrays = NULL;
-	size_t narrays = 0;
+	struct loaded_sweep l;
 	struct result *results = NULL;
 	struct gate_result gate;
 	struct report rep;
 	int ret = EXIT_ERROR, code;
 
-	sweep_rec_init(&rec);
-	plan_init(&plan);
-	acct_set_init(&set);
+	loaded_init(&l);
 	gate_result_init(&gate);
 	report_init(&rep);
 
@@ -187,30 +180,25 @@ int cmd_report(int argc, char **argv)
 		ret = code;
 		goto out;
 	}
-	if (cli_open_sweep(&st, &rec, cli_state_dir(o.state_dir), o.which) < 0)
+	if (loaded_open(&l, cli_state_dir(o.state_dir), o.which) < 0 || loaded_plan(&l) < 0)
 		goto out;
-	if (store_load_plan(st, &plan, rec.id) < 0)
-		goto out;
-	if (rec.status != SWEEP_SUBMITTED)
+	if (l.rec.status != SWEEP_SUBMITTED)
 		warning("sweep '%s' was not fully submitted (%s%s%s); tasks never submitted "
 		        "show as missing",
-		        rec.name, sweep_status_name(rec.status), rec.error ? ": " : "",
-		        rec.error ? rec.error : "");
-	outcomes = xcalloc(plan.ntasks ? plan.ntasks : 1, sizeof(*outcomes));
-	code = backend_load_outcomes(outcomes, &set, &arrays, &narrays, st, &rec);
-	array_recs_free(arrays, narrays);
-	if (code < 0)
+		        l.rec.name, sweep_status_name(l.rec.status), l.rec.error ? ": " : "",
+		        l.rec.error ? l.rec.error : "");
+	if (loaded_outcomes(&l) < 0)
 		goto out;
-	results = read_results(&rec, outcomes, plan.ntasks);
+	results = read_results(&l.rec, l.outcomes, l.plan.ntasks);
 
-	gate_check(&gate, &plan, outcomes, results, o.metrics, o.nmetrics);
+	gate_check(&gate, &l.plan, l.outcomes, results, o.metrics, o.nmetrics);
 	if (o.nmetrics)
-		check_metric_names(&gate, results, plan.ntasks);
-	report_build(&rep, &plan, &gate, results);
-	rep.name = rec.name;
-	rep.id = rec.id;
-	rep.logs = rec.logs;
-	rep.dir = rec.dir;
+		check_metric_names(&gate, results, l.plan.ntasks);
+	report_build(&rep, &l.plan, &gate, results);
+	rep.name = l.rec.name;
+	rep.id = l.rec.id;
+	rep.logs = l.rec.logs;
+	rep.dir = l.rec.dir;
 	rep.allow_incomplete = o.allow_incomplete;
 	switch (o.format) {
 	case FORMAT_TABLE:
@@ -238,12 +226,8 @@ int cmd_report(int argc, char **argv)
 out:
 	report_release(&rep);
 	gate_result_release(&gate);
-	results_free(results, plan.ntasks);
-	free(outcomes);
-	acct_set_release(&set);
-	plan_release(&plan);
-	sweep_rec_release(&rec);
-	store_close(st);
+	results_free(results, l.plan.ntasks);
+	loaded_release(&l);
 	free(o.metrics);
 	return ret;
 }

@@ -16,6 +16,7 @@
 #include "cfg.h"
 #include "cli.h"
 #include "error.h"
+#include "loaded.h"
 #include "plan.h"
 #include "outcome.h"
 #include "rightsize.h"
@@ -117,63 +118,38 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 
 /* What a sizing is made of; the outcomes borrow from set, the sizing from plan and outcomes. */
 struct sizing {
-	struct sweep_rec rec;
-	struct plan plan;
-	struct acct_set set;
-	struct task_outcome *outcomes;
+	struct loaded_sweep l;
 	struct rightsize rs;
 };
 
 static void sizing_init(struct sizing *z)
 {
-	sweep_rec_init(&z->rec);
-	plan_init(&z->plan);
-	acct_set_init(&z->set);
-	z->outcomes = NULL;
+	loaded_init(&z->l);
 	rightsize_init(&z->rs);
 }
 
 static void sizing_release(struct sizing *z)
 {
 	rightsize_release(&z->rs);
-	free(z->outcomes);
-	acct_set_release(&z->set);
-	plan_release(&z->plan);
-	sweep_rec_release(&z->rec);
+	loaded_release(&z->l);
 	sizing_init(z);
-}
-
-/* The outcome of every task: the store's array jobs and one records query. */
-static int load_outcomes(struct sizing *z, struct store *st)
-{
-	struct array_rec *arrays = NULL;
-	size_t narrays = 0;
-	int ret;
-
-	z->outcomes = xcalloc(z->plan.ntasks ? z->plan.ntasks : 1, sizeof(*z->outcomes));
-	ret = backend_load_outcomes(z->outcomes, &z->set, &arrays, &narrays, st, &z->rec);
-	array_recs_free(arrays, narrays);
-	return ret;
 }
 
 static int sizing_load(struct sizing *z, const char *state_dir, const char *which,
                        const struct rightsize_policy *p)
 {
-	struct store *st = NULL;
 	int ret;
 
-	ret = cli_open_sweep(&st, &z->rec, state_dir, which);
-	if (ret < 0)
-		return ret;
-	ret = store_load_plan(st, &z->plan, z->rec.id);
+	ret = loaded_open(&z->l, state_dir, which);
 	if (ret == 0)
-		ret = load_outcomes(z, st);
-	store_close(st);
+		ret = loaded_plan(&z->l);
+	if (ret == 0)
+		ret = loaded_outcomes(&z->l);
 	if (ret < 0)
 		return ret;
-	rightsize_build(&z->rs, &z->plan, z->outcomes, p);
-	z->rs.name = z->rec.name;
-	z->rs.id = z->rec.id;
+	rightsize_build(&z->rs, &z->l.plan, z->l.outcomes, p);
+	z->rs.name = z->l.rec.name;
+	z->rs.id = z->l.rec.id;
 	return 0;
 }
 
@@ -248,8 +224,8 @@ int cmd_rightsize_apply(struct cfg *cfg, const char *state_dir, const char *whic
 	/* Once anything ran its time can be sized; its memory may lack MaxRSS. */
 	if (g->time_gap != RIGHTSIZE_OK) {
 		rightsize_explain(&why, g, g->time_gap);
-		ret = error("sweep %" PRId64 " '%s' cannot size this one: %s", z.rec.id, z.rec.name,
-		            why.buf);
+		ret = error("sweep %" PRId64 " '%s' cannot size this one: %s", z.l.rec.id,
+		            z.l.rec.name, why.buf);
 		goto out;
 	}
 	if (g->mem_gap == RIGHTSIZE_OK && asks_mem_per_gpu(cfg)) {
@@ -257,8 +233,8 @@ int cmd_rightsize_apply(struct cfg *cfg, const char *state_dir, const char *whic
 		            "--mem-per-gpu of slurm.extra: remove one of them");
 		goto out;
 	}
-	printf("resources from sweep %" PRId64 " '%s' (its peaks x %g, rounded up):\n", z.rec.id,
-	       z.rec.name, policy.headroom);
+	printf("resources from sweep %" PRId64 " '%s' (its peaks x %g, rounded up):\n", z.l.rec.id,
+	       z.l.rec.name, policy.headroom);
 	if (g->mem_gap == RIGHTSIZE_OK) {
 		apply_mem(cfg, g);
 	} else {

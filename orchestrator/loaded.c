@@ -1,0 +1,79 @@
+/*
+ * The loaded sweep: parse -> open store -> find the sweep -> plan ->
+ * outcomes, written once for status, report, rightsize, resubmit, cancel
+ * and advise --from.
+ */
+#include "loaded.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "error.h"
+#include "outcome.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+void loaded_init(struct loaded_sweep *l)
+{
+	memset(l, 0, sizeof(*l));
+	sweep_rec_init(&l->rec);
+	plan_init(&l->plan);
+	acct_set_init(&l->set);
+}
+
+static void release_outcomes(struct loaded_sweep *l)
+{
+	free(l->outcomes);
+	l->outcomes = NULL;
+	acct_set_release(&l->set);
+	acct_set_init(&l->set);
+	array_recs_free(l->arrays, l->narrays);
+	l->arrays = NULL;
+	l->narrays = 0;
+}
+
+void loaded_release(struct loaded_sweep *l)
+{
+	release_outcomes(l);
+	plan_release(&l->plan);
+	sweep_rec_release(&l->rec);
+	store_close(l->st);
+	loaded_init(l);
+}
+
+int loaded_open(struct loaded_sweep *l, const char *state_dir, const char *which)
+{
+	return cli_open_sweep(&l->st, &l->rec, state_dir, which);
+}
+
+int loaded_plan(struct loaded_sweep *l)
+{
+	return store_load_plan(l->st, &l->plan, l->rec.id);
+}
+
+int loaded_arrays(struct loaded_sweep *l)
+{
+	release_outcomes(l);
+	return store_load_arrays(l->st, &l->arrays, &l->narrays, l->rec.id);
+}
+
+int loaded_records(struct loaded_sweep *l)
+{
+	const struct backend_ops *ops;
+	int ret = loaded_arrays(l);
+
+	if (ret < 0 || !l->narrays)
+		return ret;
+	ops = backend_get(l->rec.backend);
+	return ops ? ops->records(&l->set, l->st, &l->rec, l->arrays, l->narrays) : SWEEP_ERR;
+}
+
+int loaded_outcomes(struct loaded_sweep *l)
+{
+	release_outcomes(l);
+	l->outcomes = xcalloc(l->rec.ntasks ? l->rec.ntasks : 1, sizeof(*l->outcomes));
+	return backend_load_outcomes(l->outcomes, &l->set, &l->arrays, &l->narrays, l->st, &l->rec);
+}

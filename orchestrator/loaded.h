@@ -1,0 +1,50 @@
+#ifndef SWEEP_LOADED_H
+#define SWEEP_LOADED_H
+
+#include <stddef.h>
+
+#include "acct.h"
+#include "plan.h"
+#include "store.h"
+
+struct task_outcome;
+
+/*
+ * One sweep as the commands read it: the open store, the sweep's record
+ * (repaired when a submission died, see cli_recover_submission), its plan,
+ * its array jobs, their records on its backend and one outcome per task.
+ * Loaded in stages, each after the one before, so a command says what it
+ * has to say between them; loaded_release frees whatever was loaded.
+ */
+struct loaded_sweep {
+	struct store *st;
+	struct sweep_rec rec;
+	struct plan plan;
+	struct array_rec *arrays;
+	size_t narrays;
+	struct acct_set set;
+	struct task_outcome *outcomes; /* rec.ntasks entries (outcomes borrow from set) */
+};
+
+void loaded_init(struct loaded_sweep *l);
+void loaded_release(struct loaded_sweep *l);
+
+/*
+ * Opens the store in state_dir (without creating it) and finds the sweep
+ * named by which (name, id, or NULL for the most recent). Errors are
+ * reported.
+ */
+int loaded_open(struct loaded_sweep *l, const char *state_dir, const char *which);
+/* Loads the plan of the opened sweep. */
+int loaded_plan(struct loaded_sweep *l);
+/* Loads the array jobs of the opened sweep (again, when called twice). */
+int loaded_arrays(struct loaded_sweep *l);
+/* Loads the array jobs and every record of them on the sweep's backend (none when none). */
+int loaded_records(struct loaded_sweep *l);
+/*
+ * Loads (again, when called twice) the array jobs, one records query on the
+ * sweep's backend, and the outcomes (backend_load_outcomes).
+ */
+int loaded_outcomes(struct loaded_sweep *l);
+
+#endif
