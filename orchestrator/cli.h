@@ -27,16 +27,6 @@ int cmd_resubmit(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
 
 /*
- * In cmd_rightsize.c, for submit --resources-from: applies the whole-sweep
- * recommendation (default headroom and factors) of the sweep named by which
- * in state_dir to cfg's slurm.mem and slurm.time, and prints each change.
- * Fails, with the reason reported, when that sweep cannot be read or its
- * data support no recommendation (nothing ran, tasks still running).
- */
-struct cfg;
-int cmd_rightsize_apply(struct cfg *cfg, const char *state_dir, const char *which);
-
-/*
  * In cmd_rightsize.c, for the options of rightsize and resubmit: reads the
  * value arg of --opt ("headroom", "mem-factor" or "time-factor") into
  * *out. A headroom is at least 1, a factor more than 1; otherwise reports

@@ -29,6 +29,7 @@
 #include "script.h"
 #include "store.h"
 #include "strbuf.h"
+#include "submission.h"
 #include "table.h"
 #include "units.h"
 
@@ -339,30 +340,15 @@ static int submit_arrays(struct state *s, uint32_t *job_ids, unsigned attempt)
 	return 0;
 }
 
-/* The controller's MaxArraySize; a dry run goes on without it. */
-static int max_array_size(const struct backend_ops *ops, uint32_t *out, bool dry_run)
-{
-	int ret;
-
-	if (!dry_run)
-		return ops->max_array_size(out);
-	error_set_handler(error_as_warning);
-	ret = ops->max_array_size(out);
-	error_set_handler(NULL);
-	if (ret < 0) {
-		warning("planning without MaxArraySize: it is unknown");
-		*out = 0;
-	}
-	return 0;
-}
-
 static int build_plan(struct state *s, const struct resubmit_opts *o)
 {
 	struct resubmit_policy p = {0};
 	uint32_t max_array = 0;
 	const char *why;
 
-	if (max_array_size(s->ops, &max_array, o->dry_run) < 0)
+	/* A dry run goes on without it. */
+	if (submission_max_array_size(s->ops, &max_array, o->dry_run,
+	                              "planning without MaxArraySize: it is unknown") < 0)
 		return SWEEP_ERR;
 	p.mem_factor = o->mem_factor;
 	p.time_factor = o->time_factor;

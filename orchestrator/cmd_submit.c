@@ -22,10 +22,12 @@
 #include "plan.h"
 #include "path.h"
 #include "script.h"
+#include "sizing.h"
 #include "space.h"
 #include "proc.h"
 #include "store.h"
 #include "strbuf.h"
+#include "submission.h"
 
 #include "banned.h"
 
@@ -233,8 +235,7 @@ int cmd_submit(int argc, char **argv)
 
 	if (cfg_load(&cfg, argv[optind]) < 0 || plan_expand(&plan, &cfg) < 0)
 		goto out;
-	if (resources_from &&
-	    cmd_rightsize_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)
+	if (resources_from && sizing_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)
 		goto out;
 	if (gpus_opt) {
 		/* The script carries it, so a resubmission asks the same. */
@@ -250,17 +251,11 @@ int cmd_submit(int argc, char **argv)
 		goto out;
 	}
 
-	if (dry_run) {
-		/* A dry run works without a cluster: say so, and show one array. */
-		error_set_handler(error_as_warning);
-		if (ops->max_array_size(&max_array) < 0) {
-			warning("showing the sweep as one array: MaxArraySize is unknown");
-			max_array = 0;
-		}
-		error_set_handler(NULL);
-	} else if (ops->max_array_size(&max_array) < 0) {
+	/* A dry run works without a cluster: say so, and show one array. */
+	if (submission_max_array_size(ops, &max_array, dry_run,
+	                              "showing the sweep as one array: MaxArraySize is unknown") <
+	    0)
 		goto out;
-	}
 	chunks = array_chunks(plan.ntasks, max_array, &nchunks);
 
 	logs = path_absolute(cfg.logs ? cfg.logs : "logs", cwd);
