@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "loaded.h"
 #include "plan.h"
 #include "outcome.h"
 #include "quote.h"
@@ -110,13 +111,7 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 /* Everything the command works from; the outcomes borrow from set. */
 struct state {
 	const struct backend_ops *ops; /* where the sweep ran */
-	struct store *st;
-	struct sweep_rec rec;
-	struct plan plan;
-	struct array_rec *arrays;
-	size_t narrays;
-	struct acct_set set;
-	struct task_outcome *outcomes;
+	struct loaded_sweep l;
 	struct resubmit_script script;
 	struct resubmit_plan rp;
 };
@@ -124,28 +119,15 @@ struct state {
 static void state_init(struct state *s)
 {
 	memset(s, 0, sizeof(*s));
-	sweep_rec_init(&s->rec);
-	plan_init(&s->plan);
-	acct_set_init(&s->set);
+	loaded_init(&s->l);
 	resubmit_plan_init(&s->rp);
 }
 
 static void state_release(struct state *s)
 {
 	resubmit_plan_release(&s->rp);
-	free(s->outcomes);
-	acct_set_release(&s->set);
-	array_recs_free(s->arrays, s->narrays);
-	plan_release(&s->plan);
-	sweep_rec_release(&s->rec);
-	store_close(s->st);
+	loaded_release(&s->l);
 	state_init(s);
-}
-
-static int load_outcomes(struct state *s)
-{
-	s->outcomes = xcalloc(s->plan.ntasks ? s->plan.ntasks : 1, sizeof(*s->outcomes));
-	return backend_load_outcomes(s->outcomes, &s->set, &s->arrays, &s->narrays, s->st, &s->rec);
 }
 
 static int read_script(struct resubmit_script *out, const char *path)
@@ -209,13 +191,14 @@ static void print_plan(FILE *f, const struct state *s)
 	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
 	for (size_t k = 0; k < s->rp.ntasks; k++) {
 		const struct resubmit_task *task = &s->rp.tasks[k];
-		const struct task_outcome *o = &s->outcomes[task->index];
+		const struct task_outcome *o = &s->l.outcomes[task->index];
 		struct strbuf why = STRBUF_INIT;
 
 		resubmit_reason(&why, o);
 		table_add(&t, xstrfmt("%zu", task->index));
-		table_add(&t, plan_setting_label(&s->plan, plan_setting_of(&s->plan, task->index)));
-		table_add(&t, xstrfmt("%" PRId64, plan_seed_of(&s->plan, task->index)));
+		table_add(&t,
+		          plan_setting_label(&s->l.plan, plan_setting_of(&s->l.plan, task->index)));
+		table_add(&t, xstrfmt("%" PRId64, plan_seed_of(&s->l.plan, task->index)));
 		table_add(&t, xstrfmt("%u", o->attempts));
 		table_addstr(&t, task_state_name(o->state));
 		table_add(&t, strbuf_detach(&why, NULL));
@@ -264,14 +247,14 @@ static int print_commands(FILE *f, const struct state *s)
 			return SWEEP_ERR;
 		}
 		strbuf_addf(&line, "  %s --array=%s", s->ops->submit_command, arr->spec);
-		if (a > 0 && s->rec.max_concurrent)
+		if (a > 0 && s->l.rec.max_concurrent)
 			strbuf_addstr(&line, " --dependency=afterany:<the previous array job>");
 		if (mem.len)
 			strbuf_addf(&line, " %s", mem.buf);
 		if (time_opt.len)
 			strbuf_addf(&line, " %s", time_opt.buf);
 		strbuf_addch(&line, ' ');
-		add_path(&line, s->rec.script);
+		add_path(&line, s->l.rec.script);
 		strbuf_addf(&line, " %" PRIu32, arr->offset);
 		fprintf(f, "%s\n", line.buf);
 		strbuf_release(&mem);
@@ -281,63 +264,12 @@ static int print_commands(FILE *f, const struct state *s)
 	return 0;
 }
 
-/* Cancels the array jobs; those it could not cancel (reported) are set to 0. */
-static void cancel_submitted(struct state *s, uint32_t *job_ids, size_t n)
+/* submission_opts_fn: the memory and time overrides of array job i. */
+static int array_opts(void *data, size_t i, struct strbuf *mem, struct strbuf *time_opt)
 {
-	for (size_t a = 0; a < n; a++) {
-		struct array_rec arr = {.job_id = job_ids[a]};
+	struct state *s = data;
 
-		if (arr.job_id && s->ops->cancel(s->st, &s->rec, &arr, 1) < 0)
-			job_ids[a] = 0;
-	}
-}
-
-/* Submits the plan's array jobs, recording each accepted one at once. */
-static int submit_arrays(struct state *s, uint32_t *job_ids, unsigned attempt)
-{
-	for (size_t a = 0; a < s->rp.narrays; a++) {
-		const struct resubmit_array *arr = &s->rp.arrays[a];
-		struct strbuf mem = STRBUF_INIT, time_opt = STRBUF_INIT;
-		const char *extra[4] = {NULL, NULL, NULL, NULL};
-		struct backend_submit req = {0};
-		struct array_rec rec = {0};
-		char dep[64];
-		size_t n = 0;
-		int ret;
-
-		ret = override_args(&mem, &time_opt, &s->script, arr);
-		if (ret == 0) {
-			/* With a throttle, one array job at a time keeps it. */
-			if (a > 0 && s->rec.max_concurrent) {
-				snprintf(dep, sizeof(dep), "--dependency=afterany:%" PRIu32,
-				         job_ids[a - 1]);
-				extra[n++] = dep;
-			}
-			if (mem.len)
-				extra[n++] = mem.buf;
-			if (time_opt.len)
-				extra[n++] = time_opt.buf;
-			req.script = s->rec.script;
-			req.array = arr->spec;
-			req.offset = arr->offset;
-			req.extra_args = extra;
-			ret = s->ops->submit(&job_ids[a], &req);
-		}
-		strbuf_release(&mem);
-		strbuf_release(&time_opt);
-		if (ret < 0)
-			return ret;
-		rec.job_id = job_ids[a];
-		rec.offset = arr->offset;
-		rec.spec = arr->spec;
-		rec.attempt = attempt;
-		if (store_add_array(s->st, s->rec.id, &rec) < 0) {
-			/* Slurm has it but we could not record it: do not leave it running. */
-			cancel_submitted(s, job_ids + a, 1);
-			return SWEEP_ERR;
-		}
-	}
-	return 0;
+	return override_args(mem, time_opt, &s->script, &s->rp.arrays[i]);
 }
 
 static int build_plan(struct state *s, const struct resubmit_opts *o)
@@ -355,22 +287,22 @@ static int build_plan(struct state *s, const struct resubmit_opts *o)
 	p.script_mem_mb = resubmit_script_mem_mb(&s->script);
 	p.script_time_min = s->script.time_min;
 	p.max_array = max_array;
-	p.throttle = s->rec.max_concurrent;
-	p.missing_unsettled = cli_records_may_lag(s->arrays, s->narrays);
-	if (resubmit_plan_build(&s->rp, s->outcomes, s->plan.ntasks, &p, &why) < 0)
-		return error("cannot plan the resubmission of sweep %" PRId64 ": %s", s->rec.id,
+	p.throttle = s->l.rec.max_concurrent;
+	p.missing_unsettled = cli_records_may_lag(s->l.arrays, s->l.narrays);
+	if (resubmit_plan_build(&s->rp, s->l.outcomes, s->l.plan.ntasks, &p, &why) < 0)
+		return error("cannot plan the resubmission of sweep %" PRId64 ": %s", s->l.rec.id,
 		             why);
 	return 0;
 }
 
-static void say_cancelled(const uint32_t *job_ids, size_t n)
+static void say_cancelled(const struct submission_job *jobs, size_t n)
 {
 	struct strbuf ids = STRBUF_INIT;
 	size_t count = 0;
 
 	for (size_t a = 0; a < n; a++)
-		if (job_ids[a])
-			strbuf_addf(&ids, "%s%" PRIu32, count++ ? ", " : "", job_ids[a]);
+		if (jobs[a].job_id)
+			strbuf_addf(&ids, "%s%" PRIu32, count++ ? ", " : "", jobs[a].job_id);
 	if (count)
 		warning("array job%s %s of this resubmission, already accepted, %s cancelled: "
 		        "nothing of it runs",
@@ -380,38 +312,43 @@ static void say_cancelled(const uint32_t *job_ids, size_t n)
 
 static int submit(struct state *s)
 {
-	uint32_t *job_ids = xcalloc(s->rp.narrays, sizeof(*job_ids));
+	struct submission_job *jobs = xcalloc(s->rp.narrays, sizeof(*jobs));
 	unsigned last = 0;
 	sigset_t old;
 	int ret;
 
-	ret = store_last_attempt(s->st, &last, s->rec.id);
+	ret = store_last_attempt(s->l.st, &last, s->l.rec.id);
 	if (ret < 0)
 		goto out;
+	for (size_t a = 0; a < s->rp.narrays; a++) {
+		jobs[a].array = s->rp.arrays[a].spec;
+		jobs[a].offset = s->rp.arrays[a].offset;
+	}
 	cli_hold_signals(&old);
-	ret = submit_arrays(s, job_ids, last + 1);
+	ret = submission_run(s->ops, s->l.st, &s->l.rec, jobs, s->rp.narrays, last + 1, array_opts,
+	                     s);
 	if (ret < 0) {
 		/* The cause was reported where it was known; say what became of the rest. */
-		cancel_submitted(s, job_ids, s->rp.narrays);
+		submission_cancel(s->ops, s->l.st, &s->l.rec, jobs, s->rp.narrays);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		say_cancelled(job_ids, s->rp.narrays);
+		say_cancelled(jobs, s->rp.narrays);
 		goto out;
 	}
 	/* A sweep whose first submission failed runs now. */
-	if (s->rec.status != SWEEP_SUBMITTED)
-		ret = store_finish_sweep(s->st, s->rec.id, SWEEP_SUBMITTED, NULL);
+	if (s->l.rec.status != SWEEP_SUBMITTED)
+		ret = store_finish_sweep(s->l.st, s->l.rec.id, SWEEP_SUBMITTED, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret < 0)
 		goto out;
 
-	printf("\nsweep %" PRId64 " '%s': %zu task%s resubmitted as attempt %u\n", s->rec.id,
-	       s->rec.name, s->rp.ntasks, s->rp.ntasks == 1 ? "" : "s", last + 1);
+	printf("\nsweep %" PRId64 " '%s': %zu task%s resubmitted as attempt %u\n", s->l.rec.id,
+	       s->l.rec.name, s->rp.ntasks, s->rp.ntasks == 1 ? "" : "s", last + 1);
 	for (size_t a = 0; a < s->rp.narrays; a++)
-		printf("array job %" PRIu32 ": --array=%s, offset %" PRIu32 "\n", job_ids[a],
+		printf("array job %" PRIu32 ": --array=%s, offset %" PRIu32 "\n", jobs[a].job_id,
 		       s->rp.arrays[a].spec, s->rp.arrays[a].offset);
-	printf("next:   sweep status %" PRId64 "\n", s->rec.id);
+	printf("next:   sweep status %" PRId64 "\n", s->l.rec.id);
 out:
-	free(job_ids);
+	free(jobs);
 	return ret;
 }
 
@@ -425,30 +362,30 @@ int cmd_resubmit(int argc, char **argv)
 	code = parse_options(&o, argc, argv);
 	if (code >= 0)
 		return code;
-	if (cli_open_sweep(&s.st, &s.rec, cli_state_dir(o.state_dir), o.which) < 0)
+	if (loaded_open(&s.l, cli_state_dir(o.state_dir), o.which) < 0)
 		goto out;
-	if (s.rec.status == SWEEP_SUBMITTING &&
-	    (int64_t)time(NULL) - s.rec.created_at < SUBMITTING_GRACE_S) {
+	if (s.l.rec.status == SWEEP_SUBMITTING &&
+	    (int64_t)time(NULL) - s.l.rec.created_at < SUBMITTING_GRACE_S) {
 		error("sweep %" PRId64 " '%s' is being submitted (or its submission was "
 		      "interrupted less than %d minutes ago): try again later",
-		      s.rec.id, s.rec.name, SUBMITTING_GRACE_S / 60);
+		      s.l.rec.id, s.l.rec.name, SUBMITTING_GRACE_S / 60);
 		goto out;
 	}
-	s.ops = backend_get(s.rec.backend);
-	if (!s.ops || store_load_plan(s.st, &s.plan, s.rec.id) < 0 || load_outcomes(&s) < 0 ||
-	    read_script(&s.script, s.rec.script) < 0 || build_plan(&s, &o) < 0)
+	s.ops = backend_get(s.l.rec.backend);
+	if (!s.ops || loaded_plan(&s.l) < 0 || loaded_outcomes(&s.l) < 0 ||
+	    read_script(&s.script, s.l.rec.script) < 0 || build_plan(&s, &o) < 0)
 		goto out;
 
 	if (!s.rp.ntasks) {
 		printf("sweep %" PRId64 " '%s': nothing to resubmit: %zu of %zu task%s completed\n",
-		       s.rec.id, s.rec.name, s.rp.ncompleted, s.plan.ntasks,
-		       s.plan.ntasks == 1 ? "" : "s");
+		       s.l.rec.id, s.l.rec.name, s.rp.ncompleted, s.l.plan.ntasks,
+		       s.l.plan.ntasks == 1 ? "" : "s");
 		print_skipped(stdout, &s.rp);
 		ret = EXIT_OK;
 		goto out;
 	}
-	printf("sweep %" PRId64 " '%s': %zu of %zu task%s to resubmit%s\n\n", s.rec.id, s.rec.name,
-	       s.rp.ntasks, s.plan.ntasks, s.plan.ntasks == 1 ? "" : "s",
+	printf("sweep %" PRId64 " '%s': %zu of %zu task%s to resubmit%s\n\n", s.l.rec.id,
+	       s.l.rec.name, s.rp.ntasks, s.l.plan.ntasks, s.l.plan.ntasks == 1 ? "" : "s",
 	       o.dry_run ? " (dry run: nothing is submitted)" : "");
 	print_plan(stdout, &s);
 	print_skipped(stdout, &s.rp);

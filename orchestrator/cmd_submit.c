@@ -115,55 +115,25 @@ static void print_chunks(const struct backend_ops *ops, const struct array_chunk
 	}
 }
 
-static void cancel_chunks(const struct backend_ops *ops, struct store *st,
-                          const struct sweep_rec *rec, const struct array_chunk *chunks, size_t n);
-
-/* Submits the chunks, recording each accepted one at once. */
-static int submit_chunks(const struct backend_ops *ops, struct store *st,
-                         const struct sweep_rec *rec, struct array_chunk *chunks, size_t n,
-                         unsigned k)
+/* The chunks as the array jobs of a submission (free with free_jobs). */
+static struct submission_job *chunk_jobs(const struct array_chunk *chunks, size_t n, unsigned k)
 {
-	char spec[64], dep[64];
+	struct submission_job *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
+	char spec[64];
 
 	for (size_t c = 0; c < n; c++) {
-		const char *extra[2] = {NULL, NULL};
-		struct backend_submit req = {0};
-		struct array_rec arr = {0};
-
 		array_spec(spec, sizeof(spec), chunks[c].count, k);
-		if (c > 0 && k) {
-			snprintf(dep, sizeof(dep), "--dependency=afterany:%" PRIu32,
-			         chunks[c - 1].job_id);
-			extra[0] = dep;
-		}
-		req.script = rec->script;
-		req.array = spec;
-		req.offset = chunks[c].offset;
-		req.extra_args = extra;
-		if (ops->submit(&chunks[c].job_id, &req) < 0)
-			return SWEEP_ERR;
-		arr.job_id = chunks[c].job_id;
-		arr.offset = chunks[c].offset;
-		arr.spec = spec;
-		arr.attempt = 1;
-		if (store_add_array(st, rec->id, &arr) < 0) {
-			/* Slurm has it but we could not record it: do not leave it running. */
-			cancel_chunks(ops, st, rec, chunks + c, 1);
-			return SWEEP_ERR;
-		}
+		jobs[c].array = xstrdup(spec);
+		jobs[c].offset = chunks[c].offset;
 	}
-	return 0;
+	return jobs;
 }
 
-static void cancel_chunks(const struct backend_ops *ops, struct store *st,
-                          const struct sweep_rec *rec, const struct array_chunk *chunks, size_t n)
+static void free_jobs(struct submission_job *jobs, size_t n)
 {
-	for (size_t c = 0; c < n; c++) {
-		struct array_rec arr = {.job_id = chunks[c].job_id};
-
-		if (arr.job_id)
-			ops->cancel(st, rec, &arr, 1);
-	}
+	for (size_t c = 0; jobs && c < n; c++)
+		free(jobs[c].array);
+	free(jobs);
 }
 
 int cmd_submit(int argc, char **argv)
@@ -187,6 +157,7 @@ int cmd_submit(int argc, char **argv)
 	struct sweep_rec rec;
 	struct store *st = NULL;
 	struct array_chunk *chunks = NULL;
+	struct submission_job *jobs = NULL;
 	size_t nchunks = 0;
 	uint32_t max_array = 0;
 	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
@@ -325,10 +296,11 @@ int cmd_submit(int argc, char **argv)
 	}
 
 	cli_hold_signals(&old);
-	if (submit_chunks(ops, st, &rec, chunks, nchunks, cfg.slurm.max_concurrent) < 0) {
+	jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent);
+	if (submission_run(ops, st, &rec, jobs, nchunks, 1, NULL, NULL) < 0) {
 		char *reason = xstrdup(error_last());
 
-		cancel_chunks(ops, st, &rec, chunks, nchunks);
+		submission_cancel(ops, st, &rec, jobs, nchunks);
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, reason);
 		free(reason);
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -344,7 +316,7 @@ int cmd_submit(int argc, char **argv)
 	       plan.ntasks, plan.nsettings, plan.nsettings == 1 ? "" : "s", plan.nseeds,
 	       plan.nseeds == 1 ? "" : "s");
 	for (size_t c = 0; c < nchunks; c++)
-		printf("array job %" PRIu32 ": tasks %" PRIu32 "-%" PRIu32 "\n", chunks[c].job_id,
+		printf("array job %" PRIu32 ": tasks %" PRIu32 "-%" PRIu32 "\n", jobs[c].job_id,
 		       chunks[c].offset, chunks[c].offset + chunks[c].count - 1);
 	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec.script, rec.logs,
 	       rec.id);
@@ -354,6 +326,7 @@ int cmd_submit(int argc, char **argv)
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);
+	free_jobs(jobs, nchunks);
 	free(chunks);
 	free(logs);
 	free(source);

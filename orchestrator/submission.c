@@ -3,8 +3,13 @@
  */
 #include "submission.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "backend.h"
 #include "error.h"
+#include "store.h"
+#include "strbuf.h"
 
 #include "banned.h"
 
@@ -21,6 +26,74 @@ int submission_max_array_size(const struct backend_ops *ops, uint32_t *out, bool
 	if (ret < 0) {
 		warning("%s", unknown_says);
 		*out = 0;
+	}
+	return 0;
+}
+
+void submission_cancel(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
+                       struct submission_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct array_rec arr = {.job_id = jobs[i].job_id};
+
+		if (arr.job_id && ops->cancel(st, rec, &arr, 1) < 0)
+			jobs[i].job_id = 0;
+	}
+}
+
+/* Submits job i and records it. */
+static int submit_one(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
+                      struct submission_job *jobs, size_t i, unsigned attempt,
+                      submission_opts_fn opts, void *data)
+{
+	struct strbuf opt1 = STRBUF_INIT, opt2 = STRBUF_INIT;
+	const char *extra[4] = {NULL, NULL, NULL, NULL};
+	struct backend_submit req = {0};
+	struct array_rec arr = {0};
+	char dep[64];
+	size_t n = 0;
+	int ret = opts ? opts(data, i, &opt1, &opt2) : 0;
+
+	if (ret == 0) {
+		/* With a throttle, one array job at a time keeps it. */
+		if (i > 0 && rec->max_concurrent) {
+			snprintf(dep, sizeof(dep), "--dependency=afterany:%" PRIu32,
+			         jobs[i - 1].job_id);
+			extra[n++] = dep;
+		}
+		if (opt1.len)
+			extra[n++] = opt1.buf;
+		if (opt2.len)
+			extra[n++] = opt2.buf;
+		req.script = rec->script;
+		req.array = jobs[i].array;
+		req.offset = jobs[i].offset;
+		req.extra_args = extra;
+		ret = ops->submit(&jobs[i].job_id, &req);
+	}
+	strbuf_release(&opt1);
+	strbuf_release(&opt2);
+	if (ret < 0)
+		return ret;
+	arr.job_id = jobs[i].job_id;
+	arr.offset = jobs[i].offset;
+	arr.spec = jobs[i].array;
+	arr.attempt = attempt;
+	if (store_add_array(st, rec->id, &arr) < 0) {
+		/* The backend has it but we could not record it: do not leave it running. */
+		submission_cancel(ops, st, rec, jobs + i, 1);
+		return SWEEP_ERR;
+	}
+	return 0;
+}
+
+int submission_run(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
+                   struct submission_job *jobs, size_t n, unsigned attempt, submission_opts_fn opts,
+                   void *data)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (submit_one(ops, st, rec, jobs, i, attempt, opts, data) < 0)
+			return SWEEP_ERR;
 	}
 	return 0;
 }

@@ -2,9 +2,13 @@
 #define SWEEP_SUBMISSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct backend_ops;
+struct store;
+struct strbuf;
+struct sweep_rec;
 
 /*
  * What submit and resubmit share around handing array jobs to a backend.
@@ -17,5 +21,35 @@ struct backend_ops;
  */
 int submission_max_array_size(const struct backend_ops *ops, uint32_t *out, bool dry_run,
                               const char *unknown_says);
+
+/* One array job of a submission. */
+struct submission_job {
+	char *array;     /* the --array value */
+	uint32_t offset; /* the index offset, the script's argument */
+	uint32_t job_id; /* set once the backend accepted it; 0 before, or when a cancel failed */
+};
+
+/*
+ * Options of job i beside the dependency: each of opt1 and opt2 (empty on
+ * entry) that it leaves non-empty is passed. Returns -1 after error().
+ */
+typedef int (*submission_opts_fn)(void *data, size_t i, struct strbuf *opt1, struct strbuf *opt2);
+
+/*
+ * The submission protocol of submit and resubmit: submits the jobs in
+ * order, each after the previous one ends when the sweep has a throttle
+ * (rec->max_concurrent), and records each accepted one at once as attempt
+ * attempt; one the store could not record is cancelled at once. Fails
+ * (reported) at the first job that fails; the caller then cancels what was
+ * accepted (submission_cancel). The caller blocks signals around both
+ * (cli_hold_signals) and marks the sweep.
+ */
+int submission_run(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
+                   struct submission_job *jobs, size_t n, unsigned attempt, submission_opts_fn opts,
+                   void *data);
+
+/* Cancels the accepted jobs; those it could not cancel (reported) get job_id 0. */
+void submission_cancel(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
+                       struct submission_job *jobs, size_t n);
 
 #endif

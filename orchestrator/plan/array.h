@@ -24,11 +24,10 @@ void array_recs_free(struct array_rec *recs, size_t n);
 /* The job ids of recs[0..n-1], in their order; newly allocated, the caller frees it. */
 uint32_t *array_recs_job_ids(const struct array_rec *recs, size_t n);
 
-/* One array job to submit: task indices [offset, offset + count), and its id once accepted. */
+/* One array job of a first submission: task indices [offset, offset + count). */
 struct array_chunk {
 	uint32_t offset;
 	uint32_t count;
-	uint32_t job_id;
 };
 
 /*
