@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "loaded.h"
 #include "plan.h"
 #include "outcome.h"
 #include "store.h"
@@ -114,7 +115,7 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
 }
 
-/* One refresh: the sweep as the store has it now and what Slurm says of its tasks. */
+/* One refresh: the sweep as the store has it now and what its backend says of its tasks. */
 struct view {
 	struct sweep_rec rec;
 	struct array_rec *arrays;
@@ -434,17 +435,14 @@ static void print_view(const struct view *v, const struct plan *plan, const stru
 int cmd_status(int argc, char **argv)
 {
 	struct status_opts o = {0};
-	struct sweep_rec rec;
-	struct store *st = NULL;
-	struct plan plan;
+	struct loaded_sweep l;
 	struct view v;
 	bool tty = isatty(STDOUT_FILENO), shown = false;
 	struct settling settling = {0, 0};
 	unsigned failures = 0;
 	int ret = EXIT_ERROR, code;
 
-	sweep_rec_init(&rec);
-	plan_init(&plan);
+	loaded_init(&l);
 	view_init(&v);
 
 	code = parse_options(&o, argc, argv);
@@ -452,12 +450,10 @@ int cmd_status(int argc, char **argv)
 		ret = code;
 		goto out;
 	}
-	if (cli_open_sweep(&st, &rec, cli_state_dir(o.state_dir), o.which) < 0)
-		goto out;
-	if (store_load_plan(st, &plan, rec.id) < 0)
+	if (loaded_open(&l, cli_state_dir(o.state_dir), o.which) < 0 || loaded_plan(&l) < 0)
 		goto out;
 	for (;;) {
-		if (view_load(&v, st, rec.id, &plan) < 0) {
+		if (view_load(&v, l.st, l.rec.id, &l.plan) < 0) {
 			/* slurmdbd restarts happen: a watch rides over a few failed refreshes. */
 			if (!o.watch || !shown || ++failures > WATCH_MAX_FAILURES)
 				goto out;
@@ -465,7 +461,7 @@ int cmd_status(int argc, char **argv)
 		} else {
 			failures = 0;
 			shown = true;
-			print_view(&v, &plan, &o, tty);
+			print_view(&v, &l.plan, &o, tty);
 			if (!o.watch || settled(&v, &settling))
 				break;
 		}
@@ -477,8 +473,6 @@ int cmd_status(int argc, char **argv)
 	ret = EXIT_OK;
 out:
 	view_release(&v);
-	plan_release(&plan);
-	sweep_rec_release(&rec);
-	store_close(st);
+	loaded_release(&l);
 	return ret;
 }
