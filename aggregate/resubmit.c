@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "gate.h"
 #include "outcome.h"
 #include "rightsize.h"
@@ -65,33 +66,6 @@ bool resubmit_wanted(const struct task_outcome *o)
 	default:
 		return false;
 	}
-}
-
-void resubmit_chunk_of(uint32_t *offset, uint32_t *task, size_t index, uint32_t max_array)
-{
-	size_t off = max_array ? index / max_array * max_array : 0;
-
-	*offset = (uint32_t)off;
-	*task = (uint32_t)(index - off);
-}
-
-void resubmit_array_spec(struct strbuf *out, const uint32_t *ids, size_t n, unsigned throttle)
-{
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-
-		while (j + 1 < n && ids[j + 1] == ids[j] + 1)
-			j++;
-		if (i)
-			strbuf_addch(out, ',');
-		if (j > i)
-			strbuf_addf(out, "%" PRIu32 "-%" PRIu32, ids[i], ids[j]);
-		else
-			strbuf_addf(out, "%" PRIu32, ids[i]);
-		i = j + 1;
-	}
-	if (throttle)
-		strbuf_addf(out, "%%%u", throttle);
 }
 
 /*
@@ -180,7 +154,7 @@ static void group(struct resubmit_plan *out, struct slot *slots, size_t n, unsig
 		arr->tasks = xcalloc(arr->ntasks, sizeof(*arr->tasks));
 		for (size_t k = i; k < j; k++)
 			arr->tasks[k - i] = slots[k].task;
-		resubmit_array_spec(&spec, arr->tasks, arr->ntasks, throttle);
+		array_spec_of_ids(&spec, arr->tasks, arr->ntasks, throttle);
 		arr->spec = strbuf_detach(&spec, NULL);
 		i = j;
 	}
@@ -222,8 +196,7 @@ int resubmit_plan_build(struct resubmit_plan *out, const struct task_outcome *ou
 	for (size_t k = 0; k < out->ntasks; k++) {
 		slots[k].mem_mb = out->tasks[k].mem_mb;
 		slots[k].time_min = out->tasks[k].time_min;
-		resubmit_chunk_of(&slots[k].offset, &slots[k].task, out->tasks[k].index,
-		                  p->max_array);
+		array_chunk_of(&slots[k].offset, &slots[k].task, out->tasks[k].index, p->max_array);
 	}
 	group(out, slots, out->ntasks, p->throttle);
 	free(slots);

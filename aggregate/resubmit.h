@@ -92,16 +92,6 @@ int resubmit_plan_build(struct resubmit_plan *out, const struct task_outcome *ou
                         size_t ntasks, const struct resubmit_policy *p, const char **why);
 
 /*
- * Appends the --array value for the ascending, distinct task ids: runs of
- * consecutive ids as ranges, then "%K" when throttle is not 0:
- * {3,4,5,9} with 2 -> "3-5,9%2".
- */
-void resubmit_array_spec(struct strbuf *out, const uint32_t *ids, size_t n, unsigned throttle);
-
-/* The chunk of a sweep index: its offset and its array task id in it (max_array 0: no limit). */
-void resubmit_chunk_of(uint32_t *offset, uint32_t *task, size_t index, uint32_t max_array);
-
-/*
  * What the sweep's script asks in its #SBATCH lines (script_read_resources
  * in orchestrator/script/ reads them), read as sbatch reads
  * them: up to the first line that is neither blank nor a comment; the last

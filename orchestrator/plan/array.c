@@ -3,6 +3,7 @@
  */
 #include "array.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,4 +204,31 @@ int array_parse_tasks(uint32_t **out, size_t *n, const char *spec, uint32_t limi
 		*n = 0;
 	}
 	return ret;
+}
+
+void array_chunk_of(uint32_t *offset, uint32_t *task, size_t index, uint32_t max_array)
+{
+	size_t off = max_array ? index / max_array * max_array : 0;
+
+	*offset = (uint32_t)off;
+	*task = (uint32_t)(index - off);
+}
+
+void array_spec_of_ids(struct strbuf *out, const uint32_t *ids, size_t n, unsigned throttle)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && ids[j + 1] == ids[j] + 1)
+			j++;
+		if (i)
+			strbuf_addch(out, ',');
+		if (j > i)
+			strbuf_addf(out, "%" PRIu32 "-%" PRIu32, ids[i], ids[j]);
+		else
+			strbuf_addf(out, "%" PRIu32, ids[i]);
+		i = j + 1;
+	}
+	if (throttle)
+		strbuf_addf(out, "%%%u", throttle);
 }

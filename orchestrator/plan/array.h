@@ -50,4 +50,16 @@ void array_spec(char *buf, size_t size, uint32_t n, unsigned k);
 int array_parse_tasks(uint32_t **out, size_t *n, const char *spec, uint32_t limit,
                       const char **why);
 
+struct strbuf;
+
+/*
+ * Appends the --array value for the ascending, distinct task ids: runs of
+ * consecutive ids as ranges, then "%K" when throttle is not 0:
+ * {3,4,5,9} with 2 -> "3-5,9%2".
+ */
+void array_spec_of_ids(struct strbuf *out, const uint32_t *ids, size_t n, unsigned throttle);
+
+/* The chunk of a sweep index: its offset and its array task id in it (max_array 0: no limit). */
+void array_chunk_of(uint32_t *offset, uint32_t *task, size_t index, uint32_t max_array);
+
 #endif

@@ -180,102 +180,6 @@ static struct task_outcome *build(size_t ntasks, const struct array_rec *arrays,
 	return out;
 }
 
-/* ---- array_parse_tasks ---- */
-
-static void test_array_parse_tasks(void **state)
-{
-	static const struct {
-		const char *spec;
-		uint32_t limit;
-		const char *want; /* the ids, comma-separated */
-	} cases[] = {
-	    {"0-9", 100, "0,1,2,3,4,5,6,7,8,9"},
-	    {"0-49%10", 5, "0,1,2,3,4"},
-	    {"3,17,42%5", 100, "3,17,42"},
-	    {"0-9:2", 100, "0,2,4,6,8"},
-	    {"1-10:3", 100, "1,4,7,10"},
-	    {"7", 100, "7"},
-	    {"7", 7, ""},
-	    {"0-4000000000", 3, "0,1,2"},
-	    {"4294967295", 10, ""},
-	    {"0-3,7%2", 100, "0,1,2,3,7"},
-	    {"5,1-2", 100, "5,1,2"},
-	    /* Slurm's hex bitmaps: the last digit holds tasks 0-3. */
-	    {"0x1", 100, "0"},
-	    {"0x8", 100, "3"},
-	    {"0x10", 100, "4"},
-	    {"0x0", 100, ""},
-	    {"0xA5", 100, "0,2,5,7"},
-	    {"0xa5", 100, "0,2,5,7"},
-	    {"0X3", 100, "0,1"},
-	    {"0x21FFFFFFFFFF", 100,
-	     "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,"
-	     "30,31,32,33,34,35,36,37,38,39,40,45"},
-	    {"0x21FFFFFFFFFF", 3, "0,1,2"},
-	    {"0x000F", 100, "0,1,2,3"},
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct strbuf got = STRBUF_INIT;
-		uint32_t *tasks;
-		size_t n;
-		const char *why = NULL;
-
-		if (array_parse_tasks(&tasks, &n, cases[i].spec, cases[i].limit, &why) < 0)
-			fail_msg("'%s': %s", cases[i].spec, why);
-		for (size_t k = 0; k < n; k++)
-			strbuf_addf(&got, "%s%u", k ? "," : "", tasks[k]);
-		if (strcmp(got.buf, cases[i].want))
-			fail_msg("'%s' (limit %u): got '%s', want '%s'", cases[i].spec,
-			         cases[i].limit, got.buf, cases[i].want);
-		strbuf_release(&got);
-		free(tasks);
-	}
-}
-
-static void test_array_parse_tasks_errors(void **state)
-{
-	static const struct {
-		const char *spec;
-		const char *why;
-	} cases[] = {
-	    {"", "the task list is empty"},
-	    {"%4", "the task list is empty"},
-	    {"x", "expected a task id"},
-	    {"-3", "expected a task id"},
-	    {"1,,2", "expected a task id"},
-	    {"1,", "expected a task id"},
-	    {"3-1", "a range ends before it starts"},
-	    {"0-9:0", "a range's step must be at least 1"},
-	    {"0-9:", "expected a task id"},
-	    {"4294967296", "a task id is too large"},
-	    {"0-3%", "the throttle after '%' must be a number"},
-	    {"0-3%x", "the throttle after '%' must be a number"},
-	    {"0-3%2%2", "the throttle after '%' must be a number"},
-	    {"0-3 ", "expected ',' between task ids"},
-	    {"1;2", "expected ',' between task ids"},
-	    {"0x", "the hex bitmap has no digits after '0x'"},
-	    {"0xFG", "the hex bitmap has a character that is not a hex digit"},
-	    {"0x1%2", "the hex bitmap has a character that is not a hex digit"},
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint32_t *tasks = (uint32_t *)&cases; /* must be reset */
-		size_t n = 99;
-		const char *why = NULL;
-
-		if (array_parse_tasks(&tasks, &n, cases[i].spec, 100, &why) == 0)
-			fail_msg("'%s' was accepted", cases[i].spec);
-		assert_null(tasks);
-		assert_int_equal(n, 0);
-		if (!why || strcmp(why, cases[i].why))
-			fail_msg("'%s': got '%s', want '%s'", cases[i].spec, why ? why : "(null)",
-			         cases[i].why);
-	}
-}
-
 static void test_outcome_task_mem(void **state)
 {
 	struct acct_rec rec;
@@ -881,8 +785,6 @@ static void test_outcome_log_path(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_array_parse_tasks, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_array_parse_tasks_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_task_mem, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_recorded_chunks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_recorded_array50, setup, teardown),

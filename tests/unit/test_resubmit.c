@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "array.h"
 #include "outcome.h"
 #include "script.h"
 #include "store.h"
@@ -52,68 +53,6 @@ static struct resubmit_policy policy(uint32_t max_array, unsigned throttle)
 	p.max_array = max_array;
 	p.throttle = throttle;
 	return p;
-}
-
-/* ---- --array values and chunks ---- */
-
-static void test_resubmit_array_spec(void **state)
-{
-	static const struct {
-		uint32_t ids[8];
-		size_t n;
-		unsigned throttle;
-		const char *want;
-	} cases[] = {
-	    {{3, 17, 42}, 3, 5, "3,17,42%5"},
-	    {{3, 4, 5, 9}, 4, 0, "3-5,9"},
-	    {{0}, 1, 0, "0"},
-	    {{7}, 1, 2, "7%2"},
-	    {{1, 2}, 2, 0, "1-2"},
-	    {{0, 2, 3, 4, 6, 8, 9, 49}, 8, 10, "0,2-4,6,8-9,49%10"},
-	    {{0}, 0, 0, ""},
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct strbuf sb = STRBUF_INIT;
-		uint32_t *back;
-		size_t n;
-		const char *why;
-
-		resubmit_array_spec(&sb, cases[i].ids, cases[i].n, cases[i].throttle);
-		assert_string_equal(sb.buf, cases[i].want);
-		/* What outcome_build will read back from the store names the same tasks. */
-		if (cases[i].n) {
-			assert_int_equal(array_parse_tasks(&back, &n, sb.buf, 100, &why), 0);
-			assert_int_equal(n, cases[i].n);
-			assert_memory_equal(back, cases[i].ids, n * sizeof(*back));
-			free(back);
-		}
-		strbuf_release(&sb);
-	}
-}
-
-static void test_resubmit_chunk_of(void **state)
-{
-	static const struct {
-		size_t index;
-		uint32_t max, offset, task;
-	} cases[] = {
-	    {0, 50, 0, 0},         {49, 50, 0, 49},       {50, 50, 50, 0},  {123, 50, 100, 23},
-	    {1000, 1001, 0, 1000}, {1001, 1001, 1001, 0}, {123, 0, 0, 123},
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint32_t offset, id;
-
-		resubmit_chunk_of(&offset, &id, cases[i].index, cases[i].max);
-		assert_int_equal(offset, cases[i].offset);
-		assert_int_equal(id, cases[i].task);
-		assert_int_equal(offset + id, cases[i].index);
-		if (cases[i].max)
-			assert_true(id < cases[i].max);
-	}
 }
 
 /* ---- selection ---- */
@@ -495,8 +434,6 @@ static void test_resubmit_latest_attempt_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_resubmit_array_spec),
-	    cmocka_unit_test(test_resubmit_chunk_of),
 	    cmocka_unit_test(test_resubmit_selection),
 	    cmocka_unit_test(test_resubmit_plan),
 	    cmocka_unit_test(test_resubmit_plan_chunks),

@@ -156,17 +156,6 @@ static void test_script_unknown_placeholder(void **state)
 	release_captured();
 }
 
-static void test_array_spec(void **state)
-{
-	char buf[64];
-
-	(void)state;
-	array_spec(buf, sizeof(buf), 100, 10);
-	assert_string_equal(buf, "0-99%10");
-	array_spec(buf, sizeof(buf), 1, 0);
-	assert_string_equal(buf, "0-0");
-}
-
 static void fill_cfg(struct cfg *cfg)
 {
 	static char *extra[] = {"--mail-type=END", "--exclusive"};
@@ -323,7 +312,6 @@ int main(void)
 	    cmocka_unit_test(test_script_values_reach_command_exactly),
 	    cmocka_unit_test(test_script_placeholder_rendering),
 	    cmocka_unit_test(test_script_unknown_placeholder),
-	    cmocka_unit_test(test_array_spec),
 	    cmocka_unit_test(test_script_render_full),
 	    cmocka_unit_test(test_script_template_errors),
 	    cmocka_unit_test(test_script_runs_as_a_task),
