@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "error.h"
-#include "local.h"
 
 #include "banned.h"
 
@@ -34,7 +34,7 @@ static const struct command commands[] = {
     {"gpus", cmd_gpus, "which GPUs of this machine are free now, and why the others are not"},
     {"help", cmd_help, "show this list"},
     /* Hidden (no help): the local runner, started by submit --local. */
-    {LOCAL_RUNNER_COMMAND, local_runner_main, NULL},
+    {BACKEND_HELPER_COMMAND, backend_helper_main, NULL},
 };
 
 static void print_commands(FILE *f)

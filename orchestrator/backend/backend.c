@@ -53,3 +53,8 @@ int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct
 	}
 	return outcome_build(out, rec->ntasks, *arrays, *narrays, set);
 }
+
+int backend_helper_main(int argc, char **argv)
+{
+	return local_runner_main(argc, argv);
+}

@@ -75,4 +75,11 @@ const struct backend_ops *backend_local(void);
 int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct array_rec **arrays,
                           size_t *narrays, struct store *st, const struct sweep_rec *rec);
 
+/*
+ * The hidden command a backend's own helper process runs as (the local
+ * backend's runner), and its entry point; main.c dispatches it.
+ */
+#define BACKEND_HELPER_COMMAND "__local-runner"
+int backend_helper_main(int argc, char **argv);
+
 #endif

@@ -32,8 +32,8 @@ struct strbuf;
  */
 extern const struct backend_ops local_backend;
 
-/* The hidden command the runner runs as; main.c dispatches it to local_runner_main. */
-#define LOCAL_RUNNER_COMMAND "__local-runner"
+/* The hidden command the runner runs as (backend.h's BACKEND_HELPER_COMMAND). */
+#define LOCAL_RUNNER_COMMAND BACKEND_HELPER_COMMAND
 int local_runner_main(int argc, char **argv);
 
 /* The pure parts, for tests. */
