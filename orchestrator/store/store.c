@@ -63,7 +63,7 @@ static const char *const migrations[] = {
     "  attempt INTEGER NOT NULL,"
     "  submitted_at INTEGER NOT NULL,"
     "  PRIMARY KEY (sweep_id, job_id));",
-    /* 2: the local side (local.c): array jobs run on this machine and their tasks. */
+    /* 2: the local side (backend/local/): array jobs run on this machine and their tasks. */
     "CREATE TABLE local_arrays ("
     "  job_id INTEGER PRIMARY KEY,"
     "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"

@@ -105,7 +105,7 @@ int store_load_arrays(struct store *st, struct array_rec **out, size_t *n, int64
 int store_last_attempt(struct store *st, unsigned *out, int64_t sweep_id);
 
 /*
- * The local side of the seam (local.c): array jobs run on this machine by
+ * The local side of the seam (backend/local/): array jobs run on this machine by
  * a runner process (the sweep binary itself), and their tasks. The runner
  * writes a task's row at each change of state, each its own transaction;
  * the records query of the local side reads them.

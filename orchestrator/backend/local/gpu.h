@@ -14,8 +14,9 @@ struct strbuf;
  *   nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory
  *              --format=csv,noheader,nounits
  * The process list names GPUs by uuid, never by index, so the two are
- * joined by uuid. Pure: text in, structs out; running nvidia-smi and
- * finding who owns a process is the caller's (local.c).
+ * joined by uuid. gpu_parse is pure (text in, structs out); gpu_query
+ * runs nvidia-smi and finds who owns each process; gpu_lock keeps two
+ * runners off one GPU.
  *
  * Every string in these structs is owned by the gpu_set and freed by
  * gpu_set_release.
