@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "backend.h"
 #include "error.h"
+#include "output.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -74,7 +75,7 @@ int cmd_cancel(int argc, char **argv)
 	if (!ops || ops->cancel(st, &rec, arrays, narrays) < 0)
 		goto out;
 	printf("cancelled %zu array job%s of sweep %" PRId64 " '%s':", narrays,
-	       narrays == 1 ? "" : "s", rec.id, rec.name);
+	       output_plural(narrays, "", "s"), rec.id, rec.name);
 	for (size_t i = 0; i < narrays; i++)
 		printf(" %" PRIu32, arrays[i].job_id);
 	printf(" (tasks that had ended are unchanged)\n");

@@ -200,8 +200,8 @@ static char *request_text(const struct state *s, const struct resubmit_task *t)
 
 static void print_plan(FILE *f, const struct state *s)
 {
-	static const char *const head[] = {"INDEX", "SETTING", "SEED",   "ATTEMPTS",
-	                                   "STATE", "WHY",     "REQUEST"};
+	static const char *const head[] = {"INDEX",    "SETTING", "SEED",   "STATE",
+	                                   "ATTEMPTS", "WHY",     "REQUEST"};
 	struct table t;
 
 	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
@@ -214,8 +214,8 @@ static void print_plan(FILE *f, const struct state *s)
 		table_add(&t, xstrfmt("%zu", task->index));
 		table_add(&t, plan_setting_label(&s->plan, plan_setting_of(&s->plan, task->index)));
 		table_add(&t, xstrfmt("%" PRId64, plan_seed_of(&s->plan, task->index)));
-		table_add(&t, xstrfmt("%u", o->attempts));
 		table_addstr(&t, task_state_name(o->state));
+		table_add(&t, xstrfmt("%u", o->attempts));
 		table_add(&t, strbuf_detach(&why, NULL));
 		table_add(&t, request_text(s, task));
 	}

@@ -21,6 +21,7 @@
 #include "error.h"
 #include "grid.h"
 #include "outcome.h"
+#include "output.h"
 #include "store.h"
 #include "strbuf.h"
 #include "table.h"
@@ -176,7 +177,8 @@ static char *log_path(const struct sweep_rec *rec, const struct task_outcome *t)
 static void print_header(FILE *f, const struct view *v, size_t ntasks)
 {
 	fprintf(f, "sweep %" PRId64 " '%s': %zu task%s, %zu array job%s", v->rec.id, v->rec.name,
-	        ntasks, ntasks == 1 ? "" : "s", v->narrays, v->narrays == 1 ? "" : "s");
+	        ntasks, output_plural(ntasks, "", "s"), v->narrays,
+	        output_plural(v->narrays, "", "s"));
 	for (size_t i = 0; i < v->narrays && i < 5; i++)
 		fprintf(f, "%s%" PRIu32, i ? ", " : " (", v->arrays[i].job_id);
 	if (v->narrays > 5)
@@ -375,9 +377,7 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 	for (size_t i = 0; i < plan->ntasks; i++)
 		json_array_append_new(tasks, json_task(v, plan, i));
 	json_object_set_new(root, "tasks", tasks);
-	json_dumpf(root, f, one_line ? JSON_COMPACT : JSON_INDENT(2));
-	fputc('\n', f);
-	json_decref(root);
+	output_json_print(f, root, one_line ? JSON_COMPACT : JSON_INDENT(2));
 }
 
 /*

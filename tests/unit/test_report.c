@@ -170,11 +170,11 @@ static void test_report_table_incomplete(void **state)
 	    report_print_table, &fx.r,
 	    "sweep 'mnist' (id 7): 3 of 6 tasks missing or failed\n"
 	    "\n"
-	    "lr    seed  index  state    exit:sig  job     reason                        log\n"
-	    "0.1   22    1      PENDING  -         4242_1  still pending                 -\n"
-	    "0.01  22    4      FAILED   0:9       4242_4  out of memory                 "
+	    "index  lr    seed  state    exit:sig  job     reason                        log\n"
+	    "1      0.1   22    PENDING  -         4242_1  still pending                 -\n"
+	    "4      0.01  22    FAILED   0:9       4242_4  out of memory                 "
 	    "/home/u/logs/mnist_4242_4.out\n"
-	    "0.01  33    5      MISSING  -         -       missing (no record in Slurm)  -\n");
+	    "5      0.01  33    MISSING  -         -       missing (no record in Slurm)  -\n");
 	fixture_release(&fx);
 }
 
@@ -206,11 +206,11 @@ static void test_report_table_allow_incomplete(void **state)
 	    "     n/a\n"
 	    "\n"
 	    "excluded tasks (3):\n"
-	    "lr    seed  index  state    exit:sig  job     reason                        log\n"
-	    "0.1   22    1      PENDING  -         4242_1  still pending                 -\n"
-	    "0.01  22    4      FAILED   0:9       4242_4  out of memory                 "
+	    "index  lr    seed  state    exit:sig  job     reason                        log\n"
+	    "1      0.1   22    PENDING  -         4242_1  still pending                 -\n"
+	    "4      0.01  22    FAILED   0:9       4242_4  out of memory                 "
 	    "/home/u/logs/mnist_4242_4.out\n"
-	    "0.01  33    5      MISSING  -         -       missing (no record in Slurm)  -\n");
+	    "5      0.01  33    MISSING  -         -       missing (no record in Slurm)  -\n");
 	fixture_release(&fx);
 }
 
