@@ -42,8 +42,7 @@ int cmd_cancel(int argc, char **argv)
 	int opt, code, ret = EXIT_ERROR;
 
 	sweep_rec_init(&rec);
-	optind = 1;
-	opterr = 0;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
@@ -52,12 +51,11 @@ int cmd_cancel(int argc, char **argv)
 		case 'h':
 			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, optopt == 's' ? "--state-dir" : NULL,
-			                      "a folder", usage, options);
+			return cli_bad_option(argv, longopts, usage, options);
 		}
 	}
 	code = cli_take_sweep(&which, argc, argv, usage, options);
-	if (code >= 0)
+	if (code != CLI_CONTINUE)
 		return code;
 
 	if (cli_open_sweep(&st, &rec, cli_state_dir(state_dir), which) < 0)

@@ -187,11 +187,10 @@ int cmd_gpus(int argc, char **argv)
 	bool json = false;
 	const char *why;
 	size_t nfree;
-	int opt, ret = EXIT_ERROR;
+	int opt, code, ret = EXIT_ERROR;
 
 	gpu_set_init(&set);
-	optind = 1;
-	opterr = 0;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -206,14 +205,12 @@ int cmd_gpus(int argc, char **argv)
 		case 'h':
 			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, optopt == 'm' ? "--min-free" : NULL,
-			                      "a size, e.g. 20G", usage, options);
+			return cli_bad_option(argv, longopts, usage, options);
 		}
 	}
-	if (optind < argc) {
-		error("unexpected argument '%s'", argv[optind]);
-		return cli_usage(stderr, usage, options);
-	}
+	code = cli_no_operands(argc, argv, usage, options);
+	if (code != CLI_CONTINUE)
+		return code;
 	if (local_query_gpus(&set, true) < 0)
 		goto out;
 	if (!set.ngpus) {

@@ -30,9 +30,9 @@ int cmd_list(int argc, char **argv)
 	struct store *st = NULL;
 	struct sweep_rec *recs = NULL;
 	size_t n = 0;
-	int opt;
+	int opt, code;
 
-	optind = 1;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
@@ -41,11 +41,12 @@ int cmd_list(int argc, char **argv)
 		case 'h':
 			return cli_help(usage, options);
 		default:
-			return cli_usage(stderr, usage, options);
+			return cli_bad_option(argv, longopts, usage, options);
 		}
 	}
-	if (optind != argc)
-		return cli_usage(stderr, usage, options);
+	code = cli_no_operands(argc, argv, usage, options);
+	if (code != CLI_CONTINUE)
+		return code;
 	if (store_open(&st, cli_state_dir(state_opt), 0) < 0)
 		return EXIT_ERROR;
 	if (store_list_sweeps(st, &recs, &n) < 0) {

@@ -57,7 +57,7 @@ struct report_opts {
 	bool allow_incomplete;
 };
 
-/* Returns -1 to go on, or the exit code the command ends with. */
+/* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct report_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -72,7 +72,7 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	bool json = false, csv = false;
 	int opt;
 
-	optind = 1;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -98,7 +98,7 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		case 'h':
 			return cli_help(usage, options);
 		default:
-			return cli_usage(stderr, usage, options);
+			return cli_bad_option(argv, longopts, usage, options);
 		}
 	}
 	if (json && csv) {
@@ -183,7 +183,7 @@ int cmd_report(int argc, char **argv)
 	report_init(&rep);
 
 	code = parse_options(&o, argc, argv);
-	if (code >= 0) {
+	if (code != CLI_CONTINUE) {
 		ret = code;
 		goto out;
 	}

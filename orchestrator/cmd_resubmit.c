@@ -64,7 +64,7 @@ struct resubmit_opts {
 	double time_factor;
 };
 
-/* Returns -1 to go on, or the exit code the command ends with. */
+/* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -79,7 +79,7 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 
 	o->mem_factor = RIGHTSIZE_MEM_FACTOR;
 	o->time_factor = RIGHTSIZE_TIME_FACTOR;
-	optind = 1;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
@@ -99,7 +99,7 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 		case 'h':
 			return cli_help(usage, options);
 		default:
-			return cli_usage(stderr, usage, options);
+			return cli_bad_option(argv, longopts, usage, options);
 		}
 	}
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
@@ -439,7 +439,7 @@ int cmd_resubmit(int argc, char **argv)
 
 	state_init(&s);
 	code = parse_options(&o, argc, argv);
-	if (code >= 0)
+	if (code != CLI_CONTINUE)
 		return code;
 	if (cli_open_sweep(&s.st, &s.rec, cli_state_dir(o.state_dir), o.which) < 0)
 		goto out;

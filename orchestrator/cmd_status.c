@@ -73,7 +73,7 @@ static int parse_interval(unsigned *out, const char *s)
 	return 0;
 }
 
-/* Returns -1 to go on, or the exit code the command ends with. */
+/* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct status_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -84,8 +84,7 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 	int opt;
 
 	o->interval_s = WATCH_DEFAULT_S;
-	optind = 1;
-	opterr = 0;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
@@ -108,8 +107,7 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 		case 'h':
 			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, optopt == 's' ? "--state-dir" : NULL,
-			                      "a folder", usage, options);
+			return cli_bad_option(argv, longopts, usage, options);
 		}
 	}
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
@@ -448,7 +446,7 @@ int cmd_status(int argc, char **argv)
 	view_init(&v);
 
 	code = parse_options(&o, argc, argv);
-	if (code >= 0) {
+	if (code != CLI_CONTINUE) {
 		ret = code;
 		goto out;
 	}

@@ -215,7 +215,7 @@ int cmd_submit(int argc, char **argv)
 	cfg_init(&cfg);
 	plan_init(&plan);
 	sweep_rec_init(&rec);
-	optind = 1;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
@@ -241,7 +241,7 @@ int cmd_submit(int argc, char **argv)
 		case 'h':
 			return cli_help(usage, options);
 		default:
-			return cli_usage(stderr, usage, options);
+			return cli_bad_option(argv, longopts, usage, options);
 		}
 	}
 	if (argc - optind != 1)
