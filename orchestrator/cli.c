@@ -98,6 +98,18 @@ int cli_bad_option(char **argv, const struct option *longopts, const char *usage
 	return cli_usage(stderr, usage, options);
 }
 
+int cli_common_option(int opt, const char **state_dir, char **argv, const struct option *longopts,
+                      const char *usage, const char *options)
+{
+	if (opt == 's' && state_dir) {
+		*state_dir = optarg;
+		return CLI_CONTINUE;
+	}
+	if (opt == 'h')
+		return cli_help(usage, options);
+	return cli_bad_option(argv, longopts, usage, options);
+}
+
 int cli_no_operands(int argc, char **argv, const char *usage, const char *options)
 {
 	if (optind >= argc)

@@ -95,10 +95,10 @@ int cli_help(const char *usage, const char *options);
 
 /*
  * The option-parsing convention of every command: call cli_getopt_start,
- * loop over getopt_long(argc, argv, "h", longopts, NULL), send its '?' to
- * cli_bad_option, and let a parsing step return CLI_CONTINUE to go on or an
- * exit code (EXIT_OK, EXIT_USAGE) to end the command with. CLI_CONTINUE is
- * neither an exit code nor SWEEP_ERR.
+ * loop over getopt_long(argc, argv, "h", longopts, NULL), end the switch
+ * with cli_common_option (--state-dir, --help, errors), and let a parsing step return CLI_CONTINUE
+ * to go on or an exit code (EXIT_OK, EXIT_USAGE) to end the command with. CLI_CONTINUE is neither
+ * an exit code nor SWEEP_ERR.
  */
 #define CLI_CONTINUE (-100)
 
@@ -114,6 +114,16 @@ void cli_getopt_start(void);
  */
 int cli_bad_option(char **argv, const struct option *longopts, const char *usage,
                    const char *options);
+
+/*
+ * The options every command has, for the default of its switch: 's'
+ * (--state-dir DIR, into *state_dir; state_dir is NULL for a command
+ * without it), 'h' (--help: the usage on stdout, EXIT_OK) and getopt's '?'
+ * (cli_bad_option). Returns CLI_CONTINUE after --state-dir, else the exit
+ * code.
+ */
+int cli_common_option(int opt, const char **state_dir, char **argv, const struct option *longopts,
+                      const char *usage, const char *options);
 
 /*
  * For a command that takes no word after its options: CLI_CONTINUE, or

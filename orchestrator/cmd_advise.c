@@ -80,7 +80,7 @@ static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 	    {"json", no_argument, NULL, 'j'},          {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
-	int opt;
+	int opt, code;
 
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -106,13 +106,11 @@ static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 		case 'j':
 			o->json = true;
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, longopts, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	if (optind < argc) {

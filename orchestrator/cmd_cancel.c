@@ -45,13 +45,10 @@ int cmd_cancel(int argc, char **argv)
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 's':
-			state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, longopts, usage, options);
+			code = cli_common_option(opt, &state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	code = cli_take_sweep(&which, argc, argv, usage, options);

@@ -202,10 +202,10 @@ int cmd_gpus(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, longopts, usage, options);
+			code = cli_common_option(opt, NULL, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	code = cli_no_operands(argc, argv, usage, options);

@@ -35,13 +35,10 @@ int cmd_list(int argc, char **argv)
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 's':
-			state_opt = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, longopts, usage, options);
+			code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	code = cli_no_operands(argc, argv, usage, options);

@@ -70,7 +70,7 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	bool json = false, csv = false;
-	int opt;
+	int opt, code;
 
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -92,13 +92,11 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		case 'a':
 			o->allow_incomplete = true;
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, longopts, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	if (json && csv) {

@@ -75,7 +75,7 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int opt;
+	int opt, code;
 
 	o->mem_factor = RIGHTSIZE_MEM_FACTOR;
 	o->time_factor = RIGHTSIZE_TIME_FACTOR;
@@ -93,13 +93,11 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 			if (cmd_rightsize_parse_factor(&o->time_factor, "time-factor", optarg) < 0)
 				return cli_usage(stderr, usage, options);
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, longopts, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	return cli_take_sweep(&o->which, argc, argv, usage, options);

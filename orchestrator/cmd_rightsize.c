@@ -77,7 +77,7 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int opt;
+	int opt, code;
 
 	rightsize_policy_init(&o->policy);
 	cli_getopt_start();
@@ -103,13 +103,11 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 		case 'j':
 			o->json = true;
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, longopts, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	return cli_take_sweep(&o->which, argc, argv, usage, options);

@@ -81,7 +81,7 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 	    {"watch", optional_argument, NULL, 'w'}, {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
-	int opt;
+	int opt, code;
 
 	o->interval_s = WATCH_DEFAULT_S;
 	cli_getopt_start();
@@ -101,13 +101,11 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 				return cli_usage(stderr, usage, options);
 			}
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, longopts, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	return cli_take_sweep(&o->which, argc, argv, usage, options);

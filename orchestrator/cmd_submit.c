@@ -195,7 +195,7 @@ int cmd_submit(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *state_opt = NULL, *resources_from = NULL;
-	int dry_run = 0, opt, ret = EXIT_ERROR;
+	int dry_run = 0, opt, code, ret = EXIT_ERROR;
 	char cwd[PATH_MAX];
 	struct cfg cfg;
 	struct plan plan;
@@ -232,16 +232,13 @@ int cmd_submit(int argc, char **argv)
 			}
 			gpus_opt = optarg;
 			break;
-		case 's':
-			state_opt = optarg;
-			break;
 		case 'r':
 			resources_from = optarg;
 			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, longopts, usage, options);
+			code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	if (argc - optind != 1)

@@ -64,6 +64,11 @@ static void test_cli_operands(void **state)
 	check_command(cmd_cancel, EXIT_USAGE, "error: one sweep at a time, not 'a' and 'b'",
 	              "cancel", "a", "b", NULL);
 	check_command(cmd_status, EXIT_OK, "", "status", "--help", NULL);
+	/* --state-dir reaches the store. */
+	check_command(cmd_list, EXIT_ERROR,
+	              "error: no state store in '/nonexistent/st': No such file or directory (run "
+	              "'sweep submit' first, or give --state-dir)",
+	              "list", "--state-dir", "/nonexistent/st", NULL);
 }
 
 static void test_cli_take_sweep(void **state)
