@@ -44,12 +44,9 @@ int cmd_cancel(int argc, char **argv)
 	sweep_rec_init(&rec);
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		default:
-			code = cli_common_option(opt, &state_dir, argv, longopts, usage, options);
-			if (code != CLI_CONTINUE)
-				return code;
-		}
+		code = cli_common_option(opt, &state_dir, argv, longopts, usage, options);
+		if (code != CLI_CONTINUE)
+			return code;
 	}
 	code = cli_take_sweep(&which, argc, argv, usage, options);
 	if (code != CLI_CONTINUE)

@@ -34,12 +34,9 @@ int cmd_list(int argc, char **argv)
 
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		default:
-			code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
-			if (code != CLI_CONTINUE)
-				return code;
-		}
+		code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
+		if (code != CLI_CONTINUE)
+			return code;
 	}
 	code = cli_no_operands(argc, argv, usage, options);
 	if (code != CLI_CONTINUE)
