@@ -40,8 +40,8 @@ static const char options[] =
     "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
     "\n"
     "options:\n"
-    "  --tasks              one row per task: setting, seed, state, exit code, elapsed\n"
-    "                       time, MaxRSS, restarts, attempts and log file\n"
+    "  --tasks              one row per task: setting, seed, state, attempts, exit code,\n"
+    "                       elapsed time, MaxRSS, restarts and log file\n"
     "  --json               print JSON (with --watch, one line per refresh)\n"
     "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
     "                       is pending or running any more\n"
@@ -240,17 +240,25 @@ enum {
 	COL_SETTING,
 	COL_SEED,
 	COL_STATE,
+	COL_ATTEMPTS,
 	COL_EXIT,
 	COL_ELAPSED,
 	COL_RSS,
 	COL_RESTARTS,
-	COL_ATTEMPTS,
 	COL_LOG,
 	NCOLS
 };
 
-static const char *const col_names[NCOLS] = {"INDEX",   "SETTING", "SEED",     "STATE",    "EXIT",
-                                             "ELAPSED", "MAXRSS",  "RESTARTS", "ATTEMPTS", "LOG"};
+/*
+ * The per-task tables (status --tasks, report's failures, resubmit's plan,
+ * rightsize --tasks) start alike: index, setting, seed, state, then
+ * attempts where a table shows them.
+ */
+static const char *const col_names[NCOLS] = {
+    [COL_INDEX] = "INDEX",     [COL_SETTING] = "SETTING",   [COL_SEED] = "SEED",
+    [COL_STATE] = "STATE",     [COL_ATTEMPTS] = "ATTEMPTS", [COL_EXIT] = "EXIT",
+    [COL_ELAPSED] = "ELAPSED", [COL_RSS] = "MAXRSS",        [COL_RESTARTS] = "RESTARTS",
+    [COL_LOG] = "LOG"};
 
 static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct view *v,
                        const struct plan *plan, char *const *labels, size_t i)
