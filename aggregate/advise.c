@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "strbuf.h"
+#include "table.h"
 #include "units.h"
 
 #include "banned.h"
@@ -523,11 +525,6 @@ static void format_duration(char *buf, size_t size, double s)
 		units_format_time(buf, size, (uint64_t)llround(s));
 }
 
-static const char *plural(size_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static void print_observed(FILE *f, const struct advise_report *r)
 {
 	const struct advise_mtbf *o = r->observed;
@@ -540,14 +537,14 @@ static void print_observed(FILE *f, const struct advise_report *r)
 		        "no interruption in %s of run time over %zu run%s of sweep %" PRId64
 		        " '%s':\nthe MTBF is at least %s; that is a bound, not an estimate. "
 		        "Give one with --mtbf.\n",
-		        run, o->runs, plural(o->runs), r->sweep_id, r->sweep, run);
+		        run, o->runs, output_plural(o->runs, "", "s"), r->sweep_id, r->sweep, run);
 	} else {
 		format_duration(mtbf, sizeof(mtbf), o->mtbf_s);
 		fprintf(f,
 		        "MTBF %s, estimated from sweep %" PRId64 " '%s': %s of run time over %zu "
 		        "run%s, %zu interruption%s (",
-		        mtbf, r->sweep_id, r->sweep, run, o->runs, plural(o->runs),
-		        o->interruptions, plural(o->interruptions));
+		        mtbf, r->sweep_id, r->sweep, run, o->runs, output_plural(o->runs, "", "s"),
+		        o->interruptions, output_plural(o->interruptions, "", "s"));
 		for (int s = 0; s < TS_NSTATES; s++) {
 			if (!o->by_state[s])
 				continue;
@@ -559,14 +556,14 @@ static void print_observed(FILE *f, const struct advise_report *r)
 		/* A Poisson count of k has a relative standard error of about 1/sqrt(k). */
 		if (o->interruptions < 10)
 			fprintf(f, "only %zu interruption%s: a rough estimate (about +-%.0f%%)\n",
-			        o->interruptions, plural(o->interruptions),
+			        o->interruptions, output_plural(o->interruptions, "", "s"),
 			        100 / sqrt((double)o->interruptions));
 	}
 	if (o->timeouts)
 		fprintf(f,
 		        "%zu run%s hit the time limit (TIMEOUT): not counted, a time limit is "
 		        "not a failure\n",
-		        o->timeouts, plural(o->timeouts));
+		        o->timeouts, output_plural(o->timeouts, "", "s"));
 }
 
 enum { COL_INTERVAL, COL_FACTOR, COL_CKPT, COL_EXPECTED, COL_MC, COL_OVERHEAD, COL_NOTE, NCOLS };
@@ -618,30 +615,17 @@ static void print_table(FILE *f, const struct advise_report *r)
 	static const char *const heads[NCOLS] = {
 	    "INTERVAL", "x YOUNG", "CHECKPOINTS", "EXPECTED", "MONTE CARLO", "OVERHEAD", ""};
 	char cells[NCOLS][CELL];
-	size_t width[NCOLS];
+	struct table t;
 
-	for (int c = 0; c < NCOLS; c++)
-		width[c] = strlen(heads[c]);
+	table_init_head(&t, heads, NCOLS);
+	table_align_right(&t, COL_OVERHEAD);
 	for (size_t i = 0; i < r->nrows; i++) {
 		row_cells(cells, &r->rows[i], r);
 		for (int c = 0; c < NCOLS; c++)
-			if (strlen(cells[c]) > width[c])
-				width[c] = strlen(cells[c]);
+			table_addstr(&t, cells[c]);
 	}
-	for (int c = 0; c < COL_OVERHEAD; c++)
-		fprintf(f, "%-*s  ", (int)width[c], heads[c]);
-	fprintf(f, "%s\n", heads[COL_OVERHEAD]);
-	for (size_t i = 0; i < r->nrows; i++) {
-		row_cells(cells, &r->rows[i], r);
-		for (int c = 0; c < COL_OVERHEAD; c++)
-			fprintf(f, "%-*s  ", (int)width[c], cells[c]);
-		/* Overhead right-aligned under its heading; no trailing blanks. */
-		if (cells[COL_NOTE][0])
-			fprintf(f, "%*s  %s\n", (int)width[COL_OVERHEAD], cells[COL_OVERHEAD],
-			        cells[COL_NOTE]);
-		else
-			fprintf(f, "%*s\n", (int)width[COL_OVERHEAD], cells[COL_OVERHEAD]);
-	}
+	table_print(f, &t);
+	table_release(&t);
 }
 
 void advise_print_text(FILE *f, const struct advise_report *r)
@@ -683,25 +667,22 @@ void advise_print_text(FILE *f, const struct advise_report *r)
 	           "restart. The last segment\nwrites no checkpoint.\n");
 }
 
-static json_t *json_number_or_null(bool defined, double x)
-{
-	return defined && isfinite(x) ? json_real(x) : json_null();
-}
-
 static json_t *json_row(const struct advise_row *row, const struct advise_report *r)
 {
 	json_t *obj = json_object();
 	bool has = row->interval_s > 0;
 
-	json_object_set_new(obj, "interval_s", json_number_or_null(has, row->interval_s));
-	json_object_set_new(obj, "factor", json_number_or_null(has, row->interval_s / r->young_s));
+	json_object_set_new(obj, "interval_s", output_json_number_or_null(has, row->interval_s));
+	json_object_set_new(obj, "factor",
+	                    output_json_number_or_null(has, row->interval_s / r->young_s));
 	json_object_set_new(obj, "label", row->label ? json_string(row->label) : json_null());
 	json_object_set_new(obj, "checkpoints", json_integer((json_int_t)row->checkpoints));
-	json_object_set_new(obj, "expected_s", json_number_or_null(true, row->expected_s));
-	json_object_set_new(obj, "mc_mean_s", json_number_or_null(row->mc.done, row->mc.mean_s));
-	json_object_set_new(obj, "mc_se_s", json_number_or_null(row->mc.done, row->mc.se_s));
+	json_object_set_new(obj, "expected_s", output_json_number_or_null(true, row->expected_s));
+	json_object_set_new(obj, "mc_mean_s",
+	                    output_json_number_or_null(row->mc.done, row->mc.mean_s));
+	json_object_set_new(obj, "mc_se_s", output_json_number_or_null(row->mc.done, row->mc.se_s));
 	json_object_set_new(obj, "mc_runs", json_integer((json_int_t)row->mc.runs));
-	json_object_set_new(obj, "overhead", json_number_or_null(true, row->overhead));
+	json_object_set_new(obj, "overhead", output_json_number_or_null(true, row->overhead));
 	return obj;
 }
 
@@ -716,7 +697,7 @@ void advise_print_json(FILE *f, const struct advise_report *r)
 	json_object_set_new(root, "work_s", json_real(p->work_s));
 	json_object_set_new(root, "cost_s", json_real(p->cost_s));
 	json_object_set_new(root, "restart_s", json_real(p->restart_s));
-	json_object_set_new(root, "mtbf_s", json_number_or_null(p->mtbf_s > 0, p->mtbf_s));
+	json_object_set_new(root, "mtbf_s", output_json_number_or_null(p->mtbf_s > 0, p->mtbf_s));
 	json_object_set_new(root, "mtbf_source", json_string(o ? "sweep" : "given"));
 	if (o) {
 		sweep = json_object();
@@ -733,22 +714,21 @@ void advise_print_json(FILE *f, const struct advise_report *r)
 	                    o ? json_integer((json_int_t)o->interruptions) : json_null());
 	json_object_set_new(root, "interruptions_by_state", by_state);
 	json_object_set_new(root, "runs", o ? json_integer((json_int_t)o->runs) : json_null());
-	json_object_set_new(root, "run_time_s", json_number_or_null(o != NULL, o ? o->run_s : 0));
+	json_object_set_new(root, "run_time_s",
+	                    output_json_number_or_null(o != NULL, o ? o->run_s : 0));
 	json_object_set_new(root, "timeouts",
 	                    o ? json_integer((json_int_t)o->timeouts) : json_null());
 	json_object_set_new(root, "mtbf_at_least_s",
-	                    json_number_or_null(o && !o->has_estimate, o ? o->run_s : 0));
-	json_object_set_new(root, "young_s", json_number_or_null(t, r->young_s));
-	json_object_set_new(root, "daly_s", json_number_or_null(t, r->daly_s));
+	                    output_json_number_or_null(o && !o->has_estimate, o ? o->run_s : 0));
+	json_object_set_new(root, "young_s", output_json_number_or_null(t, r->young_s));
+	json_object_set_new(root, "daly_s", output_json_number_or_null(t, r->daly_s));
 	json_object_set_new(root, "optimum_interval_s",
-	                    json_number_or_null(t && r->best_s > 0, r->best_s));
+	                    output_json_number_or_null(t && r->best_s > 0, r->best_s));
 	json_object_set_new(root, "optimum_segments",
 	                    t ? json_integer((json_int_t)r->best_segments) : json_null());
 	json_object_set_new(root, "seed", json_integer((json_int_t)r->seed));
 	for (size_t i = 0; t && i < r->nrows; i++)
 		json_array_append_new(rows, json_row(&r->rows[i], r));
 	json_object_set_new(root, "rows", rows);
-	json_dumpf(root, f, JSON_INDENT(2));
-	fputc('\n', f);
-	json_decref(root);
+	output_json_print(f, root, JSON_INDENT(2));
 }

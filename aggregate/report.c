@@ -11,6 +11,7 @@
 #include "gate.h"
 #include "plan.h"
 #include "outcome.h"
+#include "output.h"
 #include "result.h"
 #include "strbuf.h"
 #include "table.h"
@@ -200,9 +201,9 @@ static void print_failures_table(FILE *f, const struct report *r)
 	struct table t;
 
 	table_init(&t, (ncols ? ncols : 1) + 7);
+	table_addstr(&t, "index");
 	add_setting_headers(&t, plan, cols, ncols);
 	table_addstr(&t, "seed");
-	table_addstr(&t, "index");
 	table_addstr(&t, "state");
 	table_addstr(&t, "exit:sig");
 	table_addstr(&t, "job");
@@ -212,9 +213,9 @@ static void print_failures_table(FILE *f, const struct report *r)
 		const struct gate_failure *fl = &g->failures[i];
 		char *log = report_log_path(r, fl);
 
+		table_add(&t, xstrfmt("%zu", fl->index));
 		add_setting_cells(&t, plan, cols, ncols, fl->setting);
 		table_add(&t, xstrfmt("%" PRId64, fl->seed));
-		table_add(&t, xstrfmt("%zu", fl->index));
 		table_addstr(&t, task_state_name(fl->state));
 		table_add(&t, exit_text(fl));
 		if (fl->array_job_id)
@@ -299,11 +300,6 @@ static void print_stats_table(FILE *f, const struct report *r)
 	free(cols);
 }
 
-static const char *plural(size_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static void print_title(FILE *f, const struct report *r)
 {
 	const struct plan *plan = r->plan;
@@ -315,8 +311,9 @@ static void print_title(FILE *f, const struct report *r)
 		return;
 	}
 	fprintf(f, "%zu setting%s x %zu seed%s = %zu task%s, ", plan->nsettings,
-	        plural(plan->nsettings), plan->nseeds, plural(plan->nseeds), plan->ntasks,
-	        plural(plan->ntasks));
+	        output_plural(plan->nsettings, "", "s"), plan->nseeds,
+	        output_plural(plan->nseeds, "", "s"), plan->ntasks,
+	        output_plural(plan->ntasks, "", "s"));
 	if (gate_complete(g))
 		fprintf(f, "all completed\n");
 	else
@@ -344,12 +341,6 @@ void report_print_table(FILE *f, const struct report *r)
 }
 
 /* ---- JSON ---- */
-
-/* A number, or null where it is undefined: JSON has no NaN. */
-static json_t *json_number_or_null(bool defined, double x)
-{
-	return defined && isfinite(x) ? json_real(x) : json_null();
-}
 
 static json_t *json_params(const struct plan *plan, size_t s)
 {
@@ -396,10 +387,11 @@ static json_t *json_setting(const struct report *r, size_t s)
 		const struct stats_summary *st = report_stats(r, s, m);
 		json_t *one = json_object();
 
-		json_object_set_new(one, "mean", json_number_or_null(st->has_mean, st->mean));
-		json_object_set_new(one, "std", json_number_or_null(st->has_std, st->std));
+		json_object_set_new(one, "mean",
+		                    output_json_number_or_null(st->has_mean, st->mean));
+		json_object_set_new(one, "std", output_json_number_or_null(st->has_std, st->std));
 		json_object_set_new(one, "n", json_integer((json_int_t)st->n));
-		json_object_set_new(one, "ci95", json_number_or_null(st->has_std, st->ci95));
+		json_object_set_new(one, "ci95", output_json_number_or_null(st->has_std, st->ci95));
 		json_object_set_new(metrics, g->metrics[m], one);
 	}
 	json_object_set_new(obj, "metrics", metrics);
@@ -435,9 +427,7 @@ void report_print_json(FILE *f, const struct report *r)
 	for (size_t i = 0; i < g->nfailures; i++)
 		json_array_append_new(arr, json_failure(r, &g->failures[i]));
 	json_object_set_new(root, "failures", arr);
-	json_dumpf(root, f, JSON_INDENT(2));
-	fputc('\n', f);
-	json_decref(root);
+	output_json_print(f, root, JSON_INDENT(2));
 }
 
 /* ---- CSV ---- */

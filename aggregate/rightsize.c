@@ -14,6 +14,7 @@
 
 #include "plan.h"
 #include "outcome.h"
+#include "output.h"
 #include "strbuf.h"
 #include "table.h"
 #include "units.h"
@@ -249,11 +250,6 @@ void rightsize_group_build(struct rightsize_group *out, const struct task_outcom
 		recommend(out, p);
 }
 
-static const char *plural(size_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
 void rightsize_explain(struct strbuf *out, const struct rightsize_group *g, enum rightsize_gap gap)
 {
 	switch (gap) {
@@ -261,8 +257,8 @@ void rightsize_explain(struct strbuf *out, const struct rightsize_group *g, enum
 		break;
 	case RIGHTSIZE_ACTIVE:
 		strbuf_addf(out, "%zu task%s still pending or running: ask again when %s ended",
-		            g->nactive, plural(g->nactive, " is", "s are"),
-		            plural(g->nactive, "it has", "they have"));
+		            g->nactive, output_plural(g->nactive, " is", "s are"),
+		            output_plural(g->nactive, "it has", "they have"));
 		break;
 	case RIGHTSIZE_NO_RECORD:
 		strbuf_addstr(out,
@@ -276,7 +272,7 @@ void rightsize_explain(struct strbuf *out, const struct rightsize_group *g, enum
 		            "no task that ran has a MaxRSS (tasks shorter than the accounting "
 		            "sampling interval, JobAcctGatherFrequency, leave none): --mem "
 		            "cannot be sized from %s",
-		            plural(g->nran, "it", "them"));
+		            output_plural(g->nran, "it", "them"));
 		break;
 	}
 }
@@ -291,8 +287,8 @@ void rightsize_explain_bounds(struct strbuf *out, const struct rightsize_group *
 		strbuf_addf(out,
 		            "%zu task%s ran out of memory with %s%s: %s needed more, so --mem is "
 		            "at least %g x that",
-		            g->noom, plural(g->noom, "", "s"), g->noom > 1 ? "up to " : "", buf,
-		            plural(g->noom, "it", "they"), p->mem_factor);
+		            g->noom, output_plural(g->noom, "", "s"), g->noom > 1 ? "up to " : "",
+		            buf, output_plural(g->noom, "it", "they"), p->mem_factor);
 	}
 	if (g->ntimeout) {
 		units_format_time(buf, sizeof(buf), g->time_bound_s);
@@ -301,9 +297,9 @@ void rightsize_explain_bounds(struct strbuf *out, const struct rightsize_group *
 		strbuf_addf(out,
 		            "%zu task%s hit the time limit after %s%s: %s needed more, so --time "
 		            "is at least %g x that",
-		            g->ntimeout, plural(g->ntimeout, "", "s"),
-		            g->ntimeout > 1 ? "up to " : "", buf, plural(g->ntimeout, "it", "they"),
-		            p->time_factor);
+		            g->ntimeout, output_plural(g->ntimeout, "", "s"),
+		            g->ntimeout > 1 ? "up to " : "", buf,
+		            output_plural(g->ntimeout, "it", "they"), p->time_factor);
 	}
 }
 
@@ -489,7 +485,7 @@ static void print_sweep(FILE *f, const struct rightsize *r)
 	char mem[64], time[64];
 
 	fprintf(f, "whole sweep: %zu of %zu task%s ran", g->nran, g->ntasks,
-	        g->ntasks == 1 ? "" : "s");
+	        output_plural(g->ntasks, "", "s"));
 	if (g->nran) {
 		char *rss = rss_text(g->peak_rss), *req = mem_text(g->req_mem_mb);
 		char *longest = time_text(g->longest_s), *limit = time_text(g->timelimit_s);
@@ -543,8 +539,8 @@ static void print_sweep(FILE *f, const struct rightsize *r)
 void rightsize_print_table(FILE *f, const struct rightsize *r, bool tasks)
 {
 	fprintf(f, "sweep %" PRId64 " '%s': %zu task%s in %zu setting%s\n\n", r->id,
-	        r->name ? r->name : "", r->ntasks, r->ntasks == 1 ? "" : "s", r->nsettings,
-	        r->nsettings == 1 ? "" : "s");
+	        r->name ? r->name : "", r->ntasks, output_plural(r->ntasks, "", "s"), r->nsettings,
+	        output_plural(r->nsettings, "", "s"));
 	if (tasks) {
 		print_tasks(f, r);
 		fputc('\n', f);
@@ -688,7 +684,5 @@ void rightsize_print_json(FILE *f, const struct rightsize *r)
 		json_array_append_new(tasks, json_task(r, i));
 	json_object_set_new(root, "tasks", tasks);
 	/* Efficiencies need no 17 digits. */
-	json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-	fputc('\n', f);
-	json_decref(root);
+	output_json_print(f, root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
 }

@@ -10,6 +10,7 @@
 void table_init(struct table *t, size_t ncols)
 {
 	t->ncols = ncols;
+	t->right = NULL;
 	t->cells = NULL;
 	t->ncells = 0;
 	t->alloc = 0;
@@ -27,6 +28,7 @@ void table_release(struct table *t)
 	for (size_t i = 0; i < t->ncells; i++)
 		free(t->cells[i]);
 	free(t->cells);
+	free(t->right);
 	table_init(t, 0);
 }
 
@@ -39,6 +41,20 @@ void table_add(struct table *t, char *text)
 void table_addstr(struct table *t, const char *text)
 {
 	table_add(t, xstrdup(text));
+}
+
+void table_align_right(struct table *t, size_t col)
+{
+	assert(col < t->ncols);
+	if (!t->right)
+		t->right = xcalloc(t->ncols, sizeof(*t->right));
+	t->right[col] = true;
+}
+
+static void pad(struct strbuf *line, size_t from, size_t to)
+{
+	for (; from < to; from++)
+		strbuf_addch(line, ' ');
 }
 
 /* Columns on a terminal: UTF-8 continuation bytes take none. */
@@ -54,6 +70,7 @@ static size_t display_width(const char *s)
 
 void table_print(FILE *f, const struct table *t)
 {
+	struct strbuf line = STRBUF_INIT;
 	size_t *width;
 
 	assert(t->ncols && t->ncells % t->ncols == 0);
@@ -65,15 +82,24 @@ void table_print(FILE *f, const struct table *t)
 			width[i % t->ncols] = w;
 	}
 	for (size_t i = 0; i < t->ncells; i++) {
-		size_t c = i % t->ncols;
+		size_t c = i % t->ncols, w = display_width(t->cells[i]);
+		bool right = t->right && t->right[c];
 
-		fputs(t->cells[i], f);
-		if (c + 1 == t->ncols) {
-			fputc('\n', f);
+		if (c)
+			strbuf_addstr(&line, "  ");
+		if (right)
+			pad(&line, w, width[c]);
+		strbuf_addstr(&line, t->cells[i]);
+		if (!right)
+			pad(&line, w, width[c]);
+		if (c + 1 < t->ncols)
 			continue;
-		}
-		for (size_t pad = display_width(t->cells[i]); pad < width[c] + 2; pad++)
-			fputc(' ', f);
+		/* Empty cells at the end leave no blanks behind. */
+		while (line.len && line.buf[line.len - 1] == ' ')
+			strbuf_setlen(&line, line.len - 1);
+		fprintf(f, "%s\n", line.buf);
+		strbuf_reset(&line);
 	}
+	strbuf_release(&line);
 	free(width);
 }

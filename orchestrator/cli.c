@@ -74,13 +74,48 @@ int cli_help(const char *usage, const char *options)
 	return EXIT_OK;
 }
 
-int cli_bad_option(char **argv, const char *name, const char *what, const char *usage,
+void cli_getopt_start(void)
+{
+	optind = 1;
+	opterr = 0;
+}
+
+int cli_bad_option(char **argv, const struct option *longopts, const char *usage,
                    const char *options)
 {
-	if (name)
-		error("%s needs %s", name, what);
+	const char *arg = argv[optind - 1];
+	const struct option *o = NULL;
+
+	/* optopt names the option only when a long one was given wrong. */
+	if (optopt && !strncmp(arg, "--", 2))
+		for (o = longopts; o->name && o->val != optopt; o++)
+			;
+	if (o && o->name && o->has_arg == required_argument)
+		error("--%s needs a value", o->name);
+	else if (o && o->name && o->has_arg == no_argument)
+		error("--%s takes no value", o->name);
 	else
-		error("unknown option '%s'", argv[optind - 1]);
+		error("unknown option '%s'", arg);
+	return cli_usage(stderr, usage, options);
+}
+
+int cli_common_option(int opt, const char **state_dir, char **argv, const struct option *longopts,
+                      const char *usage, const char *options)
+{
+	if (opt == 's' && state_dir) {
+		*state_dir = optarg;
+		return CLI_CONTINUE;
+	}
+	if (opt == 'h')
+		return cli_help(usage, options);
+	return cli_bad_option(argv, longopts, usage, options);
+}
+
+int cli_no_operands(int argc, char **argv, const char *usage, const char *options)
+{
+	if (optind >= argc)
+		return CLI_CONTINUE;
+	error("unexpected argument '%s'", argv[optind]);
 	return cli_usage(stderr, usage, options);
 }
 
@@ -94,7 +129,7 @@ int cli_take_sweep(const char **which, int argc, char **argv, const char *usage,
 	}
 	if (optind < argc)
 		*which = argv[optind];
-	return -1;
+	return CLI_CONTINUE;
 }
 
 void cli_hold_signals(sigset_t *old)

@@ -84,19 +84,48 @@ int cli_usage(FILE *f, const char *usage, const char *options);
 int cli_help(const char *usage, const char *options);
 
 /*
- * For getopt_long's '?' or ':' in a command that set opterr to 0: reports
- * "NAME needs WHAT" when name is not NULL (the caller's name for the option
- * in optopt, which lacks its value), else "unknown option 'ARG'" with the
- * word getopt stopped at; then prints the usage to stderr. Returns
- * EXIT_USAGE.
+ * The option-parsing convention of every command: call cli_getopt_start,
+ * loop over getopt_long(argc, argv, "h", longopts, NULL), end the switch
+ * with cli_common_option (--state-dir, --help, errors), and let a parsing step return CLI_CONTINUE
+ * to go on or an exit code (EXIT_OK, EXIT_USAGE) to end the command with. CLI_CONTINUE is neither
+ * an exit code nor SWEEP_ERR.
  */
-int cli_bad_option(char **argv, const char *name, const char *what, const char *usage,
+#define CLI_CONTINUE (-100)
+
+struct option;
+
+/* Starts getopt afresh (optind 1) with its own messages off (opterr 0). */
+void cli_getopt_start(void);
+
+/*
+ * For getopt_long's '?': reports "--NAME needs a value" or "--NAME takes
+ * no value" for an option of longopts written wrong, else "unknown option
+ * 'ARG'"; then prints the usage to stderr. Returns EXIT_USAGE.
+ */
+int cli_bad_option(char **argv, const struct option *longopts, const char *usage,
                    const char *options);
 
 /*
+ * The options every command has, for the default of its switch: 's'
+ * (--state-dir DIR, into *state_dir; state_dir is NULL for a command
+ * without it), 'h' (--help: the usage on stdout, EXIT_OK) and getopt's '?'
+ * (cli_bad_option). Returns CLI_CONTINUE after --state-dir, else the exit
+ * code.
+ */
+int cli_common_option(int opt, const char **state_dir, char **argv, const struct option *longopts,
+                      const char *usage, const char *options);
+
+/*
+ * For a command that takes no word after its options: CLI_CONTINUE, or
+ * "unexpected argument 'ARG'" with the usage and EXIT_USAGE.
+ */
+int cli_no_operands(int argc, char **argv, const char *usage, const char *options);
+
+/*
  * The optional SWEEP word after a command's options (argv[optind...]):
- * sets *which to it, or to NULL when there is none, and returns -1 (go
- * on). Two or more are reported, with the usage, and EXIT_USAGE returned.
+ * sets *which to it, or to NULL when there is none, and returns
+ * CLI_CONTINUE. Two or more are reported, with the usage, and EXIT_USAGE
+ * returned.
  */
 int cli_take_sweep(const char **which, int argc, char **argv, const char *usage,
                    const char *options);

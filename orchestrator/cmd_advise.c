@@ -71,29 +71,7 @@ struct checkpoint_opts {
 	bool json;
 };
 
-static const char *option_name(int opt)
-{
-	switch (opt) {
-	case 'c':
-		return "--cost";
-	case 'm':
-		return "--mtbf";
-	case 'f':
-		return "--from";
-	case 'w':
-		return "--work";
-	case 'r':
-		return "--restart";
-	case 'S':
-		return "--seed";
-	case 's':
-		return "--state-dir";
-	default:
-		return NULL;
-	}
-}
-
-/* Returns -1 to go on, or the exit code the command ends with. */
+/* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -103,10 +81,9 @@ static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 	    {"json", no_argument, NULL, 'j'},          {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
-	int opt;
+	int opt, code;
 
-	optind = 1;
-	opterr = 0;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -130,13 +107,11 @@ static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 		case 'j':
 			o->json = true;
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, option_name(optopt), "a value", usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	if (optind < argc) {
@@ -154,7 +129,7 @@ static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 		          : "give the MTBF with --mtbf DURATION, or --from SWEEP to estimate it");
 		return cli_usage(stderr, usage, options);
 	}
-	return -1;
+	return CLI_CONTINUE;
 }
 
 /* Reads a duration option; zero is refused when positive is set. */
@@ -231,7 +206,7 @@ static int advise_checkpoint(int argc, char **argv)
 	advise_report_init(&r);
 	sweep_rec_init(&rec);
 	code = parse_options(&o, argc, argv);
-	if (code >= 0)
+	if (code != CLI_CONTINUE)
 		goto out;
 	code = EXIT_USAGE;
 	r.params.work_s = DEFAULT_WORK_S;

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "error.h"
 #include "loaded.h"
+#include "output.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -39,22 +40,14 @@ int cmd_cancel(int argc, char **argv)
 	int opt, code, ret = EXIT_ERROR;
 
 	loaded_init(&l);
-	optind = 1;
-	opterr = 0;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
-		default:
-			return cli_bad_option(argv, optopt == 's' ? "--state-dir" : NULL,
-			                      "a folder", usage, options);
-		}
+		code = cli_common_option(opt, &state_dir, argv, longopts, usage, options);
+		if (code != CLI_CONTINUE)
+			return code;
 	}
 	code = cli_take_sweep(&which, argc, argv, usage, options);
-	if (code >= 0)
+	if (code != CLI_CONTINUE)
 		return code;
 
 	if (loaded_open(&l, cli_state_dir(state_dir), which) < 0 || loaded_arrays(&l) < 0)
@@ -70,7 +63,7 @@ int cmd_cancel(int argc, char **argv)
 	if (!ops || ops->cancel(l.st, &l.rec, l.arrays, l.narrays) < 0)
 		goto out;
 	printf("cancelled %zu array job%s of sweep %" PRId64 " '%s':", l.narrays,
-	       l.narrays == 1 ? "" : "s", l.rec.id, l.rec.name);
+	       output_plural(l.narrays, "", "s"), l.rec.id, l.rec.name);
 	for (size_t i = 0; i < l.narrays; i++)
 		printf(" %" PRIu32, l.arrays[i].job_id);
 	printf(" (tasks that had ended are unchanged)\n");

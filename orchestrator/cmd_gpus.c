@@ -15,7 +15,9 @@
 #include "error.h"
 #include "gpu.h"
 #include "local.h"
+#include "output.h"
 #include "strbuf.h"
+#include "table.h"
 #include "units.h"
 
 #include "banned.h"
@@ -90,28 +92,29 @@ static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i
 
 static void print_text(const struct gpu_set *set, size_t nfree, uint64_t min_free)
 {
-	struct strbuf line = STRBUF_INIT, ids = STRBUF_INIT;
-	size_t wname = strlen("NAME");
+	static const char *const head[] = {"GPU", "NAME", "MEMORY USED", "STATE"};
+	struct strbuf ids = STRBUF_INIT;
+	struct table t;
 
-	for (size_t i = 0; i < set->ngpus; i++)
-		if (strlen(set->gpus[i].name) > wname)
-			wname = strlen(set->gpus[i].name);
-	printf("%-4s %-*s  %-16s %s\n", "GPU", (int)wname, "NAME", "MEMORY USED", "STATE");
+	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
 	for (size_t i = 0; i < set->ngpus; i++) {
 		const struct gpu *g = &set->gpus[i];
-		char used[32], total[32], mem[80];
+		struct strbuf verdict = STRBUF_INIT;
+		char used[32], total[32];
 
 		mib_text(used, sizeof(used), g->used_mib);
 		mib_text(total, sizeof(total), g->total_mib);
-		snprintf(mem, sizeof(mem), "%s of %s", used, total);
-		strbuf_reset(&line);
-		verdict_text(&line, set, i, min_free);
-		printf("%-4u %-*s  %-16s %s\n", g->index, (int)wname, g->name, mem, line.buf);
+		verdict_text(&verdict, set, i, min_free);
+		table_add(&t, xstrfmt("%u", g->index));
+		table_addstr(&t, g->name);
+		table_add(&t, xstrfmt("%s of %s", used, total));
+		table_add(&t, strbuf_detach(&verdict, NULL));
 	}
+	table_print(stdout, &t);
+	table_release(&t);
 	gpu_free_list(&ids, set);
-	printf("\n%zu of %zu GPU%s free\n", nfree, set->ngpus, set->ngpus == 1 ? "" : "s");
+	printf("\n%zu of %zu GPU%s free\n", nfree, set->ngpus, output_plural(set->ngpus, "", "s"));
 	printf("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nCUDA_VISIBLE_DEVICES=%s\n", ids.buf);
-	strbuf_release(&line);
 	strbuf_release(&ids);
 }
 
@@ -167,9 +170,7 @@ static void print_json(const struct gpu_set *set)
 	json_object_set_new(root, "gpus", gpus);
 	json_object_set_new(root, "free", free_ids);
 	json_object_set_new(root, "cuda_visible_devices", json_string(ids.buf));
-	json_dumpf(root, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
-	json_decref(root);
+	output_json_print(stdout, root, JSON_INDENT(2));
 	strbuf_release(&ids);
 }
 
@@ -186,11 +187,10 @@ int cmd_gpus(int argc, char **argv)
 	bool json = false;
 	const char *why;
 	size_t nfree;
-	int opt, ret = EXIT_ERROR;
+	int opt, code, ret = EXIT_ERROR;
 
 	gpu_set_init(&set);
-	optind = 1;
-	opterr = 0;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -202,17 +202,15 @@ int cmd_gpus(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, optopt == 'm' ? "--min-free" : NULL,
-			                      "a size, e.g. 20G", usage, options);
+			code = cli_common_option(opt, NULL, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
-	if (optind < argc) {
-		error("unexpected argument '%s'", argv[optind]);
-		return cli_usage(stderr, usage, options);
-	}
+	code = cli_no_operands(argc, argv, usage, options);
+	if (code != CLI_CONTINUE)
+		return code;
 	if (gpu_query(&set, true) < 0)
 		goto out;
 	if (!set.ngpus) {

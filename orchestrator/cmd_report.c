@@ -58,7 +58,7 @@ struct report_opts {
 	bool allow_incomplete;
 };
 
-/* Returns -1 to go on, or the exit code the command ends with. */
+/* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct report_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -71,9 +71,9 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	bool json = false, csv = false;
-	int opt;
+	int opt, code;
 
-	optind = 1;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -93,13 +93,11 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		case 'a':
 			o->allow_incomplete = true;
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_usage(stderr, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	if (json && csv) {
@@ -176,7 +174,7 @@ int cmd_report(int argc, char **argv)
 	report_init(&rep);
 
 	code = parse_options(&o, argc, argv);
-	if (code >= 0) {
+	if (code != CLI_CONTINUE) {
 		ret = code;
 		goto out;
 	}

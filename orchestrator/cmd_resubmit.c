@@ -67,7 +67,7 @@ struct resubmit_opts {
 	double time_factor;
 };
 
-/* Returns -1 to go on, or the exit code the command ends with. */
+/* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -78,11 +78,11 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int opt;
+	int opt, code;
 
 	o->mem_factor = RIGHTSIZE_MEM_FACTOR;
 	o->time_factor = RIGHTSIZE_TIME_FACTOR;
-	optind = 1;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
@@ -96,13 +96,11 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 			if (cmd_rightsize_parse_factor(&o->time_factor, "time-factor", optarg) < 0)
 				return cli_usage(stderr, usage, options);
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_usage(stderr, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
@@ -184,8 +182,8 @@ static char *request_text(const struct state *s, const struct resubmit_task *t)
 
 static void print_plan(FILE *f, const struct state *s)
 {
-	static const char *const head[] = {"INDEX", "SETTING", "SEED",   "ATTEMPTS",
-	                                   "STATE", "WHY",     "REQUEST"};
+	static const char *const head[] = {"INDEX",    "SETTING", "SEED",   "STATE",
+	                                   "ATTEMPTS", "WHY",     "REQUEST"};
 	struct table t;
 
 	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
@@ -199,8 +197,8 @@ static void print_plan(FILE *f, const struct state *s)
 		table_add(&t,
 		          plan_setting_label(&s->l.plan, plan_setting_of(&s->l.plan, task->index)));
 		table_add(&t, xstrfmt("%" PRId64, plan_seed_of(&s->l.plan, task->index)));
-		table_add(&t, xstrfmt("%u", o->attempts));
 		table_addstr(&t, task_state_name(o->state));
+		table_add(&t, xstrfmt("%u", o->attempts));
 		table_add(&t, strbuf_detach(&why, NULL));
 		table_add(&t, request_text(s, task));
 	}
@@ -360,7 +358,7 @@ int cmd_resubmit(int argc, char **argv)
 
 	state_init(&s);
 	code = parse_options(&o, argc, argv);
-	if (code >= 0)
+	if (code != CLI_CONTINUE)
 		return code;
 	if (loaded_open(&s.l, cli_state_dir(o.state_dir), o.which) < 0)
 		goto out;

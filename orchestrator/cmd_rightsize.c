@@ -66,7 +66,7 @@ int cmd_rightsize_parse_factor(double *out, const char *opt, const char *arg)
 	return 0;
 }
 
-/* Returns -1 to go on, or the exit code the command ends with. */
+/* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -79,10 +79,10 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int opt;
+	int opt, code;
 
 	rightsize_policy_init(&o->policy);
-	optind = 1;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
@@ -105,13 +105,11 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 		case 'j':
 			o->json = true;
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_usage(stderr, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
@@ -125,7 +123,7 @@ int cmd_rightsize(int argc, char **argv)
 
 	sizing_init(&z);
 	code = parse_options(&o, argc, argv);
-	if (code >= 0)
+	if (code != CLI_CONTINUE)
 		return code;
 	ret = EXIT_ERROR;
 	if (sizing_load(&z, cli_state_dir(o.state_dir), o.which, &o.policy) < 0)

@@ -22,6 +22,7 @@
 #include "loaded.h"
 #include "plan.h"
 #include "outcome.h"
+#include "output.h"
 #include "store.h"
 #include "strbuf.h"
 #include "table.h"
@@ -40,8 +41,8 @@ static const char options[] =
     "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
     "\n"
     "options:\n"
-    "  --tasks              one row per task: setting, seed, state, exit code, elapsed\n"
-    "                       time, MaxRSS, restarts, attempts and log file\n"
+    "  --tasks              one row per task: setting, seed, state, attempts, exit code,\n"
+    "                       elapsed time, MaxRSS, restarts and log file\n"
     "  --json               print JSON (with --watch, one line per refresh)\n"
     "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
     "                       is pending or running any more\n"
@@ -73,7 +74,7 @@ static int parse_interval(unsigned *out, const char *s)
 	return 0;
 }
 
-/* Returns -1 to go on, or the exit code the command ends with. */
+/* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct status_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -81,11 +82,10 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 	    {"watch", optional_argument, NULL, 'w'}, {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
-	int opt;
+	int opt, code;
 
 	o->interval_s = WATCH_DEFAULT_S;
-	optind = 1;
-	opterr = 0;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
@@ -102,14 +102,11 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 				return cli_usage(stderr, usage, options);
 			}
 			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_bad_option(argv, optopt == 's' ? "--state-dir" : NULL,
-			                      "a folder", usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
@@ -177,7 +174,8 @@ static char *log_path(const struct sweep_rec *rec, const struct task_outcome *t)
 static void print_header(FILE *f, const struct view *v, size_t ntasks)
 {
 	fprintf(f, "sweep %" PRId64 " '%s': %zu task%s, %zu array job%s", v->rec.id, v->rec.name,
-	        ntasks, ntasks == 1 ? "" : "s", v->narrays, v->narrays == 1 ? "" : "s");
+	        ntasks, output_plural(ntasks, "", "s"), v->narrays,
+	        output_plural(v->narrays, "", "s"));
 	for (size_t i = 0; i < v->narrays && i < 5; i++)
 		fprintf(f, "%s%" PRIu32, i ? ", " : " (", v->arrays[i].job_id);
 	if (v->narrays > 5)
@@ -243,17 +241,25 @@ enum {
 	COL_SETTING,
 	COL_SEED,
 	COL_STATE,
+	COL_ATTEMPTS,
 	COL_EXIT,
 	COL_ELAPSED,
 	COL_RSS,
 	COL_RESTARTS,
-	COL_ATTEMPTS,
 	COL_LOG,
 	NCOLS
 };
 
-static const char *const col_names[NCOLS] = {"INDEX",   "SETTING", "SEED",     "STATE",    "EXIT",
-                                             "ELAPSED", "MAXRSS",  "RESTARTS", "ATTEMPTS", "LOG"};
+/*
+ * The per-task tables (status --tasks, report's failures, resubmit's plan,
+ * rightsize --tasks) start alike: index, setting, seed, state, then
+ * attempts where a table shows them.
+ */
+static const char *const col_names[NCOLS] = {
+    [COL_INDEX] = "INDEX",     [COL_SETTING] = "SETTING",   [COL_SEED] = "SEED",
+    [COL_STATE] = "STATE",     [COL_ATTEMPTS] = "ATTEMPTS", [COL_EXIT] = "EXIT",
+    [COL_ELAPSED] = "ELAPSED", [COL_RSS] = "MAXRSS",        [COL_RESTARTS] = "RESTARTS",
+    [COL_LOG] = "LOG"};
 
 static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct view *v,
                        const struct plan *plan, char *const *labels, size_t i)
@@ -376,9 +382,7 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 	for (size_t i = 0; i < plan->ntasks; i++)
 		json_array_append_new(tasks, json_task(v, plan, i));
 	json_object_set_new(root, "tasks", tasks);
-	json_dumpf(root, f, one_line ? JSON_COMPACT : JSON_INDENT(2));
-	fputc('\n', f);
-	json_decref(root);
+	output_json_print(f, root, one_line ? JSON_COMPACT : JSON_INDENT(2));
 }
 
 /*
@@ -446,7 +450,7 @@ int cmd_status(int argc, char **argv)
 	view_init(&v);
 
 	code = parse_options(&o, argc, argv);
-	if (code >= 0) {
+	if (code != CLI_CONTINUE) {
 		ret = code;
 		goto out;
 	}

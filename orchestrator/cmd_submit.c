@@ -148,7 +148,7 @@ int cmd_submit(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *state_opt = NULL, *resources_from = NULL;
-	int dry_run = 0, opt, ret = EXIT_ERROR;
+	int dry_run = 0, opt, code, ret = EXIT_ERROR;
 	char cwd[PATH_MAX];
 	struct cfg cfg;
 	struct plan plan;
@@ -169,7 +169,7 @@ int cmd_submit(int argc, char **argv)
 	cfg_init(&cfg);
 	plan_init(&plan);
 	sweep_rec_init(&rec);
-	optind = 1;
+	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
@@ -186,16 +186,13 @@ int cmd_submit(int argc, char **argv)
 			}
 			gpus_opt = optarg;
 			break;
-		case 's':
-			state_opt = optarg;
-			break;
 		case 'r':
 			resources_from = optarg;
 			break;
-		case 'h':
-			return cli_help(usage, options);
 		default:
-			return cli_usage(stderr, usage, options);
+			code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
 		}
 	}
 	if (argc - optind != 1)

@@ -19,6 +19,7 @@
 #include "error.h"
 #include "plan.h"
 #include "path.h"
+#include "placeholder.h"
 #include "quote.h"
 #include "sbopt.h"
 #include "units.h"
@@ -144,12 +145,12 @@ int script_render_command(struct strbuf *out, const char *command, const struct 
 {
 	struct quoting q = {0}; /* CTX_PLAIN at depth 0 */
 	struct strbuf var = STRBUF_INIT;
-	struct cfg_piece piece;
+	struct placeholder_piece piece;
 	size_t n;
 	int ret = 0;
 
-	for (const char *p = command; (n = cfg_next_piece(&piece, p)); p += n) {
-		if (piece.kind == CFG_PIECE_TEXT) {
+	for (const char *p = command; (n = placeholder_next(&piece, p)); p += n) {
+		if (piece.kind == PLACEHOLDER_TEXT) {
 			ret = quoting_feed(&q, out, piece.start, piece.len);
 		} else {
 			strbuf_reset(&var);

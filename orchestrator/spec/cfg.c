@@ -1,122 +1,43 @@
 /*
- * The sweep file reader.
+ * The sweep schema: which keys a sweep file has, what each value may be,
+ * and the checks across sections (cases against grid and zip, placeholders
+ * against parameters). The format itself is described once, in README.md's
+ * "Sweep file reference"; keep the two in step.
  *
- * The format (YAML, one document, a mapping at the top level):
- *
- *   name: resnet-lr          required. The job name (--job-name, %x in log
- *                            names): letters, digits, '.', '_', '-', starting
- *                            with a letter, digit or '_', at most 100 bytes.
- *   command: python train.py --lr {lr} --seed {seed}
- *                            required, not blank; may be a block scalar.
- *                            {name} is a placeholder for a parameter, {seed}
- *                            or {index} (the task index); {{ and }} are
- *                            literal braces; any other '{' is literal text.
- *   seeds: 5                 optional: a count n (seeds 0..n-1, 1 <= n <=
- *   seeds: [0, 1, 7]         1000000) or a list of distinct integers (int64).
- *                            Default: 1, i.e. the one seed 0.
- *   grid:                    optional: parameter -> non-empty list of
- *     lr: [0.1, 0.01]        scalars, no value twice in one list; the sweep
- *     wd: [0, 5e-4]          takes their cartesian product.
- *   zip:                     optional: parameter -> list; all lists of one
- *     arch: [r18, r50]       length; row i of every list goes together.
- *     batch: [256, 128]
- *   cases:                   optional: a list of mappings parameter ->
- *     - {lr: 0.3, wd: 0, arch: r18, batch: 256}   scalar, run one by one.
- *                            With grid or zip, each case sets exactly their
- *                            parameters; without, every case sets the same
- *                            keys as the first.
- *   slurm:                   optional
- *     partition, account, qos, gres, gpus_per_task, constraint:
- *                            one scalar each, written to #SBATCH lines as is
- *                            (sbopt_check_value: no quotes, backslashes or
- *                            control characters, at most 1024 bytes).
- *     cpus_per_task, nodes, ntasks, max_concurrent:
- *                            integers from 1 to 2147483647 (quoted or not).
- *     mem, mem_per_cpu:      sizes such as 4000, 512M, 32G, 1T (K, M, G, T;
- *                            no suffix means M); at most one of the two.
- *     time:                  90, 4:00:00, 1-12:00:00, UNLIMITED... (the
- *                            forms of sbatch --time); kept in minutes,
- *                            rounded up.
- *     signal: USR1@120       NAME[@SECONDS]: NAME one of USR1, USR2, TERM,
- *                            INT, HUP, QUIT, ALRM (any case, an optional SIG
- *                            prefix), SECONDS 0..65535; default USR1@120,
- *                            and 120 when only the name is given.
- *     extra: ["--hold"]      other sbatch long options (sbopt_check_extra),
- *                            each at most once; may be empty.
- *   env: {WANDB_MODE: offline}
- *                            optional: variables for every task. Names are
- *                            shell identifiers not starting with SLURM_ or
- *                            SWEEP_; values any text. May be empty.
- *   setup: |                 optional: shell lines run before the command.
- *     module load cuda
- *   logs: logs               optional, default "logs": the log folder, a
- *                            valid #SBATCH value without '%'.
- *   template: my.sbatch      optional: a script template, kept as written.
- *
- * Parameter names (grid, zip and cases keys) are identifiers and neither
- * "seed" nor "index". Values keep the exact text of the YAML scalar ("5e-4",
- * "0.10", quoted text unquoted); any bytes but NUL are allowed, since values
- * reach tasks through variables and never through #SBATCH lines. An empty
- * plain value (or ~, null) is refused wherever a value is needed; write ''
- * for empty text. Anchors, aliases, merge keys and tags other than !!str,
- * !!seq and !!map are refused: a sweep file is read by people, and the
- * expanded task table should be visible in it.
- *
- * Reading is in two steps: the libyaml event stream becomes a small tree
- * of nodes with their positions (so that checks which need the whole file,
- * like placeholders against parameters, can still point at a line), then
- * the tree is checked and copied into struct cfg. The first mistake stops
+ * The YAML is read by yamltree.c into nodes with positions; this file
+ * checks that tree and copies it into struct cfg. The first mistake stops
  * the reading.
  */
 #include "cfg.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <yaml.h>
 
 #include "error.h"
+#include "placeholder.h"
 #include "sbopt.h"
 #include "strbuf.h"
 #include "units.h"
+#include "yamltree.h"
 #include "banned.h"
 
-#define MAX_DEPTH          64
 #define MAX_SEEDS          1000000
 #define MAX_NAME_LEN       100
 #define DEFAULT_SIGNAL     "USR1"
 #define DEFAULT_SIGNAL_SEC 120
 
-enum node_kind {
-	NODE_SCALAR,
-	NODE_LIST,
-	NODE_MAP,
-};
-
-struct node {
-	enum node_kind kind;
-	unsigned line, column; /* 1-based */
-	char *text;            /* scalar: its text, NUL-free */
-	int null;              /* scalar: an empty plain scalar, ~ or null */
-	struct node **items;   /* list: items; map: key, value, key, value... */
-	size_t n, alloc;
-};
-
 struct loader {
 	const char *file; /* for messages */
-	const char *text;
-	size_t len;
-	yaml_parser_t parser;
 	struct cfg *cfg;
 	char **shown; /* strings made for messages, freed at the end */
 	size_t nshown, shown_alloc;
-	const struct node *mem_key, *mem_per_cpu_key;
-	const struct node *time_value, *signal_value, *max_restarts_value;
-	const struct node *cases; /* checked once grid and zip are known */
-	const struct node *command;
+	const struct ytree_node *mem_key, *mem_per_cpu_key;
+	const struct ytree_node *time_value, *signal_value, *max_restarts_value;
+	const struct ytree_node *cases; /* checked once grid and zip are known */
+	const struct ytree_node *command;
 };
 
 static const char *const top_keys[] = {
@@ -154,267 +75,19 @@ static const char *show(struct loader *ld, const char *s)
 	return ld->shown[ld->nshown++];
 }
 
-static int error_at(struct loader *ld, unsigned line, unsigned column, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int error_at(struct loader *ld, unsigned line, unsigned column, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	error("%s:%u:%u: %s", ld->file, line, column, sb.buf);
-	strbuf_release(&sb);
-	return SWEEP_ERR;
-}
-
-#define AT(ld, node, ...) error_at((ld), (node)->line, (node)->column, __VA_ARGS__)
-
-static const char *kind_name(const struct node *n)
-{
-	switch (n->kind) {
-	case NODE_MAP:
-		return "a mapping";
-	case NODE_LIST:
-		return "a list";
-	case NODE_SCALAR:
-		break;
-	}
-	return n->null ? "an empty value" : "a scalar";
-}
-
-/* ---- YAML events -> nodes ---- */
-
-static void node_free(struct node *n)
-{
-	size_t i;
-
-	if (!n)
-		return;
-	for (i = 0; i < n->n; i++)
-		node_free(n->items[i]);
-	free(n->items);
-	free(n->text);
-	free(n);
-}
-
-static struct node *node_new(enum node_kind kind, const yaml_mark_t *mark)
-{
-	struct node *n = xcalloc(1, sizeof(*n));
-
-	n->kind = kind;
-	n->line = (unsigned)mark->line + 1;
-	n->column = (unsigned)mark->column + 1;
-	return n;
-}
-
-/* Line and column (1-based, in characters) of a byte offset in the input. */
-static void offset_position(const struct loader *ld, size_t offset, unsigned *line,
-                            unsigned *column)
-{
-	size_t i;
-
-	*line = 1;
-	*column = 1;
-	for (i = 0; i < offset && i < ld->len; i++) {
-		unsigned char c = (unsigned char)ld->text[i];
-
-		if (c == '\n') {
-			(*line)++;
-			*column = 1;
-		} else if ((c & 0xc0) != 0x80) {
-			(*column)++;
-		}
-	}
-}
-
-static int yaml_problem(struct loader *ld)
-{
-	const yaml_parser_t *p = &ld->parser;
-	unsigned line, column;
-
-	if (p->error == YAML_MEMORY_ERROR)
-		return error("%s: out of memory while reading YAML", ld->file);
-	if (p->error == YAML_READER_ERROR) {
-		offset_position(ld, p->problem_offset, &line, &column);
-		if (p->problem_value != -1)
-			return error_at(ld, line, column, "%s (byte 0x%02x)", p->problem,
-			                (unsigned)p->problem_value & 0xff);
-		return error_at(ld, line, column, "%s", p->problem);
-	}
-	line = (unsigned)p->problem_mark.line + 1;
-	column = (unsigned)p->problem_mark.column + 1;
-	if (p->context)
-		return error_at(ld, line, column, "%s (%s at line %u, column %u)",
-		                p->problem ? p->problem : "invalid YAML", p->context,
-		                (unsigned)p->context_mark.line + 1,
-		                (unsigned)p->context_mark.column + 1);
-	return error_at(ld, line, column, "%s", p->problem ? p->problem : "invalid YAML");
-}
-
-static int next_event(struct loader *ld, yaml_event_t *ev)
-{
-	if (!yaml_parser_parse(&ld->parser, ev))
-		return yaml_problem(ld);
-	return 0;
-}
-
-static int check_tag(struct loader *ld, const yaml_event_t *ev, const unsigned char *tag,
-                     const char *allowed)
-{
-	if (!tag || !strcmp((const char *)tag, allowed))
-		return 0;
-	return error_at(ld, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
-	                "unsupported YAML tag '%s'", show(ld, (const char *)tag));
-}
-
-static int refuse_anchor(struct loader *ld, const yaml_event_t *ev, const unsigned char *anchor)
-{
-	if (!anchor)
-		return 0;
-	return error_at(ld, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
-	                "YAML anchors and aliases are not supported: write the values out");
-}
-
-static int is_null_scalar(const yaml_event_t *ev)
-{
-	const char *v = (const char *)ev->data.scalar.value;
-
-	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || ev->data.scalar.tag)
-		return 0;
-	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-	       !strcmp(v, "NULL");
-}
-
-/* Builds the node of ev (consumed) and, for a collection, its children. */
-static int build(struct loader *ld, yaml_event_t *ev, struct node **out, unsigned depth)
-{
-	struct node *n = NULL;
-	yaml_event_t child;
-	yaml_event_type_t end = YAML_NO_EVENT;
-	int ret = SWEEP_ERR;
-
-	*out = NULL;
-	switch (ev->type) {
-	case YAML_ALIAS_EVENT:
-		refuse_anchor(ld, ev, ev->data.alias.anchor);
-		goto out;
-	case YAML_SCALAR_EVENT:
-		if (refuse_anchor(ld, ev, ev->data.scalar.anchor) ||
-		    check_tag(ld, ev, ev->data.scalar.tag, YAML_STR_TAG))
-			goto out;
-		n = node_new(NODE_SCALAR, &ev->start_mark);
-		if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length)) {
-			AT(ld, n, "NUL bytes are not allowed");
-			goto out;
-		}
-		n->text = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
-		n->null = is_null_scalar(ev);
-		ret = 0;
-		goto out;
-	case YAML_SEQUENCE_START_EVENT:
-		if (refuse_anchor(ld, ev, ev->data.sequence_start.anchor) ||
-		    check_tag(ld, ev, ev->data.sequence_start.tag, YAML_SEQ_TAG))
-			goto out;
-		n = node_new(NODE_LIST, &ev->start_mark);
-		end = YAML_SEQUENCE_END_EVENT;
-		break;
-	case YAML_MAPPING_START_EVENT:
-		if (refuse_anchor(ld, ev, ev->data.mapping_start.anchor) ||
-		    check_tag(ld, ev, ev->data.mapping_start.tag, YAML_MAP_TAG))
-			goto out;
-		n = node_new(NODE_MAP, &ev->start_mark);
-		end = YAML_MAPPING_END_EVENT;
-		break;
-	default:
-		error_at(ld, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
-		         "unexpected YAML event");
-		goto out;
-	}
-
-	if (depth >= MAX_DEPTH) {
-		AT(ld, n, "nested deeper than %d levels", MAX_DEPTH);
-		goto out;
-	}
-	for (;;) {
-		struct node *item;
-
-		if (next_event(ld, &child))
-			goto out;
-		if (child.type == end) {
-			yaml_event_delete(&child);
-			break;
-		}
-		if (build(ld, &child, &item, depth + 1))
-			goto out;
-		ALLOC_GROW(n->items, n->n + 1, n->alloc);
-		n->items[n->n++] = item;
-		if (n->kind == NODE_MAP && n->n % 2 == 1 && item->kind != NODE_SCALAR) {
-			AT(ld, item, "mapping keys must be scalars, not %s", kind_name(item));
-			goto out;
-		}
-	}
-	ret = 0;
-out:
-	yaml_event_delete(ev);
-	if (ret)
-		node_free(n);
-	else
-		*out = n;
-	return ret;
-}
-
-/* Reads the one document of the input into *root (NULL for an empty file). */
-static int read_tree(struct loader *ld, struct node **root)
-{
-	yaml_event_t ev;
-	int ret = SWEEP_ERR;
-
-	*root = NULL;
-	if (next_event(ld, &ev))
-		return SWEEP_ERR;
-	yaml_event_delete(&ev); /* stream start */
-	if (next_event(ld, &ev))
-		return SWEEP_ERR;
-	if (ev.type == YAML_STREAM_END_EVENT) {
-		yaml_event_delete(&ev);
-		return 0;
-	}
-	yaml_event_delete(&ev); /* document start */
-	if (next_event(ld, &ev) || build(ld, &ev, root, 0))
-		goto out;
-	if (next_event(ld, &ev))
-		goto out;
-	yaml_event_delete(&ev); /* document end */
-	if (next_event(ld, &ev))
-		goto out;
-	if (ev.type == YAML_DOCUMENT_START_EVENT) {
-		error_at(ld, (unsigned)ev.start_mark.line + 1, (unsigned)ev.start_mark.column + 1,
-		         "only one YAML document is allowed in a sweep file");
-		yaml_event_delete(&ev);
-		goto out;
-	}
-	yaml_event_delete(&ev);
-	ret = 0;
-out:
-	if (ret) {
-		node_free(*root);
-		*root = NULL;
-	}
-	return ret;
-}
+#define error_at(ld, line, column, ...) ytree_error_at((ld)->file, (line), (column), __VA_ARGS__)
+#define AT(ld, node, ...)               error_at((ld), (node)->line, (node)->column, __VA_ARGS__)
 
 /* ---- checks on nodes ---- */
 
-static int expect(struct loader *ld, const struct node *n, enum node_kind kind, const char *path)
+static int expect(struct loader *ld, const struct ytree_node *n, enum ytree_kind kind,
+                  const char *path)
 {
 	static const char *const want[] = {"a scalar", "a list", "a mapping"};
 
-	if (n->kind == kind && !(kind == NODE_SCALAR && n->null))
+	if (n->kind == kind && !(kind == YTREE_SCALAR && n->null))
 		return 0;
-	return AT(ld, n, "'%s': expected %s, found %s", path, want[kind], kind_name(n));
+	return AT(ld, n, "'%s': expected %s, found %s", path, want[kind], ytree_kind_name(n));
 }
 
 /*
@@ -480,7 +153,7 @@ static size_t first_repeated_text(const char *const *texts, size_t n, size_t *fi
  * Checks the keys of a mapping: no empty key, no key twice, and (when known
  * is not NULL) only known keys. where is "" or " in 'slurm'" and the like.
  */
-static int check_keys(struct loader *ld, const struct node *map, const char *where,
+static int check_keys(struct loader *ld, const struct ytree_node *map, const char *where,
                       const char *const *known, size_t nknown)
 {
 	const char **texts = xcalloc(map->n / 2 + 1, sizeof(*texts));
@@ -491,7 +164,7 @@ static int check_keys(struct loader *ld, const struct node *map, const char *whe
 	repeat = 2 * first_repeated_text(texts, map->n / 2, &first);
 	free(texts);
 	for (i = 0; i < map->n; i += 2) {
-		const struct node *key = map->items[i];
+		const struct ytree_node *key = map->items[i];
 
 		if (key->null || !*key->text)
 			return AT(ld, key, "empty key%s", where);
@@ -516,25 +189,9 @@ static int check_keys(struct loader *ld, const struct node *map, const char *whe
 	return 0;
 }
 
-static int is_identifier(const char *s, size_t len)
+static int check_param_name(struct loader *ld, const struct ytree_node *key, const char *where)
 {
-	size_t i;
-
-	if (!len || (s[0] >= '0' && s[0] <= '9'))
-		return 0;
-	for (i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return 0;
-	}
-	return 1;
-}
-
-static int check_param_name(struct loader *ld, const struct node *key, const char *where)
-{
-	if (!is_identifier(key->text, strlen(key->text)))
+	if (!placeholder_is_name(key->text, strlen(key->text)))
 		return AT(ld, key,
 		          "invalid parameter name '%s'%s: use letters, digits and '_', not "
 		          "starting with a digit",
@@ -570,20 +227,21 @@ static int parse_int64(int64_t *out, const char *s)
 	return 0;
 }
 
-static int get_string(struct loader *ld, char **out, const struct node *n, const char *path)
+static int get_string(struct loader *ld, char **out, const struct ytree_node *n, const char *path)
 {
-	if (expect(ld, n, NODE_SCALAR, path))
+	if (expect(ld, n, YTREE_SCALAR, path))
 		return SWEEP_ERR;
 	free(*out);
 	*out = xstrdup(n->text);
 	return 0;
 }
 
-static int get_positive(struct loader *ld, unsigned *out, const struct node *n, const char *path)
+static int get_positive(struct loader *ld, unsigned *out, const struct ytree_node *n,
+                        const char *path)
 {
 	int64_t v;
 
-	if (expect(ld, n, NODE_SCALAR, path))
+	if (expect(ld, n, YTREE_SCALAR, path))
 		return SWEEP_ERR;
 	if (parse_int64(&v, n->text) || v < 1 || v > INT32_MAX)
 		return AT(ld, n, "'%s': expected a positive integer, found '%s'", path,
@@ -593,12 +251,12 @@ static int get_positive(struct loader *ld, unsigned *out, const struct node *n, 
 }
 
 /* YAML 1.2 core booleans: true/false in any of their three spellings. */
-static int get_bool(struct loader *ld, bool *out, const struct node *n, const char *path)
+static int get_bool(struct loader *ld, bool *out, const struct ytree_node *n, const char *path)
 {
 	static const char *const yes[] = {"true", "True", "TRUE"}, *const no[] = {"false", "False",
 	                                                                          "FALSE"};
 
-	if (expect(ld, n, NODE_SCALAR, path))
+	if (expect(ld, n, YTREE_SCALAR, path))
 		return SWEEP_ERR;
 	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
 		if (!strcmp(n->text, yes[i])) {
@@ -614,12 +272,12 @@ static int get_bool(struct loader *ld, bool *out, const struct node *n, const ch
 }
 
 /* A scalar that goes to an #SBATCH line. */
-static int get_sbatch_value(struct loader *ld, char **out, const struct node *n, const char *path,
-                            int allow_percent)
+static int get_sbatch_value(struct loader *ld, char **out, const struct ytree_node *n,
+                            const char *path, int allow_percent)
 {
 	const char *why;
 
-	if (expect(ld, n, NODE_SCALAR, path))
+	if (expect(ld, n, YTREE_SCALAR, path))
 		return SWEEP_ERR;
 	if (sbopt_check_value(n->text, allow_percent, &why))
 		return AT(ld, n, "'%s': bad value '%s': %s", path, show(ld, n->text), why);
@@ -630,11 +288,11 @@ static int get_sbatch_value(struct loader *ld, char **out, const struct node *n,
 
 /* ---- the sections ---- */
 
-static int read_name(struct loader *ld, const struct node *n)
+static int read_name(struct loader *ld, const struct ytree_node *n)
 {
 	const char *s;
 
-	if (expect(ld, n, NODE_SCALAR, "name"))
+	if (expect(ld, n, YTREE_SCALAR, "name"))
 		return SWEEP_ERR;
 	s = n->text;
 	if (!*s ||
@@ -652,9 +310,9 @@ static int read_name(struct loader *ld, const struct node *n)
 	return 0;
 }
 
-static int read_command(struct loader *ld, const struct node *n)
+static int read_command(struct loader *ld, const struct ytree_node *n)
 {
-	if (expect(ld, n, NODE_SCALAR, "command"))
+	if (expect(ld, n, YTREE_SCALAR, "command"))
 		return SWEEP_ERR;
 	if (strspn(n->text, " \t\r\n") == strlen(n->text))
 		return AT(ld, n, "'command' is empty");
@@ -663,14 +321,14 @@ static int read_command(struct loader *ld, const struct node *n)
 	return 0;
 }
 
-static int read_seeds(struct loader *ld, const struct node *n)
+static int read_seeds(struct loader *ld, const struct ytree_node *n)
 {
 	struct cfg *cfg = ld->cfg;
 	struct ranked *ranked;
 	int64_t v;
 	size_t i, first = 0;
 
-	if (n->kind == NODE_SCALAR && !n->null) {
+	if (n->kind == YTREE_SCALAR && !n->null) {
 		if (parse_int64(&v, n->text) || v < 1 || v > MAX_SEEDS)
 			return AT(ld, n,
 			          "'seeds': expected a count from 1 to %d or a list of integers, "
@@ -682,20 +340,20 @@ static int read_seeds(struct loader *ld, const struct node *n)
 			cfg->seeds[i] = (int64_t)i;
 		return 0;
 	}
-	if (n->kind != NODE_LIST)
+	if (n->kind != YTREE_LIST)
 		return AT(ld, n, "'seeds': expected a count or a list of integers, found %s",
-		          kind_name(n));
+		          ytree_kind_name(n));
 	if (!n->n)
 		return AT(ld, n, "'seeds' is an empty list");
 	if (n->n > MAX_SEEDS)
 		return AT(ld, n, "'seeds' lists more than %d seeds", MAX_SEEDS);
 	cfg->seeds = xcalloc(n->n, sizeof(*cfg->seeds));
 	for (i = 0; i < n->n; i++) {
-		const struct node *item = n->items[i];
+		const struct ytree_node *item = n->items[i];
 
-		if (item->kind != NODE_SCALAR || item->null)
+		if (item->kind != YTREE_SCALAR || item->null)
 			return AT(ld, item, "'seeds': expected an integer, found %s",
-			          kind_name(item));
+			          ytree_kind_name(item));
 		if (parse_int64(&v, item->text))
 			return AT(ld, item, "'seeds': expected an integer, found '%s'",
 			          show(ld, item->text));
@@ -715,13 +373,13 @@ static int read_seeds(struct loader *ld, const struct node *n)
 }
 
 /* grid: or zip: (section is the key, for messages). */
-static int read_params(struct loader *ld, const struct node *map, const char *section,
+static int read_params(struct loader *ld, const struct ytree_node *map, const char *section,
                        struct cfg_param **out, size_t *nout)
 {
 	char where[32];
 	size_t i, j, alloc = 0;
 
-	if (expect(ld, map, NODE_MAP, section))
+	if (expect(ld, map, YTREE_MAP, section))
 		return SWEEP_ERR;
 	if (!map->n)
 		return AT(ld, map, "'%s' is empty: give it parameters or leave it out", section);
@@ -729,7 +387,7 @@ static int read_params(struct loader *ld, const struct node *map, const char *se
 	if (check_keys(ld, map, where, NULL, 0))
 		return SWEEP_ERR;
 	for (i = 0; i < map->n; i += 2) {
-		const struct node *key = map->items[i], *list = map->items[i + 1];
+		const struct ytree_node *key = map->items[i], *list = map->items[i + 1];
 		struct cfg_param *p;
 		char *path;
 		int bad;
@@ -737,7 +395,7 @@ static int read_params(struct loader *ld, const struct node *map, const char *se
 		if (check_param_name(ld, key, where))
 			return SWEEP_ERR;
 		path = xstrfmt("%s.%s", section, key->text);
-		bad = expect(ld, list, NODE_LIST, path);
+		bad = expect(ld, list, YTREE_LIST, path);
 		free(path);
 		if (bad)
 			return SWEEP_ERR;
@@ -752,12 +410,12 @@ static int read_params(struct loader *ld, const struct node *map, const char *se
 		p->column = key->column;
 		p->values = xcalloc(list->n, sizeof(*p->values));
 		for (j = 0; j < list->n; j++) {
-			const struct node *item = list->items[j];
+			const struct ytree_node *item = list->items[j];
 
-			if (item->kind != NODE_SCALAR)
+			if (item->kind != YTREE_SCALAR)
 				return AT(ld, item,
 				          "'%s.%s': expected a scalar in the list, found %s",
-				          section, key->text, kind_name(item));
+				          section, key->text, ytree_kind_name(item));
 			if (item->null)
 				return AT(ld, item,
 				          "'%s.%s': empty value in the list (write '' for empty "
@@ -780,7 +438,7 @@ static int read_params(struct loader *ld, const struct node *map, const char *se
 	return 0;
 }
 
-static int read_zip(struct loader *ld, const struct node *map)
+static int read_zip(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg *cfg = ld->cfg;
 	size_t i;
@@ -797,27 +455,27 @@ static int read_zip(struct loader *ld, const struct node *map)
 	return 0;
 }
 
-static int read_cases(struct loader *ld, const struct node *list)
+static int read_cases(struct loader *ld, const struct ytree_node *list)
 {
 	struct cfg *cfg = ld->cfg;
 	size_t i, j;
 
-	if (expect(ld, list, NODE_LIST, "cases"))
+	if (expect(ld, list, YTREE_LIST, "cases"))
 		return SWEEP_ERR;
 	if (!list->n)
 		return AT(ld, list, "'cases' is an empty list");
 	cfg->cases = xcalloc(list->n, sizeof(*cfg->cases));
 	for (i = 0; i < list->n; i++) {
-		const struct node *map = list->items[i];
+		const struct ytree_node *map = list->items[i];
 		struct cfg_case *c = &cfg->cases[cfg->ncases++];
 		char where[48];
 
 		c->line = map->line;
 		c->column = map->column;
 		snprintf(where, sizeof(where), " in case %zu", i + 1);
-		if (map->kind != NODE_MAP)
+		if (map->kind != YTREE_MAP)
 			return AT(ld, map, "case %zu: expected a mapping, found %s", i + 1,
-			          kind_name(map));
+			          ytree_kind_name(map));
 		if (!map->n)
 			return AT(ld, map, "case %zu is empty", i + 1);
 		if (check_keys(ld, map, where, NULL, 0))
@@ -825,14 +483,14 @@ static int read_cases(struct loader *ld, const struct node *list)
 		c->names = xcalloc(map->n / 2, sizeof(*c->names));
 		c->values = xcalloc(map->n / 2, sizeof(*c->values));
 		for (j = 0; j < map->n; j += 2) {
-			const struct node *key = map->items[j], *value = map->items[j + 1];
+			const struct ytree_node *key = map->items[j], *value = map->items[j + 1];
 
 			if (check_param_name(ld, key, where))
 				return SWEEP_ERR;
-			if (value->kind != NODE_SCALAR)
+			if (value->kind != YTREE_SCALAR)
 				return AT(ld, value,
 				          "'%s' in case %zu: expected a scalar, found %s",
-				          key->text, i + 1, kind_name(value));
+				          key->text, i + 1, ytree_kind_name(value));
 			if (value->null)
 				return AT(ld, value,
 				          "'%s' in case %zu: empty value (write '' for empty text)",
@@ -845,7 +503,7 @@ static int read_cases(struct loader *ld, const struct node *list)
 	return 0;
 }
 
-static int read_signal(struct loader *ld, const struct node *n)
+static int read_signal(struct loader *ld, const struct ytree_node *n)
 {
 	struct cfg_slurm *s = &ld->cfg->slurm;
 	const char *text, *at;
@@ -854,7 +512,7 @@ static int read_signal(struct loader *ld, const struct node *n)
 	int64_t sec = DEFAULT_SIGNAL_SEC;
 	int ret = SWEEP_ERR;
 
-	if (expect(ld, n, NODE_SCALAR, "slurm.signal"))
+	if (expect(ld, n, YTREE_SCALAR, "slurm.signal"))
 		return SWEEP_ERR;
 	text = n->text;
 	if (strchr(text, ':'))
@@ -899,23 +557,23 @@ out:
 	return ret;
 }
 
-static int read_extra(struct loader *ld, const struct node *list)
+static int read_extra(struct loader *ld, const struct ytree_node *list)
 {
 	struct cfg_slurm *s = &ld->cfg->slurm;
 	size_t i, j;
 
-	if (expect(ld, list, NODE_LIST, "slurm.extra"))
+	if (expect(ld, list, YTREE_LIST, "slurm.extra"))
 		return SWEEP_ERR;
 	s->extra = xcalloc(list->n, sizeof(*s->extra));
 	for (i = 0; i < list->n; i++) {
-		const struct node *item = list->items[i];
+		const struct ytree_node *item = list->items[i];
 		char *why;
 		size_t len;
 
-		if (item->kind != NODE_SCALAR || item->null)
+		if (item->kind != YTREE_SCALAR || item->null)
 			return AT(ld, item,
 			          "'slurm.extra': expected a scalar in the list, found %s",
-			          kind_name(item));
+			          ytree_kind_name(item));
 		if (sbopt_check_extra(item->text, &why)) {
 			AT(ld, item, "'slurm.extra': %s", why);
 			free(why);
@@ -933,17 +591,17 @@ static int read_extra(struct loader *ld, const struct node *list)
 	return 0;
 }
 
-static int read_slurm(struct loader *ld, const struct node *map)
+static int read_slurm(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg_slurm *s = &ld->cfg->slurm;
 	size_t i;
 
-	if (expect(ld, map, NODE_MAP, "slurm"))
+	if (expect(ld, map, YTREE_MAP, "slurm"))
 		return SWEEP_ERR;
 	if (check_keys(ld, map, " in 'slurm'", slurm_keys, ARRAY_SIZE(slurm_keys)))
 		return SWEEP_ERR;
 	for (i = 0; i < map->n; i += 2) {
-		const struct node *key = map->items[i], *v = map->items[i + 1];
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
 		const char *k = key->text, *why;
 		char *path = xstrfmt("slurm.%s", k);
 		uint64_t seconds;
@@ -973,7 +631,7 @@ static int read_slurm(struct loader *ld, const struct node *map)
 		else if (!strcmp(k, "mem") || !strcmp(k, "mem_per_cpu")) {
 			int per_cpu = !strcmp(k, "mem_per_cpu");
 
-			ret = expect(ld, v, NODE_SCALAR, path);
+			ret = expect(ld, v, YTREE_SCALAR, path);
 			if (!ret && units_parse_mem(per_cpu ? &s->mem_per_cpu_mb : &s->mem_mb,
 			                            v->text, &why))
 				ret = AT(ld, v, "'%s': bad memory size '%s': %s", path,
@@ -983,7 +641,7 @@ static int read_slurm(struct loader *ld, const struct node *map)
 			else
 				ld->mem_key = key;
 		} else if (!strcmp(k, "time")) {
-			ret = expect(ld, v, NODE_SCALAR, path);
+			ret = expect(ld, v, YTREE_SCALAR, path);
 			if (!ret && units_parse_time(&seconds, &unlimited, v->text, &why))
 				ret = AT(ld, v, "'slurm.time': bad time '%s': %s",
 				         show(ld, v->text), why);
@@ -1008,7 +666,7 @@ static int read_slurm(struct loader *ld, const struct node *map)
 			return SWEEP_ERR;
 	}
 	if (ld->mem_key && ld->mem_per_cpu_key) {
-		const struct node *later =
+		const struct ytree_node *later =
 		    ld->mem_key->line > ld->mem_per_cpu_key->line ||
 		            (ld->mem_key->line == ld->mem_per_cpu_key->line &&
 		             ld->mem_key->column > ld->mem_per_cpu_key->column)
@@ -1028,7 +686,7 @@ static int read_slurm(struct loader *ld, const struct node *map)
 static int check_signal_time(struct loader *ld)
 {
 	const struct cfg_slurm *s = &ld->cfg->slurm;
-	const struct node *at = ld->signal_value ? ld->signal_value : ld->time_value;
+	const struct ytree_node *at = ld->signal_value ? ld->signal_value : ld->time_value;
 
 	if (!ld->time_value || s->time_unlimited || !s->time_min)
 		return 0;
@@ -1041,19 +699,19 @@ static int check_signal_time(struct loader *ld)
 	          s->signal, s->time_min * 60 / 4);
 }
 
-static int read_env(struct loader *ld, const struct node *map)
+static int read_env(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg *cfg = ld->cfg;
 	size_t i;
 
-	if (expect(ld, map, NODE_MAP, "env") || check_keys(ld, map, " in 'env'", NULL, 0))
+	if (expect(ld, map, YTREE_MAP, "env") || check_keys(ld, map, " in 'env'", NULL, 0))
 		return SWEEP_ERR;
 	cfg->env = xcalloc(map->n / 2 + 1, sizeof(*cfg->env));
 	for (i = 0; i < map->n; i += 2) {
-		const struct node *key = map->items[i], *v = map->items[i + 1];
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
 		struct cfg_env *e;
 
-		if (!is_identifier(key->text, strlen(key->text)))
+		if (!placeholder_is_name(key->text, strlen(key->text)))
 			return AT(
 			    ld, key,
 			    "invalid variable name '%s' in 'env': use letters, digits and '_', "
@@ -1065,9 +723,9 @@ static int read_env(struct loader *ld, const struct node *map)
 			    "variable '%s' in 'env': names starting with SLURM_ or SWEEP_ are "
 			    "reserved",
 			    key->text);
-		if (v->kind != NODE_SCALAR)
+		if (v->kind != YTREE_SCALAR)
 			return AT(ld, v, "'env.%s': expected a scalar, found %s", key->text,
-			          kind_name(v));
+			          ytree_kind_name(v));
 		if (v->null)
 			return AT(ld, v, "'env.%s': empty value (write '' for empty text)",
 			          key->text);
@@ -1078,22 +736,22 @@ static int read_env(struct loader *ld, const struct node *map)
 	return 0;
 }
 
-static int read_checkpoint(struct loader *ld, const struct node *map)
+static int read_checkpoint(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg_checkpoint *c = &ld->cfg->checkpoint;
 	const char *why;
 
-	if (expect(ld, map, NODE_MAP, "checkpoint") ||
+	if (expect(ld, map, YTREE_MAP, "checkpoint") ||
 	    check_keys(ld, map, " in 'checkpoint'", checkpoint_keys, ARRAY_SIZE(checkpoint_keys)))
 		return SWEEP_ERR;
 	for (size_t i = 0; i < map->n; i += 2) {
-		const struct node *key = map->items[i], *v = map->items[i + 1];
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
 
 		if (!strcmp(key->text, "keep")) {
 			if (get_positive(ld, &c->keep, v, "checkpoint.keep"))
 				return SWEEP_ERR;
 		} else {
-			if (expect(ld, v, NODE_SCALAR, "checkpoint.size"))
+			if (expect(ld, v, YTREE_SCALAR, "checkpoint.size"))
 				return SWEEP_ERR;
 			if (units_parse_mem(&c->size_mb, v->text, &why))
 				return AT(ld, v, "'checkpoint.size': bad size '%s': %s",
@@ -1107,7 +765,7 @@ static int read_checkpoint(struct loader *ld, const struct node *map)
 	return 0;
 }
 
-static int read_top(struct loader *ld, const struct node *key, const struct node *v)
+static int read_top(struct loader *ld, const struct ytree_node *key, const struct ytree_node *v)
 {
 	struct cfg *cfg = ld->cfg;
 	const char *k = key->text;
@@ -1191,7 +849,7 @@ static int check_cases(struct loader *ld, const char **params, size_t nparams)
 
 	for (i = 0; i < cfg->ncases; i++) {
 		const struct cfg_case *c = &cfg->cases[i];
-		const struct node *map = ld->cases->items[i];
+		const struct ytree_node *map = ld->cases->items[i];
 
 		for (j = 0; j < c->n; j++) {
 			const char *guess;
@@ -1232,7 +890,7 @@ static int check_cases(struct loader *ld, const char **params, size_t nparams)
 static int check_command(struct loader *ld, const char **params, size_t nparams)
 {
 	const char **all = xcalloc(nparams + 2, sizeof(*all));
-	struct cfg_piece pc;
+	struct placeholder_piece pc;
 	const char *p;
 	size_t n, i;
 	int ret = 0;
@@ -1241,11 +899,11 @@ static int check_command(struct loader *ld, const char **params, size_t nparams)
 		all[i] = params[i];
 	all[nparams] = "seed";
 	all[nparams + 1] = "index";
-	for (p = ld->cfg->command; !ret && (n = cfg_next_piece(&pc, p)); p += n) {
+	for (p = ld->cfg->command; !ret && (n = placeholder_next(&pc, p)); p += n) {
 		char *name;
 		const char *guess;
 
-		if (pc.kind != CFG_PIECE_PLACEHOLDER)
+		if (pc.kind != PLACEHOLDER_NAME)
 			continue;
 		name = xstrndup(pc.start, pc.len);
 		for (i = 0; i < nparams + 2; i++)
@@ -1270,7 +928,7 @@ static int check_command(struct loader *ld, const char **params, size_t nparams)
 	return ret;
 }
 
-static int check_whole(struct loader *ld, const struct node *root)
+static int check_whole(struct loader *ld, const struct ytree_node *root)
 {
 	struct cfg *cfg = ld->cfg;
 	const char **params = NULL;
@@ -1300,56 +958,6 @@ out:
 }
 
 /* ---- the public functions ---- */
-
-static int is_ident_char(char c, int first)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-	       (!first && c >= '0' && c <= '9');
-}
-
-/* Length of the placeholder name if s starts "{name}", else 0. */
-static size_t placeholder_at(const char *s)
-{
-	size_t n = 0;
-
-	if (s[0] != '{' || !is_ident_char(s[1], 1))
-		return 0;
-	while (is_ident_char(s[1 + n], !n))
-		n++;
-	return s[1 + n] == '}' ? n : 0;
-}
-
-static int special_at(const char *s)
-{
-	return (s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}') || placeholder_at(s);
-}
-
-size_t cfg_next_piece(struct cfg_piece *out, const char *s)
-{
-	size_t n;
-
-	if (!*s)
-		return 0;
-	if ((s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}')) {
-		out->kind = CFG_PIECE_TEXT;
-		out->start = s;
-		out->len = 1;
-		return 2;
-	}
-	n = placeholder_at(s);
-	if (n) {
-		out->kind = CFG_PIECE_PLACEHOLDER;
-		out->start = s + 1;
-		out->len = n;
-		return n + 2;
-	}
-	for (n = 1; s[n] && !special_at(s + n); n++)
-		;
-	out->kind = CFG_PIECE_TEXT;
-	out->start = s;
-	out->len = n;
-	return n;
-}
 
 void cfg_init(struct cfg *cfg)
 {
@@ -1421,31 +1029,26 @@ void cfg_free(struct cfg *cfg)
 int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t len)
 {
 	struct loader ld;
-	struct node *root = NULL;
+	struct ytree_node *root = NULL;
 	size_t i;
 	int ret = SWEEP_ERR;
 
 	cfg_release(out);
 	memset(&ld, 0, sizeof(ld));
 	ld.file = name;
-	ld.text = text;
-	ld.len = len;
 	ld.cfg = out;
 	out->path = xstrdup(name);
-	if (!yaml_parser_initialize(&ld.parser))
-		return error("%s: out of memory while reading YAML", name);
-	yaml_parser_set_input_string(&ld.parser, (const unsigned char *)text, len);
 
-	if (read_tree(&ld, &root))
+	if (ytree_parse(&root, name, text, len))
 		goto out;
-	if (!root || (root->kind == NODE_SCALAR && root->null)) {
+	if (!root || (root->kind == YTREE_SCALAR && root->null)) {
 		error_at(&ld, root ? root->line : 1, root ? root->column : 1,
 		         "the sweep file is empty: it needs at least 'name' and 'command'");
 		goto out;
 	}
-	if (root->kind != NODE_MAP) {
+	if (root->kind != YTREE_MAP) {
 		AT(&ld, root, "the top level must be a mapping (name: ..., command: ...), found %s",
-		   kind_name(root));
+		   ytree_kind_name(root));
 		goto out;
 	}
 	if (check_keys(&ld, root, "", top_keys, ARRAY_SIZE(top_keys)))
@@ -1476,8 +1079,7 @@ int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t 
 		out->slurm.max_restarts = DEFAULT_MAX_RESTARTS;
 	ret = 0;
 out:
-	yaml_parser_delete(&ld.parser);
-	node_free(root);
+	ytree_free(root);
 	for (i = 0; i < ld.nshown; i++)
 		free(ld.shown[i]);
 	free(ld.shown);

@@ -6,7 +6,9 @@
 #include <stdint.h>
 
 /*
- * The sweep file reader: YAML (libyaml) -> a validated spec.
+ * The sweep file reader: YAML (yamltree.h) -> a validated spec. What a
+ * sweep file may hold is described in README.md, "Sweep file reference";
+ * the placeholders of `command` are defined in placeholder.h.
  *
  * Every value is kept exactly as written in the file (the scalar's text), so
  * "5e-4" stays "5e-4" and reaches the task as such. Every mistake is reported
@@ -102,30 +104,5 @@ int cfg_load(struct cfg *out, const char *path);
 
 /* The same from a string already in memory; name is used in messages. */
 int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t len);
-
-/*
- * The placeholders of `command`, defined once for the reader (which checks
- * them) and the script writer (which fills them in). "{name}" with name an
- * identifier ([A-Za-z_][A-Za-z0-9_]*) is a placeholder; "{{" and "}}" stand
- * for one literal brace each; anything else, a lone '{' included, is
- * literal text.
- */
-enum cfg_piece_kind {
-	CFG_PIECE_TEXT,        /* start[0..len) is literal text */
-	CFG_PIECE_PLACEHOLDER, /* start[0..len) is the name, braces excluded */
-};
-
-struct cfg_piece {
-	enum cfg_piece_kind kind;
-	const char *start; /* borrowed from the string being split */
-	size_t len;
-};
-
-/*
- * Splits the first piece off s into *out and returns how many bytes of s it
- * covers (more than out->len for "{{", "}}" and placeholders), or 0 when s
- * is empty. Loop: for (p = s; (n = cfg_next_piece(&pc, p)); p += n) ...
- */
-size_t cfg_next_piece(struct cfg_piece *out, const char *s);
 
 #endif

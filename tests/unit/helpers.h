@@ -3,7 +3,8 @@
 
 /*
  * Shared by the unit tests (header-only, so each test stays one file):
- * capturing error() messages, temporary folders, running bash.
+ * capturing error() messages, temporary folders, running bash, and the
+ * small plan that the aggregate tests share.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "error.h"
+#include "plan.h"
 #include "proc.h"
 #include "strbuf.h"
 
@@ -79,6 +81,30 @@ static inline char *run_bash(const char *script, const char *const *args)
 	out = strbuf_detach(&res.out, NULL);
 	proc_result_release(&res);
 	return out;
+}
+
+/*
+ * A plan as the grid expander makes it: lr varies over two settings (0.1,
+ * 0.01), wd (0) does not; seeds 11, 22, 33; six tasks. Static, borrowed.
+ */
+static inline const struct plan *fixture_plan2x3(void)
+{
+	static char *params[] = {"lr", "wd"};
+	static char *values[] = {"0.1", "0", "0.01", "0"};
+	static int64_t seeds[] = {11, 22, 33};
+	static unsigned char varies[] = {1, 0};
+	static const struct plan plan = {
+	    .params = params,
+	    .nparams = 2,
+	    .values = values,
+	    .nsettings = 2,
+	    .seeds = seeds,
+	    .nseeds = 3,
+	    .ntasks = 6,
+	    .varies = varies,
+	};
+
+	return &plan;
 }
 
 #endif

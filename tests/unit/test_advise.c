@@ -385,6 +385,44 @@ static json_t *json_of(const struct advise_report *r)
 	return root;
 }
 
+/*
+ * The text table: headings in one row, OVERHEAD right-aligned (every row's
+ * '%' under the heading's last letter), no line ending in a blank.
+ */
+static void test_advise_text_table(void **state)
+{
+	struct advise_report r;
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, end = 0, rows = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	advise_report_init(&r);
+	r.params = example;
+	advise_build(&r);
+	advise_print_text(f, &r);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strlen(line);
+		const char *pct;
+
+		if (n && line[n - 1] == ' ')
+			fail_msg("a line ends in a blank: '%s'", line);
+		if (!strncmp(line, "INTERVAL  x YOUNG  CHECKPOINTS  EXPECTED  ", 42)) {
+			end = (size_t)(strstr(line, "OVERHEAD") - line) + strlen("OVERHEAD");
+			continue;
+		}
+		if (!end || !(pct = strchr(line, '%')))
+			continue;
+		assert_int_equal((size_t)(pct - line) + 1, end);
+		rows++;
+	}
+	assert_int_equal(rows, 9);
+	free(buf);
+	advise_report_release(&r);
+}
+
 static void test_advise_json_keys(void **state)
 {
 	static const char *const top[] = {
@@ -490,6 +528,7 @@ int main(void)
 	    cmocka_unit_test(test_advise_parse_duration),
 	    cmocka_unit_test(test_advise_mtbf_from_records),
 	    cmocka_unit_test(test_advise_mtbf_no_interruptions),
+	    cmocka_unit_test(test_advise_text_table),
 	    cmocka_unit_test(test_advise_json_keys),
 	    cmocka_unit_test(test_advise_json_without_estimate),
 	};

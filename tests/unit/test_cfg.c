@@ -14,25 +14,6 @@ struct bad_case {
 /* Two lines that every otherwise valid file starts with. */
 #define BASE "name: x\ncommand: run\n"
 
-static const struct bad_case yaml_errors[] = {
-    {BASE "grid: [a\n",
-     "t.yaml:4:1: did not find expected ',' or ']' (while parsing a flow sequence at line 3, "
-     "column 7)"},
-    {"name: x\n\tcommand: y\n",
-     "t.yaml:2:1: found a tab character that violates indentation (while scanning a plain "
-     "scalar at line 1, column 7)"},
-    {"name: x\ncommand: @run\n",
-     "t.yaml:2:10: found character that cannot start any token (while scanning for the next "
-     "token at line 2, column 10)"},
-    {"name: x\ncommand: \"abc\n",
-     "t.yaml:3:1: found unexpected end of stream (while scanning a quoted scalar at line 2, "
-     "column 10)"},
-    {"name: x\n  command: y\n", "t.yaml:2:10: mapping values are not allowed in this context"},
-    {"name: x\x01\n", "t.yaml:1:8: control characters are not allowed (byte 0x01)"},
-    {"name: caf\xc3\xa9\x01\n", "t.yaml:1:11: control characters are not allowed (byte 0x01)"},
-    {"name: \xff\n", "t.yaml:1:7: invalid leading UTF-8 octet (byte 0xff)"},
-};
-
 static const struct bad_case structure_errors[] = {
     {"", "t.yaml:1:1: the sweep file is empty: it needs at least 'name' and 'command'"},
     {"# just a comment\n",
@@ -385,12 +366,6 @@ static void check_bad(const struct bad_case *cases, size_t n)
 }
 
 #define CHECK_BAD(table) check_bad(table, sizeof(table) / sizeof(table[0]))
-
-static void test_cfg_yaml_errors(void **state)
-{
-	(void)state;
-	CHECK_BAD(yaml_errors);
-}
 
 static void test_cfg_structure_errors(void **state)
 {
@@ -796,48 +771,6 @@ static void test_cfg_placeholders_literal(void **state)
 	cfg_release(&cfg);
 }
 
-static void test_cfg_next_piece(void **state)
-{
-	static const struct {
-		const char *in, *out;
-	} cases[] = {
-	    {"", ""},
-	    {"plain", "plain"},
-	    {"{lr}", "<lr>"},
-	    {"a {lr} b", "a <lr> b"},
-	    {"{{lr}}", "{lr}"},
-	    {"{{{lr}}}", "{<lr>}"},
-	    {"{lr}}", "<lr>}"},
-	    {"{ lr }", "{ lr }"},
-	    {"{1x} {x1} {_}", "{1x} <x1> <_>"},
-	    {"{", "{"},
-	    {"}", "}"},
-	    {"{a-b}", "{a-b}"},
-	    {"${HOME} {seed}{index}", "$<HOME> <seed><index>"},
-	    {"awk '{print $1}'", "awk '{print $1}'"},
-	    {"{lr", "{lr"},
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct strbuf sb = STRBUF_INIT;
-		struct cfg_piece pc;
-		const char *p;
-		size_t n;
-
-		for (p = cases[i].in; (n = cfg_next_piece(&pc, p)); p += n) {
-			if (pc.kind == CFG_PIECE_PLACEHOLDER)
-				strbuf_addf(&sb, "<%.*s>", (int)pc.len, pc.start);
-			else
-				strbuf_add(&sb, pc.start, pc.len);
-		}
-		if (strcmp(sb.buf, cases[i].out))
-			fail_msg("'%s' -> '%s', want '%s'", cases[i].in, sb.buf, cases[i].out);
-		strbuf_release(&sb);
-	}
-}
-
 /* A cfg can be loaded again (old contents are freed) and freed whole. */
 static void test_cfg_reuse_and_free(void **state)
 {
@@ -874,7 +807,6 @@ static void test_cfg_error_after_partial_sections(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_cfg_yaml_errors),
 	    cmocka_unit_test(test_cfg_structure_errors),
 	    cmocka_unit_test(test_cfg_key_errors),
 	    cmocka_unit_test(test_cfg_value_errors),
@@ -891,7 +823,6 @@ int main(void)
 	    cmocka_unit_test(test_cfg_slurm_forms),
 	    cmocka_unit_test(test_cfg_cases_only),
 	    cmocka_unit_test(test_cfg_placeholders_literal),
-	    cmocka_unit_test(test_cfg_next_piece),
 	    cmocka_unit_test(test_cfg_reuse_and_free),
 	    cmocka_unit_test(test_cfg_error_after_partial_sections),
 	};

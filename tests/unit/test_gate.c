@@ -1,8 +1,4 @@
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "helpers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,34 +11,19 @@
 
 #include "banned.h"
 
-/* A plan as the grid expander makes it: lr varies over two settings, wd does not. */
-static char *params[] = {"lr", "wd"};
-static char *values[] = {"0.1", "0", "0.01", "0"};
-static int64_t seeds[] = {11, 22, 33};
-static unsigned char varies[] = {1, 0};
-static const struct plan plan2x3 = {
-    .params = params,
-    .nparams = 2,
-    .values = values,
-    .nsettings = 2,
-    .seeds = seeds,
-    .nseeds = 3,
-    .ntasks = 6,
-    .varies = varies,
-};
-
 /* One setting, one seed: one task, for the table of reasons. */
-static int64_t one_seed[] = {0};
-static const struct plan plan1 = {
-    .params = params,
-    .nparams = 2,
-    .values = values,
-    .nsettings = 1,
-    .seeds = one_seed,
-    .nseeds = 1,
-    .ntasks = 1,
-    .varies = varies,
-};
+static const struct plan *fixture_plan1(void)
+{
+	static int64_t one_seed[] = {0};
+	static struct plan plan;
+
+	plan = *fixture_plan2x3();
+	plan.nsettings = 1;
+	plan.seeds = one_seed;
+	plan.nseeds = 1;
+	plan.ntasks = 1;
+	return &plan;
+}
 
 static struct task_outcome ran(enum task_state state, int exit_code, int signal, uint32_t task)
 {
@@ -120,7 +101,7 @@ static void test_gate_reasons(void **state)
 			res.status = RESULT_ABSENT;
 		}
 		gate_result_init(&g);
-		gate_check(&g, &plan1, &o, &res, metrics, 1);
+		gate_check(&g, fixture_plan1(), &o, &res, metrics, 1);
 		if (!cases[i].reason) {
 			assert_int_equal(g.nfailures, 0);
 			assert_true(gate_complete(&g));
@@ -155,7 +136,7 @@ static void test_gate_unreadable_result(void **state)
 	res.status = RESULT_UNREADABLE;
 	res.detail = xstrdup("Permission denied");
 	gate_result_init(&g);
-	gate_check(&g, &plan1, &o, &res, NULL, 0);
+	gate_check(&g, fixture_plan1(), &o, &res, NULL, 0);
 	assert_int_equal(g.nfailures, 1);
 	assert_string_equal(g.failures[0].reason, "unreadable result file: Permission denied");
 	gate_result_release(&g);
@@ -176,7 +157,7 @@ static void test_gate_failure_fields(void **state)
 	o[4] = ran(TS_FAILED, 0, 9, 4);
 	o[5] = ran(TS_MISSING, 0, 0, 5);
 	gate_result_init(&g);
-	gate_check(&g, &plan2x3, o, res, NULL, 0);
+	gate_check(&g, fixture_plan2x3(), o, res, NULL, 0);
 	assert_int_equal(g.ntasks, 6);
 	assert_int_equal(g.nsettings, 2);
 	assert_int_equal(g.nseeds, 3);
@@ -225,7 +206,7 @@ static void test_gate_discovers_metrics(void **state)
 	}
 	o[2] = ran(TS_FAILED, 1, 0, 2);
 	gate_result_init(&g);
-	gate_check(&g, &plan2x3, o, res, NULL, 0);
+	gate_check(&g, fixture_plan2x3(), o, res, NULL, 0);
 	/* The union of numeric keys of passed runs, sorted; strings left out. */
 	assert_int_equal(g.nmetrics, 4);
 	assert_string_equal(g.metrics[0], "acc");
@@ -255,7 +236,7 @@ static void test_gate_requested_metrics(void **state)
 	(void)state;
 	parse(&res, "{\"acc\": 0.9, \"loss\": 0.2, \"other\": 1}");
 	gate_result_init(&g);
-	gate_check(&g, &plan1, &o, &res, metrics, 4);
+	gate_check(&g, fixture_plan1(), &o, &res, metrics, 4);
 	/* In the order asked, once each; keys not asked for are not checked. */
 	assert_int_equal(g.nmetrics, 3);
 	assert_string_equal(g.metrics[0], "loss");
@@ -267,7 +248,7 @@ static void test_gate_requested_metrics(void **state)
 
 	/* Every problem of one result is named, not just the first. */
 	result_parse(&res, "{\"acc\": true}", 13);
-	gate_check(&g, &plan1, &o, &res, metrics, 4);
+	gate_check(&g, fixture_plan1(), &o, &res, metrics, 4);
 	assert_string_equal(g.failures[0].reason, "metric 'loss' absent; metric 'acc' is a "
 	                                          "boolean, not a number; metric 'f1' absent");
 	gate_result_release(&g);
@@ -286,14 +267,14 @@ static void test_gate_no_metrics_anywhere(void **state)
 		parse(&res[i], "{\"note\": \"done\"}");
 	}
 	gate_result_init(&g);
-	gate_check(&g, &plan2x3, o, res, NULL, 0);
+	gate_check(&g, fixture_plan2x3(), o, res, NULL, 0);
 	assert_int_equal(g.nmetrics, 0);
 	assert_true(gate_complete(&g));
 	assert_int_equal(g.npassed[0], 3);
 	assert_int_equal(g.npassed[1], 3);
 	/* Checking again into the same result replaces what it held. */
 	o[0] = ran(TS_TIMEOUT, 0, 0, 0);
-	gate_check(&g, &plan2x3, o, res, NULL, 0);
+	gate_check(&g, fixture_plan2x3(), o, res, NULL, 0);
 	assert_int_equal(g.nfailures, 1);
 	assert_string_equal(g.failures[0].reason, "time limit");
 	gate_result_release(&g);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "helpers.h"
 
 #include "array.h"
 #include "error.h"
@@ -21,26 +21,17 @@
 
 #include "banned.h"
 
-static struct strbuf messages = STRBUF_INIT;
-
-static void capture(const char *kind, const char *msg)
-{
-	strbuf_addf(&messages, "%s: %s\n", kind, msg);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	strbuf_reset(&messages);
-	error_set_handler(capture);
+	capture_errors();
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	error_set_handler(NULL);
-	strbuf_release(&messages);
+	release_captured();
 	return 0;
 }
 
@@ -734,13 +725,13 @@ static void test_outcome_malformed_bitmap(void **state)
 	acct_set_init(&set);
 	add_pending(&set, 74, "0x3G");
 	assert_int_equal(outcome_build(out, 10, arrays, 1, &set), SWEEP_ERR);
-	assert_string_equal(messages.buf,
+	assert_string_equal(captured.buf,
 	                    "error: cannot read the pending tasks '0x3G' of array job 74: the hex "
-	                    "bitmap has a character that is not a hex digit\n");
+	                    "bitmap has a character that is not a hex digit");
 	acct_set_release(&set);
 
 	/* A long one is shown by its start. */
-	strbuf_reset(&messages);
+	strbuf_reset(&captured);
 	strbuf_addstr(&hex, "0x");
 	for (int i = 0; i < 300; i++)
 		strbuf_addch(&hex, 'F');
@@ -748,9 +739,9 @@ static void test_outcome_malformed_bitmap(void **state)
 	add_pending(&set, 74, hex.buf);
 	assert_int_equal(outcome_build(out, 10, arrays, 1, &set), SWEEP_ERR);
 	assert_string_equal(
-	    messages.buf, "error: cannot read the pending tasks "
+	    captured.buf, "error: cannot read the pending tasks "
 	                  "'0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF...' of array job 74: the hex "
-	                  "bitmap has a character that is not a hex digit\n");
+	                  "bitmap has a character that is not a hex digit");
 	strbuf_release(&hex);
 	acct_set_release(&set);
 }
@@ -764,8 +755,8 @@ static void test_outcome_malformed_spec(void **state)
 	(void)state;
 	acct_set_init(&set);
 	assert_int_equal(outcome_build(out, 10, arrays, 2, &set), SWEEP_ERR);
-	assert_string_equal(messages.buf, "error: cannot read the --array value '3;4' of array job "
-	                                  "75: expected ',' between task ids\n");
+	assert_string_equal(captured.buf, "error: cannot read the --array value '3;4' of array job "
+	                                  "75: expected ',' between task ids");
 }
 
 /* The name the generated script gives a run's log (--output=%x_%A_%a.out). */

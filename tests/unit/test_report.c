@@ -1,8 +1,4 @@
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "helpers.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -21,28 +17,13 @@
 #include "banned.h"
 
 /*
- * A small recorded sweep: lr varies over two settings, wd does not; three
- * seeds. The values are exact in binary so that the expected text can be
- * worked out by hand:
- *   lr=0.1:  acc 0.5, 0.75, 1   -> mean 0.75, std 0.25;  loss 2, 4, 6 -> 4 ± 2
+ * A small recorded sweep on fixture_plan2x3 (helpers.h): lr varies over two
+ * settings, wd does not; three seeds. The values are exact in binary so that the expected text can
+ * be worked out by hand: lr=0.1:  acc 0.5, 0.75, 1   -> mean 0.75, std 0.25;  loss 2, 4, 6 -> 4 ± 2
  *   lr=0.01: acc 0.25 three times -> 0.25 ± 0;           loss 1, 2, 3 -> 2 ± 1
  * The 95% CI half-width is t(0.975, 2) * std / sqrt(3), t = 4.30265273:
  * 0.621034 for std 0.25, 4.96828 for std 2, 2.48414 for std 1.
  */
-static char *params[] = {"lr", "wd"};
-static char *values[] = {"0.1", "0", "0.01", "0"};
-static int64_t seeds[] = {11, 22, 33};
-static unsigned char varies[] = {1, 0};
-static const struct plan plan2x3 = {
-    .params = params,
-    .nparams = 2,
-    .values = values,
-    .nsettings = 2,
-    .seeds = seeds,
-    .nseeds = 3,
-    .ntasks = 6,
-    .varies = varies,
-};
 static const char *const recorded[] = {
     "{\"acc\": 0.5, \"loss\": 2, \"ckpt\": \"a.pt\"}",
     "{\"acc\": 0.75, \"loss\": 4}",
@@ -141,7 +122,7 @@ static void test_report_table_complete(void **state)
 
 	(void)state;
 	fixture_start(&fx, recorded, 6);
-	fixture_check(&fx, &plan2x3);
+	fixture_check(&fx, fixture_plan2x3());
 	assert_true(gate_complete(&fx.g));
 	assert_output(report_print_table, &fx.r,
 	              "sweep 'mnist' (id 7): 2 settings x 3 seeds = 6 tasks, all completed\n"
@@ -163,18 +144,18 @@ static void test_report_table_incomplete(void **state)
 	(void)state;
 	fixture_start(&fx, recorded, 6);
 	fixture_damage(&fx);
-	fixture_check(&fx, &plan2x3);
+	fixture_check(&fx, fixture_plan2x3());
 	assert_false(gate_complete(&fx.g));
 	/* No statistics: only what is missing, with where to look. */
 	assert_output(
 	    report_print_table, &fx.r,
 	    "sweep 'mnist' (id 7): 3 of 6 tasks missing or failed\n"
 	    "\n"
-	    "lr    seed  index  state    exit:sig  job     reason                        log\n"
-	    "0.1   22    1      PENDING  -         4242_1  still pending                 -\n"
-	    "0.01  22    4      FAILED   0:9       4242_4  out of memory                 "
+	    "index  lr    seed  state    exit:sig  job     reason                        log\n"
+	    "1      0.1   22    PENDING  -         4242_1  still pending                 -\n"
+	    "4      0.01  22    FAILED   0:9       4242_4  out of memory                 "
 	    "/home/u/logs/mnist_4242_4.out\n"
-	    "0.01  33    5      MISSING  -         -       missing (no record in Slurm)  -\n");
+	    "5      0.01  33    MISSING  -         -       missing (no record in Slurm)  -\n");
 	fixture_release(&fx);
 }
 
@@ -186,7 +167,7 @@ static void test_report_table_allow_incomplete(void **state)
 	fixture_start(&fx, recorded, 6);
 	fixture_damage(&fx);
 	fx.r.allow_incomplete = true;
-	fixture_check(&fx, &plan2x3);
+	fixture_check(&fx, fixture_plan2x3());
 	/*
 	 * lr=0.1 keeps acc 0.5, 1 (std sqrt(0.125) = 0.353553) and loss 2, 6;
 	 * lr=0.01 keeps one seed: no std, no interval.
@@ -206,11 +187,11 @@ static void test_report_table_allow_incomplete(void **state)
 	    "     n/a\n"
 	    "\n"
 	    "excluded tasks (3):\n"
-	    "lr    seed  index  state    exit:sig  job     reason                        log\n"
-	    "0.1   22    1      PENDING  -         4242_1  still pending                 -\n"
-	    "0.01  22    4      FAILED   0:9       4242_4  out of memory                 "
+	    "index  lr    seed  state    exit:sig  job     reason                        log\n"
+	    "1      0.1   22    PENDING  -         4242_1  still pending                 -\n"
+	    "4      0.01  22    FAILED   0:9       4242_4  out of memory                 "
 	    "/home/u/logs/mnist_4242_4.out\n"
-	    "0.01  33    5      MISSING  -         -       missing (no record in Slurm)  -\n");
+	    "5      0.01  33    MISSING  -         -       missing (no record in Slurm)  -\n");
 	fixture_release(&fx);
 }
 
@@ -224,8 +205,8 @@ static void test_report_table_result_hint(void **state)
 
 	(void)state;
 	fixture_start(&fx, texts, 6);
-	gate_check(&fx.g, &plan2x3, fx.o, fx.res, metrics, 1);
-	report_build(&fx.r, &plan2x3, &fx.g, fx.res);
+	gate_check(&fx.g, fixture_plan2x3(), fx.o, fx.res, metrics, 1);
+	report_build(&fx.r, fixture_plan2x3(), &fx.g, fx.res);
 	out = capture(report_print_table, &fx.r);
 	assert_contains(out, "COMPLETED  0:0       4242_4  metric 'acc' absent  "
 	                     "/home/u/logs/mnist_4242_4.out\n");
@@ -262,7 +243,7 @@ static void test_report_json_complete(void **state)
 
 	(void)state;
 	fixture_start(&fx, recorded, 6);
-	fixture_check(&fx, &plan2x3);
+	fixture_check(&fx, fixture_plan2x3());
 	text = capture(report_print_json, &fx.r);
 	root = load_json(text);
 	assert_string_equal(json_string_value(json_object_get(root, "sweep")), "mnist");
@@ -302,7 +283,7 @@ static void test_report_json_incomplete(void **state)
 	(void)state;
 	fixture_start(&fx, recorded, 6);
 	fixture_damage(&fx);
-	fixture_check(&fx, &plan2x3);
+	fixture_check(&fx, fixture_plan2x3());
 
 	/* Without --allow-incomplete: no settings at all, only the failures. */
 	text = capture(report_print_json, &fx.r);
@@ -350,7 +331,7 @@ static void test_report_csv_complete(void **state)
 
 	(void)state;
 	fixture_start(&fx, recorded, 6);
-	fixture_check(&fx, &plan2x3);
+	fixture_check(&fx, fixture_plan2x3());
 	/* Full precision (the shortest text that reads back the same double). */
 	assert_output(report_print_csv, &fx.r,
 	              "lr,wd,n,n_planned,acc_mean,acc_std,acc_ci95,loss_mean,loss_std,loss_ci95,"
@@ -367,7 +348,7 @@ static void test_report_csv_incomplete(void **state)
 	(void)state;
 	fixture_start(&fx, recorded, 6);
 	fixture_damage(&fx);
-	fixture_check(&fx, &plan2x3);
+	fixture_check(&fx, fixture_plan2x3());
 	assert_output(report_print_csv, &fx.r,
 	              "lr,wd,seed,index,state,exit_code,signal,reason,log\n"
 	              "0.1,0,22,1,PENDING,,,still pending,\n"
@@ -490,7 +471,7 @@ static void test_report_no_metrics(void **state)
 	fixture_start(&fx, texts, 6);
 	fx.o[0].state = TS_CANCELLED;
 	fx.r.allow_incomplete = true;
-	fixture_check(&fx, &plan2x3);
+	fixture_check(&fx, fixture_plan2x3());
 	out = capture(report_print_table, &fx.r);
 	assert_contains(out, "no result file holds a numeric metric\n");
 	assert_contains(out, "\nlr    n\n0.1   2 of 3\n0.01  3\n");

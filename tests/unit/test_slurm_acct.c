@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "helpers.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -32,26 +32,17 @@
 
 #include "banned.h"
 
-static struct strbuf messages = STRBUF_INIT;
-
-static void capture(const char *kind, const char *msg)
-{
-	strbuf_addf(&messages, "%s: %s\n", kind, msg);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	strbuf_reset(&messages);
-	error_set_handler(capture);
+	capture_errors();
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	error_set_handler(NULL);
-	strbuf_release(&messages);
+	release_captured();
 	return 0;
 }
 
@@ -459,7 +450,7 @@ static void test_acct_fetch_nothing(void **state)
 	acct_set_init(&set);
 	assert_int_equal(slb_acct_fetch(&set, NULL, 0), 0);
 	assert_int_equal(set.n, 0);
-	assert_string_equal(messages.buf, "");
+	assert_string_equal(captured.buf, "");
 }
 
 static void test_acct_fetch_without_slurm_conf(void **state)
@@ -473,7 +464,7 @@ static void test_acct_fetch_without_slurm_conf(void **state)
 	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
 	/* libslurm itself would retry for a minute and then exit the process. */
 	assert_int_equal(slb_acct_fetch(&set, &id, 1), SWEEP_ERR);
-	assert_non_null(strstr(messages.buf, "cannot read Slurm's configuration "
+	assert_non_null(strstr(captured.buf, "cannot read Slurm's configuration "
 	                                     "'/nonexistent/slurm.conf'"));
 	if (old)
 		setenv("SLURM_CONF", old, 1);
@@ -582,11 +573,11 @@ static void test_acct_fetch_slurmdbd_down(void **state)
 		setenv("SLURM_CONF", path, 1);
 		acct_set_init(&set);
 		ret = slb_acct_fetch(&set, ids, 2);
-		fputs(messages.buf, stderr);
+		fputs(captured.buf, stderr);
 		/* _exit: libslurm leaks the failed connection, and LSan would fail the child. */
 		if (ret != SWEEP_ERR)
 			_exit(1);
-		if (!strstr(messages.buf, "error: cannot reach slurmdbd"))
+		if (!strstr(captured.buf, "error: cannot reach slurmdbd"))
 			_exit(2);
 		_exit(0);
 	}

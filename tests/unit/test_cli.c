@@ -1,0 +1,99 @@
+#include "helpers.h"
+
+#include <getopt.h>
+
+#include "cli.h"
+
+typedef int (*command_fn)(int argc, char **argv);
+
+/*
+ * Runs a command with words (NULL-terminated) and checks its exit code and
+ * its one error message; stderr (the usage) is not looked at.
+ */
+static void check_command(command_fn fn, int want_code, const char *want_msg, ...)
+{
+	char *argv[16];
+	int argc = 0, code;
+	va_list ap;
+	const char *w;
+
+	va_start(ap, want_msg);
+	while ((w = va_arg(ap, const char *)) && argc < 15)
+		argv[argc++] = xstrdup(w);
+	va_end(ap);
+	argv[argc] = NULL;
+	capture_errors();
+	code = fn(argc, argv);
+	if (code != want_code || strcmp(captured.buf, want_msg))
+		fail_msg("%s ...: exit %d, want %d; got '%s', want '%s'", argv[0], code, want_code,
+		         captured.buf, want_msg);
+	release_captured();
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+}
+
+static void test_cli_bad_options(void **state)
+{
+	(void)state;
+	check_command(cmd_list, EXIT_USAGE, "error: unknown option '--bogus'", "list", "--bogus",
+	              NULL);
+	check_command(cmd_submit, EXIT_USAGE, "error: unknown option '--bogus'", "submit",
+	              "--bogus", "x.yaml", NULL);
+	check_command(cmd_status, EXIT_USAGE, "error: --state-dir needs a value", "status",
+	              "--state-dir", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --json takes no value", "report", "--json=1",
+	              NULL);
+	check_command(cmd_rightsize, EXIT_USAGE, "error: --mem-factor needs a value", "rightsize",
+	              "--mem-factor", NULL);
+	check_command(cmd_resubmit, EXIT_USAGE, "error: unknown option '-x'", "resubmit", "-x",
+	              NULL);
+	/* A short word that happens to be a long option's letter is no option. */
+	check_command(cmd_cancel, EXIT_USAGE, "error: unknown option '-s'", "cancel", "-s", "d",
+	              NULL);
+	check_command(cmd_gpus, EXIT_USAGE, "error: --min-free needs a value", "gpus", "--min-free",
+	              NULL);
+	check_command(cmd_advise, EXIT_USAGE, "error: --cost needs a value", "advise", "checkpoint",
+	              "--cost", NULL);
+}
+
+static void test_cli_operands(void **state)
+{
+	(void)state;
+	check_command(cmd_list, EXIT_USAGE, "error: unexpected argument 'x'", "list", "x", NULL);
+	check_command(cmd_gpus, EXIT_USAGE, "error: unexpected argument 'x'", "gpus", "x", NULL);
+	check_command(cmd_cancel, EXIT_USAGE, "error: one sweep at a time, not 'a' and 'b'",
+	              "cancel", "a", "b", NULL);
+	check_command(cmd_status, EXIT_OK, "", "status", "--help", NULL);
+	/* --state-dir reaches the store. */
+	check_command(cmd_list, EXIT_ERROR,
+	              "error: no state store in '/nonexistent/st': No such file or directory (run "
+	              "'sweep submit' first, or give --state-dir)",
+	              "list", "--state-dir", "/nonexistent/st", NULL);
+}
+
+static void test_cli_take_sweep(void **state)
+{
+	char *argv[] = {"status", "mnist", NULL};
+	const char *which = "old";
+
+	(void)state;
+	cli_getopt_start();
+	optind = 1;
+	assert_int_equal(cli_take_sweep(&which, 2, argv, "u", ""), CLI_CONTINUE);
+	assert_string_equal(which, "mnist");
+	optind = 2;
+	assert_int_equal(cli_take_sweep(&which, 2, argv, "u", ""), CLI_CONTINUE);
+	assert_null(which);
+	assert_int_not_equal(CLI_CONTINUE, SWEEP_ERR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cli_bad_options),
+	    cmocka_unit_test(test_cli_operands),
+	    cmocka_unit_test(test_cli_take_sweep),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
