@@ -88,5 +88,8 @@ struct acct_rec *acct_set_add(struct acct_set *set)
 	memset(rec, 0, sizeof(*rec));
 	rec->maxrss_bytes = ACCT_NO_VALUE;
 	rec->timelimit_s = ACCT_NO_VALUE;
+	rec->total_cpu_us = ACCT_NO_VALUE;
+	rec->gpu_util = ACCT_NO_VALUE;
+	rec->gpu_mem_bytes = ACCT_NO_VALUE;
 	return rec;
 }

@@ -54,7 +54,12 @@ struct acct_rec {
 	bool req_mem_per_cpu;
 	uint32_t ncpus;        /* allocated (or requested) CPUs, to convert per-CPU memory */
 	uint64_t maxrss_bytes; /* maximum over the task's steps; ACCT_NO_VALUE when none measured */
-	char *nodes;           /* node list, or NULL */
+	uint64_t total_cpu_us; /* TotalCPU: user + system CPU time of all its processes, in
+	                          microseconds; ACCT_NO_VALUE when not recorded */
+	uint64_t gpu_util;     /* TRES gres/gpuutil (percent, the peak over steps) and */
+	uint64_t gpu_mem_bytes; /* gres/gpumem (bytes): ACCT_NO_VALUE where the cluster does
+	                           not record them */
+	char *nodes;            /* node list, or NULL */
 	int64_t submit_time, start_time, end_time; /* unix seconds, 0 if unknown */
 };
 
@@ -62,11 +67,22 @@ struct acct_set {
 	struct acct_rec *recs;
 	size_t n;
 	size_t alloc;
+	/*
+	 * The TRES ids of gres/gpuutil and gres/gpumem on this cluster, 0 where
+	 * it does not record them (they exist only with AccountingStorageTRES
+	 * and a GPU gather plugin); set before decoding. gpu_recorded tells
+	 * "recorded as none" from "not recorded by this cluster".
+	 */
+	uint32_t tres_gpuutil, tres_gpumem;
+	bool gpu_recorded;
 };
 
 void acct_set_init(struct acct_set *set);
 void acct_set_release(struct acct_set *set);
-/* Appends a zeroed record (maxrss and timelimit set to ACCT_NO_VALUE) and returns it. */
+/*
+ * Appends a zeroed record (maxrss, timelimit, total CPU and the GPU
+ * figures set to ACCT_NO_VALUE) and returns it.
+ */
 struct acct_rec *acct_set_add(struct acct_set *set);
 
 #endif

@@ -188,6 +188,10 @@ static void fill(struct task_outcome *out, const struct slot *slot)
 	out->timelimit_s = rec->timelimit_s;
 	out->req_mem_mb = outcome_task_mem_mb(rec);
 	out->maxrss_bytes = rec->maxrss_bytes;
+	out->ncpus = rec->ncpus;
+	out->total_cpu_us = rec->total_cpu_us;
+	out->gpu_util = rec->gpu_util;
+	out->gpu_mem_bytes = rec->gpu_mem_bytes;
 	out->array_job_id = rec->array_job_id;
 	out->array_task_id = slot->task;
 	/* A task still inside the pending record gets its own job id only when it starts. */
@@ -208,6 +212,9 @@ int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_re
 		out[i].state = TS_MISSING;
 		out[i].timelimit_s = ACCT_NO_VALUE;
 		out[i].maxrss_bytes = ACCT_NO_VALUE;
+		out[i].total_cpu_us = ACCT_NO_VALUE;
+		out[i].gpu_util = ACCT_NO_VALUE;
+		out[i].gpu_mem_bytes = ACCT_NO_VALUE;
 	}
 	if (!ntasks)
 		return 0;

@@ -19,8 +19,12 @@ struct task_outcome {
 	uint64_t elapsed_s;
 	uint64_t timelimit_s; /* ACCT_NO_VALUE if unknown/unlimited */
 	uint64_t req_mem_mb; /* per task: per-CPU requests already multiplied by ncpus; 0 if none */
-	uint64_t maxrss_bytes; /* ACCT_NO_VALUE if not measured */
-	uint32_t array_job_id; /* of the latest attempt (0 if missing) */
+	uint64_t maxrss_bytes;  /* ACCT_NO_VALUE if not measured */
+	uint32_t ncpus;         /* allocated CPUs; 0 if unknown */
+	uint64_t total_cpu_us;  /* TotalCPU; ACCT_NO_VALUE if not recorded */
+	uint64_t gpu_util;      /* peak gres/gpuutil, percent; ACCT_NO_VALUE if not recorded */
+	uint64_t gpu_mem_bytes; /* peak gres/gpumem; ACCT_NO_VALUE if not recorded */
+	uint32_t array_job_id;  /* of the latest attempt (0 if missing) */
 	uint32_t array_task_id;
 	uint32_t job_id;
 	unsigned restarts; /* earlier runs of this index in the same array job (requeues) */

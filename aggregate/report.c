@@ -27,6 +27,12 @@ void report_release(struct report *r)
 {
 	free(r->stats);
 	r->stats = NULL;
+	free(r->goals);
+	r->goals = NULL;
+	free(r->cmp);
+	r->cmp = NULL;
+	free(r->ref);
+	r->ref = NULL;
 	r->plan = NULL;
 	r->gate = NULL;
 }
@@ -65,6 +71,42 @@ void report_build(struct report *out, const struct plan *plan, const struct gate
 const struct stats_summary *report_stats(const struct report *r, size_t s, size_t m)
 {
 	return &r->stats[s * r->gate->nmetrics + m];
+}
+
+void report_rank(struct report *r, const enum compare_goal *goals)
+{
+	size_t nm = r->gate->nmetrics, ns = r->plan->nsettings;
+	struct compare_entry *one = xcalloc(ns + 1, sizeof(*one));
+
+	free(r->goals);
+	free(r->cmp);
+	free(r->ref);
+	r->goals = xcalloc(nm + 1, sizeof(*r->goals));
+	r->cmp = xcalloc(ns * nm + 1, sizeof(*r->cmp));
+	r->ref = xcalloc(nm + 1, sizeof(*r->ref));
+	for (size_t m = 0; m < nm; m++) {
+		r->goals[m] = goals[m];
+		r->ref[m] = compare_metric(one, r->stats + m, ns, nm, goals[m]);
+		for (size_t s = 0; s < ns; s++)
+			r->cmp[s * nm + m] = one[s];
+	}
+	free(one);
+}
+
+bool report_ranked(const struct report *r)
+{
+	for (size_t m = 0; r->goals && m < r->gate->nmetrics; m++)
+		if (r->goals[m] != GOAL_NONE)
+			return true;
+	return false;
+}
+
+/* NULL when metric m has no goal. */
+static const struct compare_entry *rank_of(const struct report *r, size_t s, size_t m)
+{
+	if (!r->goals || r->goals[m] == GOAL_NONE)
+		return NULL;
+	return &r->cmp[s * r->gate->nmetrics + m];
 }
 
 /* Whether the state carries an exit code and signal worth showing. */
@@ -262,6 +304,53 @@ static char *ci_cell(const struct stats_summary *st, int digits)
 	return xstrfmt("[%.*g, %.*g]", digits, st->mean - st->ci95, digits, st->mean + st->ci95);
 }
 
+/* "best", "p = 0.012", "p = 0.31 (n.s.)" or "n/a". */
+static char *rank_cell(const struct compare_entry *e)
+{
+	if (e->best)
+		return xstrdup("best");
+	if (!e->has_p)
+		return xstrdup("n/a");
+	return xstrfmt("p = %.2g%s", e->p, e->significant ? "" : " (n.s.)");
+}
+
+/* How to read the "vs best" columns, one line per ranked metric. */
+static void print_rank_notes(FILE *f, const struct report *r)
+{
+	const struct gate_result *g = r->gate;
+	bool any = false;
+
+	for (size_t m = 0; m < g->nmetrics; m++) {
+		size_t ns = r->plan->nsettings, ntested = 0, nbest = 0;
+		char *label;
+
+		if (!rank_of(r, 0, m))
+			continue;
+		if (!any)
+			fputc('\n', f);
+		any = true;
+		if (r->ref[m] == ns) {
+			fprintf(f, "%s (%s): no setting has a mean\n", g->metrics[m],
+			        compare_goal_name(r->goals[m]));
+			continue;
+		}
+		for (size_t s = 0; s < ns; s++) {
+			nbest += rank_of(r, s, m)->best;
+			ntested += rank_of(r, s, m)->has_p;
+		}
+		label = plan_setting_label(r->plan, r->ref[m]);
+		fprintf(f, "%s: best = %s mean (%s)", g->metrics[m],
+		        r->goals[m] == GOAL_MAX ? "highest" : "lowest", label);
+		if (nbest > 1)
+			fprintf(f, ", %zu settings tie", nbest);
+		fprintf(f,
+		        "; p: Welch's two-sided t-test against it; n.s.: not significant at "
+		        "%g after Holm's correction over %zu setting%s\n",
+		        COMPARE_ALPHA, ntested, output_plural(ntested, "", "s"));
+		free(label);
+	}
+}
+
 static void print_stats_table(FILE *f, const struct report *r)
 {
 	const struct plan *plan = r->plan;
@@ -269,15 +358,20 @@ static void print_stats_table(FILE *f, const struct report *r)
 	size_t *cols = xcalloc(plan->nparams + 1, sizeof(*cols));
 	size_t ncols = label_params(plan, cols);
 	int *digits = xcalloc(g->nmetrics + 1, sizeof(*digits));
+	size_t nranked = 0;
 	struct table t;
 
 	for (size_t m = 0; m < g->nmetrics; m++)
 		digits[m] = mean_digits(r, m);
-	table_init(&t, (ncols ? ncols : 1) + (g->nmetrics ? 2 * g->nmetrics : 1));
+	for (size_t m = 0; m < g->nmetrics; m++)
+		nranked += rank_of(r, 0, m) != NULL;
+	table_init(&t, (ncols ? ncols : 1) + (g->nmetrics ? 2 * g->nmetrics + nranked : 1));
 	add_setting_headers(&t, plan, cols, ncols);
 	for (size_t m = 0; m < g->nmetrics; m++) {
 		table_addstr(&t, g->metrics[m]);
 		table_add(&t, xstrfmt("%s 95%% CI", g->metrics[m]));
+		if (rank_of(r, 0, m))
+			table_add(&t, xstrfmt("%s vs best", g->metrics[m]));
 	}
 	if (!g->nmetrics)
 		table_addstr(&t, "n");
@@ -286,8 +380,12 @@ static void print_stats_table(FILE *f, const struct report *r)
 		for (size_t m = 0; m < g->nmetrics; m++) {
 			const struct stats_summary *st = report_stats(r, s, m);
 
+			const struct compare_entry *e = rank_of(r, s, m);
+
 			table_add(&t, metric_cell(st, digits[m], plan->nseeds));
 			table_add(&t, ci_cell(st, digits[m]));
+			if (e)
+				table_add(&t, rank_cell(e));
 		}
 		if (!g->nmetrics && g->npassed[s] < plan->nseeds)
 			table_add(&t, xstrfmt("%zu of %zu", g->npassed[s], plan->nseeds));
@@ -298,6 +396,7 @@ static void print_stats_table(FILE *f, const struct report *r)
 	table_release(&t);
 	free(digits);
 	free(cols);
+	print_rank_notes(f, r);
 }
 
 static void print_title(FILE *f, const struct report *r)
@@ -374,6 +473,22 @@ static json_t *json_failure(const struct report *r, const struct gate_failure *f
 	return obj;
 }
 
+/*
+ * best, p_vs_best (Welch), p_vs_best_holm and significant; without a goal
+ * for the metric, false and nulls, so that every setting has the same keys.
+ */
+static void json_rank(json_t *obj, const struct compare_entry *e)
+{
+	bool has_p = e && e->has_p;
+
+	json_object_set_new(obj, "best", json_boolean(e && e->best));
+	json_object_set_new(obj, "p_vs_best",
+	                    output_json_number_or_null(has_p, has_p ? e->p : NAN));
+	json_object_set_new(obj, "p_vs_best_holm",
+	                    output_json_number_or_null(has_p, has_p ? e->p_holm : NAN));
+	json_object_set_new(obj, "significant", has_p ? json_boolean(e->significant) : json_null());
+}
+
 static json_t *json_setting(const struct report *r, size_t s)
 {
 	const struct gate_result *g = r->gate;
@@ -392,6 +507,8 @@ static json_t *json_setting(const struct report *r, size_t s)
 		json_object_set_new(one, "std", output_json_number_or_null(st->has_std, st->std));
 		json_object_set_new(one, "n", json_integer((json_int_t)st->n));
 		json_object_set_new(one, "ci95", output_json_number_or_null(st->has_std, st->ci95));
+		if (report_ranked(r))
+			json_rank(one, rank_of(r, s, m));
 		json_object_set_new(metrics, g->metrics[m], one);
 	}
 	json_object_set_new(obj, "metrics", metrics);
@@ -417,6 +534,16 @@ void report_print_json(FILE *f, const struct report *r)
 	for (size_t m = 0; m < g->nmetrics; m++)
 		json_array_append_new(arr, json_string(g->metrics[m]));
 	json_object_set_new(root, "metrics", arr);
+	if (report_ranked(r)) {
+		json_t *goals = json_object();
+
+		for (size_t m = 0; m < g->nmetrics; m++)
+			if (r->goals[m] != GOAL_NONE)
+				json_object_set_new(goals, g->metrics[m],
+				                    json_string(compare_goal_name(r->goals[m])));
+		json_object_set_new(root, "goals", goals);
+		json_object_set_new(root, "alpha", json_real(COMPARE_ALPHA));
+	}
 	if (showing_stats(r)) {
 		arr = json_array();
 		for (size_t s = 0; s < plan->nsettings; s++)
@@ -534,8 +661,17 @@ void report_print_csv(FILE *f, const struct report *r)
 	for (size_t m = 0; m < g->nmetrics; m++) {
 		static const char *const suffix[] = {"_mean", "_std", "_ci95"};
 
+		static const char *const rank_suffix[] = {"_best", "_p_vs_best", "_p_vs_best_holm"};
+
 		for (size_t k = 0; k < 3; k++) {
 			char *name = xstrfmt("%s%s", g->metrics[m], suffix[k]);
+
+			fputc(',', f);
+			csv_field(f, name);
+			free(name);
+		}
+		for (size_t k = 0; rank_of(r, 0, m) && k < 3; k++) {
+			char *name = xstrfmt("%s%s", g->metrics[m], rank_suffix[k]);
 
 			fputc(',', f);
 			csv_field(f, name);
@@ -550,6 +686,7 @@ void report_print_csv(FILE *f, const struct report *r)
 		fprintf(f, "%zu,%zu", g->npassed[s], plan->nseeds);
 		for (size_t m = 0; m < g->nmetrics; m++) {
 			const struct stats_summary *st = report_stats(r, s, m);
+			const struct compare_entry *e = rank_of(r, s, m);
 
 			fputc(',', f);
 			csv_number(f, st->has_mean, st->mean);
@@ -557,6 +694,12 @@ void report_print_csv(FILE *f, const struct report *r)
 			csv_number(f, st->has_std, st->std);
 			fputc(',', f);
 			csv_number(f, st->has_std, st->ci95);
+			if (e) {
+				fputs(e->best ? ",true," : ",false,", f);
+				csv_number(f, e->has_p, e->p);
+				fputc(',', f);
+				csv_number(f, e->has_p, e->p_holm);
+			}
 		}
 		fputc(',', f);
 		csv_field(f, excluded);

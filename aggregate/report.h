@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compare.h"
 #include "stats.h"
 
 struct gate_failure;
@@ -41,6 +42,11 @@ struct report {
 	const struct plan *plan;        /* borrowed */
 	const struct gate_result *gate; /* borrowed */
 	struct stats_summary *stats;    /* nsettings x nmetrics, row-major; owned */
+
+	/* Filled in by report_rank; NULL before (nothing is ranked). */
+	enum compare_goal *goals;  /* per metric; owned */
+	struct compare_entry *cmp; /* nsettings x nmetrics, row-major; owned */
+	size_t *ref;               /* per metric: the reference best, or nsettings; owned */
 };
 
 void report_init(struct report *r);
@@ -54,6 +60,16 @@ void report_release(struct report *r);
  */
 void report_build(struct report *out, const struct plan *plan, const struct gate_result *gate,
                   const struct result *results);
+
+/*
+ * Names the best setting of every metric that has a goal (goals[m] for the
+ * gate's metric m; GOAL_NONE ranks nothing) and compares the others with
+ * it (compare.h). After report_build; pure; cannot fail.
+ */
+void report_rank(struct report *r, const enum compare_goal *goals);
+
+/* Whether report_rank gave any metric a goal. */
+bool report_ranked(const struct report *r);
 
 /* Borrowed from r: the statistics of metric m (the gate's order) in setting s. */
 const struct stats_summary *report_stats(const struct report *r, size_t s, size_t m);

@@ -149,12 +149,16 @@ void rightsize_task_eval(struct rightsize_task *out, const struct task_outcome *
 {
 	out->mem_eff = NAN;
 	out->time_eff = NAN;
+	out->cpu_eff = NAN;
 	if (!rightsize_ran(o))
 		return;
 	if (o->maxrss_bytes != ACCT_NO_VALUE && o->req_mem_mb && o->req_mem_mb != UINT64_MAX)
 		out->mem_eff = (double)o->maxrss_bytes / ((double)o->req_mem_mb * MIB);
 	if (o->timelimit_s != ACCT_NO_VALUE && o->timelimit_s)
 		out->time_eff = (double)o->elapsed_s / (double)o->timelimit_s;
+	if (o->total_cpu_us != ACCT_NO_VALUE && o->elapsed_s && o->ncpus)
+		out->cpu_eff =
+		    (double)o->total_cpu_us / (1e6 * (double)o->elapsed_s * (double)o->ncpus);
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -196,6 +200,24 @@ static void measure(struct rightsize_group *g, const struct task_outcome *o)
 		g->ntimeout++;
 		g->time_bound_s = max_u64(g->time_bound_s, rightsize_time_bound_s(o));
 	}
+	if (o->total_cpu_us != ACCT_NO_VALUE && o->elapsed_s && o->ncpus) {
+		double busy = (double)o->total_cpu_us / (1e6 * (double)o->elapsed_s);
+
+		g->ncpu_known++;
+		g->cpu_used_us += o->total_cpu_us;
+		g->cpu_alloc_us += o->elapsed_s * 1000000u * o->ncpus;
+		if (isnan(g->cores_busy) || busy > g->cores_busy)
+			g->cores_busy = busy;
+	}
+	if (o->ncpus > g->ncpus)
+		g->ncpus = o->ncpus;
+	if (o->gpu_util != ACCT_NO_VALUE)
+		g->gpu_util =
+		    g->gpu_util == ACCT_NO_VALUE ? o->gpu_util : max_u64(g->gpu_util, o->gpu_util);
+	if (o->gpu_mem_bytes != ACCT_NO_VALUE)
+		g->gpu_mem_bytes = g->gpu_mem_bytes == ACCT_NO_VALUE
+		                       ? o->gpu_mem_bytes
+		                       : max_u64(g->gpu_mem_bytes, o->gpu_mem_bytes);
 	rightsize_task_eval(&eff, o);
 	widen(&g->mem_eff_min, &g->mem_eff_max, eff.mem_eff);
 	widen(&g->time_eff_min, &g->time_eff_max, eff.time_eff);
@@ -232,6 +254,8 @@ void rightsize_group_build(struct rightsize_group *out, const struct task_outcom
 	out->peak_rss = ACCT_NO_VALUE;
 	out->mem_eff_min = out->mem_eff_max = NAN;
 	out->time_eff_min = out->time_eff_max = NAN;
+	out->cores_busy = out->cpu_eff = NAN;
+	out->gpu_util = out->gpu_mem_bytes = ACCT_NO_VALUE;
 	for (size_t i = 0; i < n; i++) {
 		if (o[i].state == TS_MISSING)
 			out->nmissing++;
@@ -248,6 +272,16 @@ void rightsize_group_build(struct rightsize_group *out, const struct task_outcom
 		    out->nmissing == n ? RIGHTSIZE_NO_RECORD : RIGHTSIZE_NO_FINISHED;
 	else
 		recommend(out, p);
+	if (out->cpu_alloc_us)
+		out->cpu_eff = (double)out->cpu_used_us / (double)out->cpu_alloc_us;
+	/* Only finished tasks: a running one may still get busy. */
+	if (!out->nactive && out->ncpus > 1 && out->cpu_eff < RIGHTSIZE_CPU_IDLE) {
+		double need = ceil(out->cores_busy * p->headroom - 1e-9);
+
+		out->cpus = need < 1 ? 1 : (unsigned)need;
+		if (out->cpus >= out->ncpus)
+			out->cpus = 0;
+	}
 }
 
 void rightsize_explain(struct strbuf *out, const struct rightsize_group *g, enum rightsize_gap gap)
@@ -407,11 +441,19 @@ static char *group_notes(const struct rightsize_group *g)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* "23% of 4": the share of the allocated CPUs used; "-" when not recorded. */
+static char *cpu_eff_text(const struct rightsize_group *g)
+{
+	if (isnan(g->cpu_eff))
+		return xstrdup("-");
+	return xstrfmt("%.0f%% of %" PRIu32, round(g->cpu_eff * 100), g->ncpus);
+}
+
 static void print_settings(FILE *f, const struct rightsize *r)
 {
-	static const char *const head[] = {"SETTING", "RAN",    "MEM",     "MAXRSS",
-	                                   "MEM EFF", "TIME",   "ELAPSED", "TIME EFF",
-	                                   "--mem",   "--time", "NOTE"};
+	static const char *const head[] = {"SETTING", "RAN",     "MEM",      "MAXRSS",  "MEM EFF",
+	                                   "TIME",    "ELAPSED", "TIME EFF", "CPU EFF", "--mem",
+	                                   "--time",  "--cpus",  "NOTE"};
 	struct table t;
 
 	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
@@ -427,9 +469,11 @@ static void print_settings(FILE *f, const struct rightsize *r)
 		table_add(&t, ran ? time_text(g->timelimit_s) : xstrdup("-"));
 		table_add(&t, ran ? time_text(g->longest_s) : xstrdup("-"));
 		table_add(&t, eff_text(g->time_eff_min, g->time_eff_max));
+		table_add(&t, cpu_eff_text(g));
 		table_add(&t, g->mem_gap == RIGHTSIZE_OK ? mem_text(g->mem_mb) : xstrdup("-"));
 		table_add(&t,
 		          g->time_gap == RIGHTSIZE_OK ? time_text(g->time_min * 60) : xstrdup("-"));
+		table_add(&t, g->cpus ? xstrfmt("%u", g->cpus) : xstrdup("-"));
 		table_add(&t, group_notes(g));
 	}
 	table_print(f, &t);
@@ -451,9 +495,9 @@ static const char *lower_bound_of(const struct task_outcome *o)
 
 static void print_tasks(FILE *f, const struct rightsize *r)
 {
-	static const char *const head[] = {"INDEX",    "SETTING", "SEED",     "STATE",
-	                                   "ATTEMPTS", "MEM",     "MAXRSS",   "MEM EFF",
-	                                   "TIME",     "ELAPSED", "TIME EFF", "NOTE"};
+	static const char *const head[] = {"INDEX",    "SETTING", "SEED",    "STATE", "ATTEMPTS",
+	                                   "MEM",      "MAXRSS",  "MEM EFF", "TIME",  "ELAPSED",
+	                                   "TIME EFF", "CPUS",    "CPU EFF", "NOTE"};
 	struct table t;
 
 	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
@@ -472,10 +516,44 @@ static void print_tasks(FILE *f, const struct rightsize *r)
 		table_add(&t, ran ? time_text(o->timelimit_s) : xstrdup("-"));
 		table_add(&t, ran ? time_text(o->elapsed_s) : xstrdup("-"));
 		table_add(&t, eff_text(r->tasks[i].time_eff, r->tasks[i].time_eff));
+		table_add(&t, ran && o->ncpus ? xstrfmt("%" PRIu32, o->ncpus) : xstrdup("-"));
+		table_add(&t, eff_text(r->tasks[i].cpu_eff, r->tasks[i].cpu_eff));
 		table_addstr(&t, task_state_is_final(o->state) ? lower_bound_of(o) : "-");
 	}
 	table_print(f, &t);
 	table_release(&t);
+}
+
+/* The whole sweep's CPU and GPU use, a line each. */
+static void print_cpu_gpu(FILE *f, const struct rightsize *r)
+{
+	const struct rightsize_group *g = &r->sweep;
+
+	if (isnan(g->cpu_eff)) {
+		if (g->nran)
+			fprintf(f, "CPU: no TotalCPU recorded for the tasks that ran\n");
+	} else {
+		fprintf(f,
+		        "CPU: %.0f%% of the allocated CPUs used (TotalCPU / (elapsed x %" PRIu32
+		        " CPU%s)); the busiest task kept %.2g busy",
+		        round(g->cpu_eff * 100), g->ncpus, g->ncpus == 1 ? "" : "s", g->cores_busy);
+		if (g->cpus)
+			fprintf(f, ": most sits idle, ask --cpus-per-task=%u", g->cpus);
+		fputc('\n', f);
+	}
+	if (!r->gpu_recorded) {
+		fprintf(f, "GPU: utilisation and memory not recorded by this cluster\n");
+	} else if (g->gpu_util != ACCT_NO_VALUE || g->gpu_mem_bytes != ACCT_NO_VALUE) {
+		char mem[32] = "-";
+
+		if (g->gpu_mem_bytes != ACCT_NO_VALUE)
+			units_format_bytes(mem, sizeof(mem), g->gpu_mem_bytes);
+		if (g->gpu_util != ACCT_NO_VALUE)
+			fprintf(f, "GPU: peak utilisation %" PRIu64 "%%, peak memory %s\n",
+			        g->gpu_util, mem);
+		else
+			fprintf(f, "GPU: peak memory %s\n", mem);
+	}
 }
 
 static void print_sweep(FILE *f, const struct rightsize *r)
@@ -498,6 +576,7 @@ static void print_sweep(FILE *f, const struct rightsize *r)
 		free(limit);
 	}
 	fputc('\n', f);
+	print_cpu_gpu(f, r);
 	rightsize_explain_bounds(&sb, g, &r->policy, ".\n");
 	if (sb.len)
 		fprintf(f, "%s.\n", sb.buf);
@@ -529,11 +608,15 @@ static void print_sweep(FILE *f, const struct rightsize *r)
 		fprintf(f, "  #SBATCH --mem=%s\n", mem);
 	if (g->time_gap == RIGHTSIZE_OK)
 		fprintf(f, "  #SBATCH --time=%s\n", time);
+	if (g->cpus)
+		fprintf(f, "  #SBATCH --cpus-per-task=%u\n", g->cpus);
 	fprintf(f, "in the sweep file:\n  slurm:\n");
 	if (g->mem_gap == RIGHTSIZE_OK)
 		fprintf(f, "    mem: %s\n", mem);
 	if (g->time_gap == RIGHTSIZE_OK)
 		fprintf(f, "    time: \"%s\"\n", time);
+	if (g->cpus)
+		fprintf(f, "    cpus_per_task: %u\n", g->cpus);
 }
 
 void rightsize_print_table(FILE *f, const struct rightsize *r, bool tasks)
@@ -590,7 +673,8 @@ static json_t *json_gap(const struct rightsize_group *g, enum rightsize_gap gap)
 	return s;
 }
 
-static json_t *json_group(const struct rightsize_group *g, const struct rightsize_policy *p)
+static json_t *json_group(const struct rightsize_group *g, const struct rightsize_policy *p,
+                          bool gpu_recorded)
 {
 	json_t *o = json_object();
 	struct strbuf sb = STRBUF_INIT;
@@ -620,6 +704,15 @@ static json_t *json_group(const struct rightsize_group *g, const struct rightsiz
 	json_object_set_new(o, "time", time_ok ? json_string(buf) : json_null());
 	json_object_set_new(o, "time_min", json_known(g->time_min, time_ok));
 	json_object_set_new(o, "time_why_not", json_gap(g, g->time_gap));
+	json_object_set_new(o, "cpus", json_known(g->ncpus, g->ncpus != 0));
+	json_object_set_new(o, "cpu_efficiency", json_ratio(g->cpu_eff));
+	json_object_set_new(o, "cpus_busy_max", json_ratio(g->cores_busy));
+	json_object_set_new(o, "cpus_per_task", json_known(g->cpus, g->cpus != 0));
+	json_object_set_new(o, "gpu_recorded", json_boolean(gpu_recorded));
+	json_object_set_new(o, "gpu_util_percent",
+	                    json_known(g->gpu_util, g->gpu_util != ACCT_NO_VALUE));
+	json_object_set_new(o, "gpu_mem_bytes",
+	                    json_known(g->gpu_mem_bytes, g->gpu_mem_bytes != ACCT_NO_VALUE));
 	rightsize_explain_bounds(&sb, g, p, "; ");
 	json_object_set_new(o, "lower_bounds", sb.len ? json_string(sb.buf) : json_null());
 	strbuf_release(&sb);
@@ -651,6 +744,10 @@ static json_t *json_task(const struct rightsize *r, size_t i)
 	                    json_known(o->timelimit_s, ran && o->timelimit_s != ACCT_NO_VALUE));
 	json_object_set_new(t, "elapsed_s", json_known(o->elapsed_s, ran));
 	json_object_set_new(t, "time_efficiency", json_ratio(r->tasks[i].time_eff));
+	json_object_set_new(t, "cpus", json_known(o->ncpus, ran && o->ncpus));
+	json_object_set_new(t, "total_cpu_us",
+	                    json_known(o->total_cpu_us, o->total_cpu_us != ACCT_NO_VALUE));
+	json_object_set_new(t, "cpu_efficiency", json_ratio(r->tasks[i].cpu_eff));
 	json_object_set_new(t, "lower_bound", bound ? json_string(bound) : json_null());
 	return t;
 }
@@ -668,9 +765,11 @@ void rightsize_print_json(FILE *f, const struct rightsize *r)
 	json_object_set_new(policy, "mem_factor", json_real(r->policy.mem_factor));
 	json_object_set_new(policy, "time_factor", json_real(r->policy.time_factor));
 	json_object_set_new(root, "policy", policy);
-	json_object_set_new(root, "recommendation", json_group(&r->sweep, &r->policy));
+	json_object_set_new(root, "recommendation",
+	                    json_group(&r->sweep, &r->policy, r->gpu_recorded));
 	for (size_t s = 0; s < r->nsettings; s++) {
-		json_t *g = json_group(&r->settings[s], &r->policy), *params = json_object();
+		json_t *g = json_group(&r->settings[s], &r->policy, r->gpu_recorded),
+		       *params = json_object();
 
 		for (size_t p = 0; p < r->plan->nparams; p++)
 			json_object_set_new(params, r->plan->params[p],

@@ -18,8 +18,16 @@ struct task_outcome;
  * outcome per task index, no I/O.
  *
  * Per task: memory efficiency (MaxRSS / requested memory, per-CPU requests
- * already converted by outcome_build) and time efficiency (elapsed / time
- * limit).
+ * already converted by outcome_build), time efficiency (elapsed / time
+ * limit) and CPU efficiency (TotalCPU / (elapsed x allocated CPUs), as
+ * seff computes it).
+ *
+ * CPU: a group's efficiency is its TotalCPU over its elapsed x CPUs, summed
+ * over the tasks that have both; when less than RIGHTSIZE_CPU_IDLE of what
+ * was allocated was used and more than one CPU was, --cpus-per-task is the
+ * most CPUs a task kept busy on average (TotalCPU / elapsed) times the
+ * headroom, rounded up, at least 1. GPU utilisation and memory are shown
+ * where the cluster records them (TRES gres/gpuutil, gres/gpumem).
  *
  * Per group of tasks (one setting, or the whole sweep):
  *  - --mem: the peak MaxRSS times the headroom, rounded up to a clean size
@@ -40,6 +48,7 @@ struct task_outcome;
 #define RIGHTSIZE_HEADROOM    1.2
 #define RIGHTSIZE_MEM_FACTOR  2.0
 #define RIGHTSIZE_TIME_FACTOR 2.0
+#define RIGHTSIZE_CPU_IDLE    0.5
 /* Factors are applied in thousandths; larger ones are refused. */
 #define RIGHTSIZE_FACTOR_MAX 1000.0
 
@@ -91,6 +100,7 @@ uint64_t rightsize_time_bound_s(const struct task_outcome *o);
 struct rightsize_task {
 	double mem_eff;  /* MaxRSS / requested memory */
 	double time_eff; /* elapsed / time limit */
+	double cpu_eff;  /* TotalCPU / (elapsed x allocated CPUs) */
 };
 
 void rightsize_task_eval(struct rightsize_task *out, const struct task_outcome *o);
@@ -123,7 +133,16 @@ struct rightsize_group {
 	double mem_eff_min, mem_eff_max;   /* over the tasks that ran; NAN if none */
 	double time_eff_min, time_eff_max; /* likewise */
 	enum rightsize_gap mem_gap, time_gap;
-	uint64_t mem_mb;   /* recommended --mem (clean); 0 unless mem_gap is RIGHTSIZE_OK */
+	uint64_t cpu_used_us;   /* TotalCPU over the tasks with a CPU figure */
+	uint64_t cpu_alloc_us;  /* their elapsed x allocated CPUs */
+	size_t ncpu_known;      /* tasks that ran with TotalCPU, elapsed and CPUs known */
+	uint32_t ncpus;         /* the most CPUs a task had; 0 if unknown */
+	double cores_busy;      /* the most CPUs a task kept busy on average; NAN if unknown */
+	double cpu_eff;         /* cpu_used_us / cpu_alloc_us; NAN if unknown */
+	unsigned cpus;          /* recommended --cpus-per-task when most sat idle; 0 = none */
+	uint64_t gpu_util;      /* peak gres/gpuutil over the tasks (%); ACCT_NO_VALUE if none */
+	uint64_t gpu_mem_bytes; /* peak gres/gpumem; ACCT_NO_VALUE if none */
+	uint64_t mem_mb;        /* recommended --mem (clean); 0 unless mem_gap is RIGHTSIZE_OK */
 	uint64_t time_min; /* recommended --time in minutes; 0 unless time_gap is RIGHTSIZE_OK */
 };
 
@@ -150,8 +169,9 @@ void rightsize_explain_bounds(struct strbuf *out, const struct rightsize_group *
 /* The whole analysis of a sweep. */
 struct rightsize {
 	/* Set by the caller for the printers; borrowed. */
-	const char *name; /* the sweep's job name */
-	int64_t id;       /* the sweep's id */
+	const char *name;  /* the sweep's job name */
+	int64_t id;        /* the sweep's id */
+	bool gpu_recorded; /* the cluster records GPU TRES (acct_set.gpu_recorded) */
 
 	/* Filled in by rightsize_build. */
 	const struct plan *plan;             /* borrowed */

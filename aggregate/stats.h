@@ -41,11 +41,14 @@ void stats_summarize(struct stats_summary *out, const struct stats_acc *acc);
 
 /*
  * Student's t distribution with df degrees of freedom (df > 0, need not be
- * an integer). stats_t_cdf is P(T <= t). stats_t_quantile is its inverse:
- * the t with P(T <= t) = p, for 0 < p < 1, accurate to about 1e-12
- * relative. Both return NAN for arguments outside their domain.
+ * an integer), from GSL (gsl_cdf_tdist_*). stats_t_cdf is P(T <= t),
+ * stats_t_upper is P(T > t), computed directly so that small tails keep
+ * their digits. stats_t_quantile is the inverse of the cdf: the t with
+ * P(T <= t) = p, for 0 < p < 1. All return NAN for arguments outside their
+ * domain.
  */
 double stats_t_cdf(double t, double df);
+double stats_t_upper(double t, double df);
 double stats_t_quantile(double p, double df);
 
 #endif

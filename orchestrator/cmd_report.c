@@ -12,12 +12,17 @@
 
 #include "acct.h"
 #include "backend.h"
+#include "cfg.h"
 #include "cli.h"
+#include "compare.h"
+#include "curve.h"
+#include "draw.h"
 #include "error.h"
 #include "loaded.h"
 #include "gate.h"
 #include "plan.h"
 #include "outcome.h"
+#include "plot.h"
 #include "report.h"
 #include "result.h"
 #include "store.h"
@@ -32,6 +37,21 @@ static const char options[] =
     "options:\n"
     "  --metric NAME        report this metric (repeatable; default: every numeric key\n"
     "                       found in the result files)\n"
+    "  --goal METRIC=max|min[,...]\n"
+    "                       name the best setting of METRIC and test the others\n"
+    "                       against it (Welch's t-test, Holm's correction); adds to\n"
+    "                       and overrides the sweep file's `metrics:` goals\n"
+    "  --plot FILE          also draw per metric the mean with its 95% CI against one\n"
+    "                       parameter, into FILE (.png, .svg or .pdf)\n"
+    "  --x PARAM            the parameter along x (default: the first that varies)\n"
+    "  --logx               a logarithmic x axis (default: when the values are positive\n"
+    "                       and span more than a factor 100)\n"
+    "  --curves FILE        with --plot: draw learning curves instead, from the JSON\n"
+    "                       Lines file FILE of every task (relative to its task folder\n"
+    "                       $SWEEP_TASK_DIR; may hold {index}, {seed}, {setting} and\n"
+    "                       parameter names), per setting the mean over seeds with\n"
+    "                       a band of ±1 std, over the steps every seed reached\n"
+    "  --step KEY           the step key of the curve files (default: step)\n"
     "  --json               print JSON\n"
     "  --csv                print CSV\n"
     "  --allow-incomplete   print statistics over the tasks that passed, marking the\n"
@@ -56,6 +76,12 @@ struct report_opts {
 	size_t alloc;
 	enum format format;
 	bool allow_incomplete;
+	struct compare_goals goals; /* from --goal */
+	const char *plot;
+	const char *curves;
+	const char *step;
+	const char *x;
+	bool logx;
 };
 
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
@@ -63,6 +89,12 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"metric", required_argument, NULL, 'm'},
+	    {"goal", required_argument, NULL, 'g'},
+	    {"plot", required_argument, NULL, 'p'},
+	    {"x", required_argument, NULL, 'x'},
+	    {"curves", required_argument, NULL, 'C'},
+	    {"step", required_argument, NULL, 'S'},
+	    {"logx", no_argument, NULL, 'l'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"csv", no_argument, NULL, 'c'},
 	    {"allow-incomplete", no_argument, NULL, 'a'},
@@ -71,6 +103,7 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	bool json = false, csv = false;
+	enum draw_format format;
 	int opt, code;
 
 	cli_getopt_start();
@@ -83,6 +116,31 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 			}
 			ALLOC_GROW(o->metrics, o->nmetrics + 1, o->alloc);
 			o->metrics[o->nmetrics++] = optarg;
+			break;
+		case 'g':
+			if (compare_goals_parse(&o->goals, optarg) < 0)
+				return cli_usage(stderr, usage, options);
+			break;
+		case 'p':
+			if (draw_format_of(&format, optarg) < 0)
+				return cli_usage(stderr, usage, options);
+			o->plot = optarg;
+			break;
+		case 'x':
+			o->x = optarg;
+			break;
+		case 'C':
+			o->curves = optarg;
+			break;
+		case 'S':
+			if (!*optarg) {
+				error("--step needs a key");
+				return cli_usage(stderr, usage, options);
+			}
+			o->step = optarg;
+			break;
+		case 'l':
+			o->logx = true;
 			break;
 		case 'j':
 			json = true;
@@ -100,6 +158,20 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 				return code;
 		}
 	}
+	if ((o->x || o->logx) && !o->plot) {
+		error("--x and --logx go with --plot");
+		return cli_usage(stderr, usage, options);
+	}
+	if ((o->curves || o->step) && !o->plot) {
+		error("--curves and --step go with --plot");
+		return cli_usage(stderr, usage, options);
+	}
+	if (o->curves && (o->x || o->logx)) {
+		error("--x and --logx do not go with --curves: curves are drawn by step");
+		return cli_usage(stderr, usage, options);
+	}
+	if (!o->step)
+		o->step = "step";
 	if (json && csv) {
 		error("--json and --csv cannot be used together");
 		return cli_usage(stderr, usage, options);
@@ -160,6 +232,166 @@ static void check_metric_names(const struct gate_result *gate, const struct resu
 	}
 }
 
+/*
+ * The goals of the sweep file's `metrics:`, read from the text stored at
+ * submission, then --goal's over them. A sweep file that no longer reads
+ * (an older sweep) only costs its goals, with a warning.
+ */
+static void load_goals(struct compare_goals *out, struct store *st, const struct sweep_rec *rec,
+                       const struct compare_goals *cli)
+{
+	char *text = NULL;
+	struct cfg cfg;
+
+	cfg_init(&cfg);
+	if (store_load_spec(st, &text, rec->id) == 0 && *text) {
+		if (cfg_load_string(&cfg, rec->source, text, strlen(text)) < 0)
+			warning("the goals of the sweep file are left out: it no longer reads");
+		for (size_t i = 0; i < cfg.nmetrics; i++)
+			compare_goals_set(out, cfg.metrics[i].name,
+			                  cfg.metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
+	}
+	for (size_t i = 0; i < cli->n; i++)
+		compare_goals_set(out, cli->items[i].name, cli->items[i].goal);
+	cfg_release(&cfg);
+	free(text);
+}
+
+/* The goal of every metric of the gate; a goal for a metric not there is a warning. */
+static enum compare_goal *goals_by_metric(const struct compare_goals *goals,
+                                          const struct gate_result *gate)
+{
+	enum compare_goal *out = xcalloc(gate->nmetrics + 1, sizeof(*out));
+
+	for (size_t m = 0; m < gate->nmetrics; m++)
+		out[m] = compare_goals_get(goals, gate->metrics[m]);
+	for (size_t i = 0; i < goals->n; i++) {
+		size_t m = 0;
+
+		while (m < gate->nmetrics && strcmp(gate->metrics[m], goals->items[i].name))
+			m++;
+		if (m == gate->nmetrics)
+			warning("a goal for '%s', but no metric '%s' is reported: no best is named "
+			        "for it",
+			        goals->items[i].name, goals->items[i].name);
+	}
+	return out;
+}
+
+/* Draws the figure of rep into o->plot; says where on stderr. */
+static int write_plot(const struct report_opts *o, const struct report *rep)
+{
+	struct plot_figure fig;
+	size_t x;
+	int ret;
+
+	plot_figure_init(&fig);
+	ret = plot_choose_x(&x, rep->plan, o->x);
+	if (!ret)
+		ret = plot_from_report(&fig, rep, x, o->logx);
+	if (!ret)
+		ret = draw_figure(&fig, o->plot);
+	if (!ret)
+		fprintf(stderr, "sweep: plot written to %s\n", o->plot);
+	plot_figure_release(&fig);
+	return ret;
+}
+
+/*
+ * The learning curves of every task that passed the gate, averaged per
+ * setting, into o->plot. A curve file that is missing or unusable fails
+ * its task as the gate does: its reason is printed and *missing set;
+ * without --allow-incomplete nothing is drawn.
+ */
+static int write_curves(const struct report_opts *o, const struct sweep_rec *rec,
+                        const struct plan *plan, const struct gate_result *gate, bool *missing)
+{
+	struct curve *curves = xcalloc(plan->ntasks + 1, sizeof(*curves));
+	const struct curve **group = xcalloc(plan->nseeds + 1, sizeof(*group));
+	size_t *nseeds = xcalloc(plan->nsettings + 1, sizeof(*nseeds));
+	struct curve_band *bands = NULL;
+	char **keys = NULL;
+	size_t nkeys = 0, keys_alloc = 0, nbad = 0, nmetrics;
+	const char *const *metrics;
+	struct plot_figure fig;
+	int ret = 0;
+
+	plot_figure_init(&fig);
+	for (size_t i = 0; i < plan->ntasks; i++) {
+		char *task_dir = xstrfmt("%s/tasks/%zu", rec->dir, i), *path;
+
+		curve_init(&curves[i]);
+		ret = curve_path(&path, o->curves, task_dir, plan, i);
+		free(task_dir);
+		if (ret < 0)
+			goto out;
+		if (gate->passed[i] && curve_read(&curves[i], path, o->step) < 0) {
+			char *label = plan_setting_label(plan, plan_setting_of(plan, i));
+
+			if (!nbad++)
+				fprintf(stderr, "curves that cannot be used:\n");
+			fprintf(stderr, "  task %zu (%s, seed %lld): %s\n", i, label,
+			        (long long)plan_seed_of(plan, i), curves[i].error);
+			free(label);
+		}
+		free(path);
+		if (curves[i].error || !gate->passed[i])
+			continue;
+		if (!o->nmetrics)
+			curve_keys(&keys, &nkeys, &keys_alloc, &curves[i], o->step);
+	}
+	*missing = nbad > 0;
+	if (nbad && !o->allow_incomplete) {
+		ret = error("%zu curve file%s missing or unusable: no plot (--allow-incomplete "
+		            "draws the seeds that have one)",
+		            nbad, nbad == 1 ? "" : "s");
+		goto out;
+	}
+	metrics = o->nmetrics ? o->metrics : (const char *const *)keys;
+	nmetrics = o->nmetrics ? o->nmetrics : nkeys;
+	if (!nmetrics) {
+		ret = error("no curve file holds a metric besides '%s'", o->step);
+		goto out;
+	}
+	bands = xcalloc(plan->nsettings * nmetrics + 1, sizeof(*bands));
+	for (size_t s = 0; s < plan->nsettings; s++) {
+		size_t n = 0;
+
+		for (size_t k = 0; k < plan->nseeds; k++) {
+			size_t i = s * plan->nseeds + k;
+
+			if (gate->passed[i] && !curves[i].error)
+				group[n++] = &curves[i];
+		}
+		nseeds[s] = n;
+		for (size_t m = 0; m < nmetrics; m++)
+			curve_band(&bands[s * nmetrics + m], group, n, metrics[m]);
+	}
+	{
+		char *title = xstrfmt("sweep '%s': learning curves", rec->name);
+
+		plot_from_curves(&fig, title, plan, metrics, nmetrics, bands, nseeds, o->step);
+		free(title);
+	}
+	ret = draw_figure(&fig, o->plot);
+	if (!ret)
+		fprintf(stderr, "sweep: learning curves written to %s\n", o->plot);
+	for (size_t b = 0; b < plan->nsettings * nmetrics; b++)
+		curve_band_release(&bands[b]);
+out:
+	plot_figure_release(&fig);
+	free(bands);
+	for (size_t k = 0; k < nkeys; k++)
+		free(keys[k]);
+	free(keys);
+	for (size_t i = 0; i < plan->ntasks; i++)
+		curve_release(&curves[i]);
+	free(curves);
+	free(group);
+	free(nseeds);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
@@ -167,11 +399,16 @@ int cmd_report(int argc, char **argv)
 	struct result *results = NULL;
 	struct gate_result gate;
 	struct report rep;
+	struct compare_goals goals;
+	enum compare_goal *by_metric = NULL;
+	bool curves_missing = false;
 	int ret = EXIT_ERROR, code;
 
 	loaded_init(&l);
 	gate_result_init(&gate);
 	report_init(&rep);
+	compare_goals_init(&o.goals);
+	compare_goals_init(&goals);
 
 	code = parse_options(&o, argc, argv);
 	if (code != CLI_CONTINUE) {
@@ -193,6 +430,9 @@ int cmd_report(int argc, char **argv)
 	if (o.nmetrics)
 		check_metric_names(&gate, results, l.plan.ntasks);
 	report_build(&rep, &l.plan, &gate, results);
+	load_goals(&goals, l.st, &l.rec, &o.goals);
+	by_metric = goals_by_metric(&goals, &gate);
+	report_rank(&rep, by_metric);
 	rep.name = l.rec.name;
 	rep.id = l.rec.id;
 	rep.logs = l.rec.logs;
@@ -210,7 +450,17 @@ int cmd_report(int argc, char **argv)
 		break;
 	}
 
-	ret = EXIT_OK;
+	if (o.curves && (gate_complete(&gate) || o.allow_incomplete)) {
+		if (write_curves(&o, &l.rec, &l.plan, &gate, &curves_missing) < 0) {
+			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_ERROR;
+			goto out;
+		}
+	} else if (o.plot && (gate_complete(&gate) || o.allow_incomplete) &&
+	           write_plot(&o, &rep) < 0) {
+		goto out;
+	}
+
+	ret = curves_missing ? EXIT_INCOMPLETE : EXIT_OK;
 	if (!gate_complete(&gate)) {
 		ret = EXIT_INCOMPLETE;
 		if (o.allow_incomplete)
@@ -222,6 +472,9 @@ int cmd_report(int argc, char **argv)
 			        gate.nfailures, gate.ntasks);
 	}
 out:
+	free(by_metric);
+	compare_goals_release(&goals);
+	compare_goals_release(&o.goals);
 	report_release(&rep);
 	gate_result_release(&gate);
 	results_free(results, l.plan.ntasks);

@@ -46,6 +46,7 @@ int sizing_load(struct sizing *z, const char *state_dir, const char *which,
 		return ret;
 	rightsize_build(&z->rs, &z->l.plan, z->l.outcomes, p);
 	z->rs.name = z->l.rec.name;
+	z->rs.gpu_recorded = z->l.set.gpu_recorded;
 	z->rs.id = z->l.rec.id;
 	return 0;
 }

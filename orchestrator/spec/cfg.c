@@ -41,8 +41,8 @@ struct loader {
 };
 
 static const char *const top_keys[] = {
-    "name",  "command", "seeds", "grid", "zip",      "cases",
-    "slurm", "env",     "setup", "logs", "template", "checkpoint",
+    "name", "command", "seeds", "grid",     "zip",        "cases",   "slurm",
+    "env",  "setup",   "logs",  "template", "checkpoint", "metrics",
 };
 
 static const char *const slurm_keys[] = {
@@ -765,6 +765,32 @@ static int read_checkpoint(struct loader *ld, const struct ytree_node *map)
 	return 0;
 }
 
+static int read_metrics(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg *cfg = ld->cfg;
+
+	if (expect(ld, map, YTREE_MAP, "metrics") || check_keys(ld, map, " in 'metrics'", NULL, 0))
+		return SWEEP_ERR;
+	cfg->metrics = xcalloc(map->n / 2 + 1, sizeof(*cfg->metrics));
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+		struct cfg_metric *m;
+
+		if (v->kind != YTREE_SCALAR)
+			return AT(ld, v, "'metrics.%s': expected max or min, found %s",
+			          show(ld, key->text), ytree_kind_name(v));
+		if (strcmp(v->text, "max") && strcmp(v->text, "min"))
+			return AT(ld, v, "'metrics.%s': expected max or min, found '%s'",
+			          show(ld, key->text), show(ld, v->text));
+		m = &cfg->metrics[cfg->nmetrics++];
+		m->name = xstrdup(key->text);
+		m->maximize = !strcmp(v->text, "max");
+		m->line = key->line;
+		m->column = key->column;
+	}
+	return 0;
+}
+
 static int read_top(struct loader *ld, const struct ytree_node *key, const struct ytree_node *v)
 {
 	struct cfg *cfg = ld->cfg;
@@ -792,6 +818,8 @@ static int read_top(struct loader *ld, const struct ytree_node *key, const struc
 		return get_sbatch_value(ld, &cfg->logs, v, "logs", 0);
 	if (!strcmp(k, "checkpoint"))
 		return read_checkpoint(ld, v);
+	if (!strcmp(k, "metrics"))
+		return read_metrics(ld, v);
 	if (!strcmp(k, "template")) {
 		if (get_string(ld, &cfg->template_path, v, "template"))
 			return SWEEP_ERR;
@@ -1015,6 +1043,9 @@ void cfg_release(struct cfg *cfg)
 	free(cfg->setup);
 	free(cfg->logs);
 	free(cfg->template_path);
+	for (i = 0; i < cfg->nmetrics; i++)
+		free(cfg->metrics[i].name);
+	free(cfg->metrics);
 	cfg_init(cfg);
 }
 

@@ -70,6 +70,13 @@ struct cfg_checkpoint {
 	unsigned keep;    /* how many a task keeps (default 1 when size is given) */
 };
 
+/* One entry of `metrics:`, e.g. `accuracy: max`: the goal report ranks by. */
+struct cfg_metric {
+	char *name;
+	bool maximize; /* max: higher is better; min: lower is */
+	unsigned line, column;
+};
+
 struct cfg {
 	char *path;     /* the file as given */
 	char *name;     /* job name; must be a valid #SBATCH value */
@@ -89,6 +96,8 @@ struct cfg {
 	char *logs;          /* logs folder as written (default "logs") */
 	char *template_path; /* user's own script template, or NULL for the built-in */
 	struct cfg_checkpoint checkpoint;
+	struct cfg_metric *metrics; /* `metrics:` in file order */
+	size_t nmetrics;
 };
 
 void cfg_init(struct cfg *cfg);

@@ -100,6 +100,8 @@ static const char *const migrations[] = {
     "  maxrss_bytes INTEGER,"
     "  gpus TEXT,"
     "  UNIQUE (array_job_id, array_task_id));",
+    /* 3: a local task's CPU time (user + system), microseconds; NULL before it ends. */
+    "ALTER TABLE local_tasks ADD COLUMN cpu_us INTEGER;",
 };
 
 const char *sweep_status_name(enum sweep_status s)
@@ -617,6 +619,25 @@ static int decode_strings(char ***out, size_t *n, const char *text, size_t want)
 	}
 	json_decref(arr);
 	return 0;
+}
+
+int store_load_spec(struct store *st, char **out, int64_t sweep_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0;
+
+	*out = NULL;
+	if (store_prepare(st, &stmt, "SELECT spec FROM sweeps WHERE id = ?") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	if (sqlite3_step(stmt) != SQLITE_ROW)
+		ret = error("state store '%s': no sweep with id %" PRId64, st->dir, sweep_id);
+	else
+		*out = store_column_text(stmt, 0);
+	if (!ret && !*out)
+		*out = xstrdup("");
+	sqlite3_finalize(stmt);
+	return ret;
 }
 
 int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id)

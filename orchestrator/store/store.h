@@ -95,6 +95,12 @@ int store_find_sweep(struct store *st, struct sweep_rec *out, const char *which)
 int store_list_sweeps(struct store *st, struct sweep_rec **out, size_t *n);
 void sweep_recs_free(struct sweep_rec *recs, size_t n);
 
+/*
+ * The text of the sweep file as it was submitted, into *out (the caller
+ * frees it; "" for sweeps recorded without it).
+ */
+int store_load_spec(struct store *st, char **out, int64_t sweep_id);
+
 /* The plan (parameters, settings, seeds) the sweep was submitted with. */
 int store_load_plan(struct store *st, struct plan *out, int64_t sweep_id);
 
@@ -147,6 +153,7 @@ struct local_task_rec {
 	uint64_t pid_start; /* that process's start time (clock ticks after boot) */
 	int64_t start_time, end_time; /* unix seconds, 0 if not yet */
 	uint64_t maxrss_bytes;        /* UINT64_MAX when none measured */
+	uint64_t cpu_us;              /* user + system CPU time; UINT64_MAX when not measured */
 	char *gpus;                   /* the GPUs it was given, "0,2"; NULL when none */
 };
 

@@ -213,7 +213,7 @@ int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t
 	if (store_prepare(
 	        st, &stmt,
 	        "SELECT job_id, array_job_id, array_task_id, state, exit_code, signal, pid,"
-	        " pid_start, start_time, end_time, maxrss_bytes, gpus FROM local_tasks"
+	        " pid_start, start_time, end_time, maxrss_bytes, gpus, cpu_us FROM local_tasks"
 	        " WHERE array_job_id = ? ORDER BY array_task_id") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, array_job_id);
@@ -236,6 +236,9 @@ int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t
 		                      ? UINT64_MAX
 		                      : (uint64_t)sqlite3_column_int64(stmt, 10);
 		t->gpus = store_column_text(stmt, 11);
+		t->cpu_us = sqlite3_column_type(stmt, 12) == SQLITE_NULL
+		                ? UINT64_MAX
+		                : (uint64_t)sqlite3_column_int64(stmt, 12);
 	}
 	if (rc != SQLITE_DONE) {
 		ret = store_db_error(st, "cannot read the local tasks");
@@ -253,10 +256,11 @@ int store_local_update_task(struct store *st, const struct local_task_rec *t)
 	sqlite3_stmt *stmt = NULL;
 	int ret = 0;
 
-	if (store_prepare(st, &stmt,
-	                  "UPDATE local_tasks SET state = ?, exit_code = ?, signal = ?, pid = ?,"
-	                  " pid_start = ?, start_time = ?, end_time = ?, maxrss_bytes = ?, gpus = ?"
-	                  " WHERE job_id = ?") < 0)
+	if (store_prepare(
+	        st, &stmt,
+	        "UPDATE local_tasks SET state = ?, exit_code = ?, signal = ?, pid = ?,"
+	        " pid_start = ?, start_time = ?, end_time = ?, maxrss_bytes = ?, gpus = ?,"
+	        " cpu_us = ? WHERE job_id = ?") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_text(stmt, 1, task_state_name((enum task_state)t->state), -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 2, t->exit_code);
@@ -273,7 +277,11 @@ int store_local_update_task(struct store *st, const struct local_task_rec *t)
 		sqlite3_bind_text(stmt, 9, t->gpus, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(stmt, 9);
-	sqlite3_bind_int64(stmt, 10, t->job_id);
+	if (t->cpu_us == UINT64_MAX || t->cpu_us > INT64_MAX)
+		sqlite3_bind_null(stmt, 10);
+	else
+		sqlite3_bind_int64(stmt, 10, (sqlite3_int64)t->cpu_us);
+	sqlite3_bind_int64(stmt, 11, t->job_id);
 	/* A single statement is its own transaction in SQLite. */
 	if (sqlite3_step(stmt) != SQLITE_DONE)
 		ret = store_db_error(st, "cannot record a local task");

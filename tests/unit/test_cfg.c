@@ -325,6 +325,17 @@ static const struct bad_case value_errors[] = {
      "reserved"},
     {BASE "env: {A: [1]}\n", "t.yaml:3:10: 'env.A': expected a scalar, found a list"},
     {BASE "env: {A: ~}\n", "t.yaml:3:10: 'env.A': empty value (write '' for empty text)"},
+    /* metrics */
+    {BASE "metrics: [accuracy]\n", "t.yaml:3:10: 'metrics': expected a mapping, found a list"},
+    {BASE "metrics: {accuracy: maximum}\n",
+     "t.yaml:3:21: 'metrics.accuracy': expected max or min, found 'maximum'"},
+    {BASE "metrics: {accuracy: [max]}\n",
+     "t.yaml:3:21: 'metrics.accuracy': expected max or min, found a list"},
+    {BASE "metrics:\n  loss: min\n  loss: max\n",
+     "t.yaml:5:3: duplicate key 'loss' in 'metrics' (first at line 4)"},
+    {BASE "metrics: {\"\": max}\n", "t.yaml:3:11: empty key in 'metrics'"},
+    {BASE "metrics: {loss: }\n", "t.yaml:3:17: 'metrics.loss': expected max or min, found ''"},
+    {BASE "metric: {loss: min}\n", "t.yaml:3:1: unknown key 'metric'; did you mean 'metrics'?"},
     /* setup, logs, template */
     {BASE "setup: [a]\n", "t.yaml:3:8: 'setup': expected a scalar, found a list"},
     {BASE "setup: ~\n", "t.yaml:3:8: 'setup': expected a scalar, found an empty value"},
@@ -729,6 +740,14 @@ static void test_cfg_slurm_forms(void **state)
 	assert_int_equal(cfg.checkpoint.keep, 3);
 	load_ok(&cfg, BASE "checkpoint: {size: 512M}\n");
 	assert_int_equal(cfg.checkpoint.keep, 1);
+	assert_int_equal(cfg.nmetrics, 0);
+	load_ok(&cfg, BASE "metrics:\n  accuracy: max\n  loss: min\n");
+	assert_int_equal(cfg.nmetrics, 2);
+	assert_string_equal(cfg.metrics[0].name, "accuracy");
+	assert_true(cfg.metrics[0].maximize);
+	assert_int_equal(cfg.metrics[0].line, 4);
+	assert_string_equal(cfg.metrics[1].name, "loss");
+	assert_false(cfg.metrics[1].maximize);
 	load_ok(&cfg, BASE "slurm: {time: unlimited, signal: \"Usr1@0\", mem: 1025K}\n");
 	assert_true(cfg.slurm.time_unlimited);
 	assert_int_equal(cfg.slurm.time_min, 0);

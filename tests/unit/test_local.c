@@ -335,13 +335,15 @@ static void test_local_task_acct(void **state)
 	                              .signal = SIGKILL,
 	                              .start_time = 1010,
 	                              .end_time = 1070,
-	                              .maxrss_bytes = 3ull << 30};
+	                              .maxrss_bytes = 3ull << 30,
+	                              .cpu_us = 2500000};
 	struct local_task_rec running = {.job_id = 42,
 	                                 .array_job_id = 40,
 	                                 .array_task_id = 2,
 	                                 .state = TS_RUNNING,
 	                                 .start_time = 1100,
-	                                 .maxrss_bytes = UINT64_MAX};
+	                                 .maxrss_bytes = UINT64_MAX,
+	                                 .cpu_us = UINT64_MAX};
 	struct local_task_rec pending = {.job_id = 43,
 	                                 .array_job_id = 40,
 	                                 .array_task_id = 3,
@@ -365,6 +367,8 @@ static void test_local_task_acct(void **state)
 	assert_false(r->req_mem_per_cpu);
 	assert_int_equal(r->ncpus, 4);
 	assert_int_equal(r->maxrss_bytes, 3ull << 30);
+	assert_int_equal(r->total_cpu_us, 2500000);
+	assert_int_equal(r->gpu_util, ACCT_NO_VALUE);
 	assert_string_equal(r->nodes, "box");
 	assert_int_equal(r->submit_time, 1000);
 	assert_int_equal(outcome_task_mem_mb(r), 2048);
@@ -376,6 +380,7 @@ static void test_local_task_acct(void **state)
 	assert_int_equal(r->elapsed_s, 30);
 	assert_int_equal(r->end_time, 0);
 	assert_int_equal(r->maxrss_bytes, ACCT_NO_VALUE);
+	assert_int_equal(r->total_cpu_us, ACCT_NO_VALUE);
 
 	/* The runner is gone (a reboot): what it left unfinished failed with its "node". */
 	local_task_acct(acct_set_add(&set), &running, &a, false, false, 1130, "box");

@@ -274,6 +274,79 @@ static void test_report_json_complete(void **state)
 	fixture_release(&fx);
 }
 
+/*
+ * acc=max: lr=0.1 (0.75 ± 0.25) is best; lr=0.01 (0.25 ± 0, n 3) against
+ * it: t^2 = 0.25 / (0.0625 / 3) = 12 on df = 2 exactly (only one side has
+ * variance), where P(|T| > t) = 1 - t / sqrt(2 + t^2) = 1 - sqrt(6/7) =
+ * 0.0741799, not significant. loss=min: lr=0.01 is best.
+ */
+static void test_report_ranked(void **state)
+{
+	static const enum compare_goal goals[] = {GOAL_MAX, GOAL_MIN};
+	static const enum compare_goal only_loss[] = {GOAL_NONE, GOAL_MIN};
+	struct fixture fx;
+	json_t *root, *set, *m;
+	char *text;
+
+	(void)state;
+	fixture_start(&fx, recorded, 6);
+	fixture_check(&fx, fixture_plan2x3());
+	assert_false(report_ranked(&fx.r));
+	report_rank(&fx.r, goals);
+	assert_true(report_ranked(&fx.r));
+	text = capture(report_print_table, &fx.r);
+	assert_contains(text,
+	                "lr    acc                  acc 95% CI           acc vs best       loss");
+	assert_contains(text,
+	                "0.1   0.75 ± 0.25 (n = 3)  [0.128966, 1.37103]  best              4 ± 2");
+	assert_contains(text,
+	                "0.01  0.25 ± 0 (n = 3)     [0.25, 0.25]         p = 0.074 (n.s.)  2 ± 1");
+	assert_contains(text, "acc: best = highest mean (lr=0.1); p: Welch's two-sided t-test "
+	                      "against it; n.s.: not significant at 0.05 after Holm's correction "
+	                      "over 1 setting\n");
+	assert_contains(text, "loss: best = lowest mean (lr=0.01);");
+	free(text);
+
+	text = capture(report_print_json, &fx.r);
+	root = load_json(text);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(root, "goals"), "acc")), "max");
+	set = json_array_get(json_object_get(root, "settings"), 1);
+	m = json_object_get(json_object_get(set, "metrics"), "acc");
+	assert_true(json_is_false(json_object_get(m, "best")));
+	assert_json_number(m, "p_vs_best", 1 - sqrt(6.0 / 7.0));
+	assert_json_number(m, "p_vs_best_holm", 1 - sqrt(6.0 / 7.0));
+	assert_true(json_is_false(json_object_get(m, "significant")));
+	m = json_object_get(json_object_get(set, "metrics"), "loss");
+	assert_true(json_is_true(json_object_get(m, "best")));
+	assert_true(json_is_null(json_object_get(m, "p_vs_best")));
+	assert_true(json_is_null(json_object_get(m, "significant")));
+	json_decref(root);
+	free(text);
+
+	/* A metric without a goal: no column, and false and nulls in JSON. */
+	report_rank(&fx.r, only_loss);
+	text = capture(report_print_table, &fx.r);
+	assert_null(strstr(text, "acc vs best"));
+	assert_contains(text, "loss vs best");
+	free(text);
+	text = capture(report_print_json, &fx.r);
+	root = load_json(text);
+	set = json_array_get(json_object_get(root, "settings"), 0);
+	m = json_object_get(json_object_get(set, "metrics"), "acc");
+	assert_true(json_is_false(json_object_get(m, "best")));
+	assert_true(json_is_null(json_object_get(m, "p_vs_best")));
+	json_decref(root);
+	free(text);
+
+	text = capture(report_print_csv, &fx.r);
+	assert_contains(text, "loss_mean,loss_std,loss_ci95,loss_best,loss_p_vs_best,"
+	                      "loss_p_vs_best_holm,excluded\n");
+	assert_contains(text, ",true,,,\n");
+	free(text);
+	fixture_release(&fx);
+}
+
 static void test_report_json_incomplete(void **state)
 {
 	struct fixture fx;
@@ -336,8 +409,8 @@ static void test_report_csv_complete(void **state)
 	assert_output(report_print_csv, &fx.r,
 	              "lr,wd,n,n_planned,acc_mean,acc_std,acc_ci95,loss_mean,loss_std,loss_ci95,"
 	              "excluded\n"
-	              "0.1,0,3,3,0.75,0.25,0.6210344279375821,4,2,4.968275423500657,\n"
-	              "0.01,0,3,3,0.25,0,0,2,1,2.4841377117503285,\n");
+	              "0.1,0,3,3,0.75,0.25,0.6210344279375826,4,2,4.9682754235006605,\n"
+	              "0.01,0,3,3,0.25,0,0,2,1,2.4841377117503303,\n");
 	fixture_release(&fx);
 }
 
@@ -358,8 +431,8 @@ static void test_report_csv_incomplete(void **state)
 	assert_output(report_print_csv, &fx.r,
 	              "lr,wd,n,n_planned,acc_mean,acc_std,acc_ci95,loss_mean,loss_std,loss_ci95,"
 	              "excluded\n"
-	              "0.1,0,2,3,0.75,0.3535533905932738,3.1765511840436735,4,2.8284271247461903,"
-	              "25.41240947234939,seed 22: still pending\n"
+	              "0.1,0,2,3,0.75,0.3535533905932738,3.1765511840436744,4,2.8284271247461903,"
+	              "25.412409472349395,seed 22: still pending\n"
 	              "0.01,0,1,3,0.25,,,1,,,seed 22: out of memory; seed 33: missing (no record "
 	              "in Slurm)\n");
 	fixture_release(&fx);
@@ -514,6 +587,7 @@ int main(void)
 	    cmocka_unit_test(test_report_table_result_hint),
 	    cmocka_unit_test(test_report_json_complete),
 	    cmocka_unit_test(test_report_json_incomplete),
+	    cmocka_unit_test(test_report_ranked),
 	    cmocka_unit_test(test_report_csv_complete),
 	    cmocka_unit_test(test_report_csv_incomplete),
 	    cmocka_unit_test(test_report_csv_quoting),

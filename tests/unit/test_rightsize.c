@@ -56,6 +56,10 @@ static struct task_outcome ran(enum task_state state, int signal, uint64_t mem_m
 	o.timelimit_s = limit_s;
 	o.elapsed_s = elapsed_s;
 	o.attempts = 1;
+	o.ncpus = 1;
+	o.total_cpu_us = ACCT_NO_VALUE;
+	o.gpu_util = ACCT_NO_VALUE;
+	o.gpu_mem_bytes = ACCT_NO_VALUE;
 	return o;
 }
 
@@ -462,6 +466,92 @@ static void test_rightsize_build(void **state)
 	rightsize_release(&r); /* released twice is harmless */
 }
 
+static char *print_to_string(const struct rightsize *r, bool json, bool tasks);
+
+/*
+ * CPU efficiency = TotalCPU / (elapsed x CPUs): two tasks of 4 CPUs, 100 s
+ * each, that used 60 s and 100 s of CPU: 160 / 800 = 20%; the busiest kept
+ * one CPU busy, so --cpus-per-task = ceil(1 x 1.2) = 2.
+ */
+static void test_rightsize_cpu_and_gpu(void **state)
+{
+	struct task_outcome o[4];
+	struct rightsize r;
+	struct rightsize_policy p = defaults();
+	struct rightsize_task t;
+	json_t *root, *rec;
+	char *out;
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		o[i] = ran(TS_COMPLETED, 0, 1000, 100, 600, 100);
+		o[i].ncpus = 4;
+	}
+	o[0].total_cpu_us = 60000000;
+	o[1].total_cpu_us = 100000000;
+	o[2].total_cpu_us = 380000000; /* setting b: 3.8 of 4 busy */
+	o[3].total_cpu_us = ACCT_NO_VALUE;
+	rightsize_task_eval(&t, &o[0]);
+	assert_float_equal(t.cpu_eff, 0.15, 1e-12);
+	rightsize_task_eval(&t, &o[3]);
+	assert_true(isnan(t.cpu_eff));
+	rightsize_init(&r);
+	rightsize_build(&r, &plan2x2, o, &p);
+	assert_float_equal(r.settings[0].cpu_eff, 0.2, 1e-12);
+	assert_float_equal(r.settings[0].cores_busy, 1.0, 1e-12);
+	assert_int_equal(r.settings[0].cpus, 2);
+	/* b: busy, no advice; its task without TotalCPU is left out. */
+	assert_float_equal(r.settings[1].cpu_eff, 0.95, 1e-12);
+	assert_int_equal(r.settings[1].ncpu_known, 1);
+	assert_int_equal(r.settings[1].cpus, 0);
+	/* The sweep: 540 / 1200 = 45% used; the busiest kept 3.8 busy: 5 > 4, no advice. */
+	assert_float_equal(r.sweep.cpu_eff, 0.45, 1e-12);
+	assert_int_equal(r.sweep.cpus, 0);
+	out = print_to_string(&r, false, false);
+	assert_non_null(strstr(out, "20% of 4"));
+	assert_non_null(strstr(out, "CPU: 45% of the allocated CPUs used"));
+	assert_non_null(strstr(out, "GPU: utilisation and memory not recorded by this cluster\n"));
+	assert_null(strstr(out, "--cpus-per-task"));
+	free(out);
+	rightsize_release(&r);
+
+	/* Setting a alone as the sweep's: advice in both forms, and GPU figures. */
+	o[2] = o[0];
+	o[3] = o[1];
+	o[1].gpu_util = 35;
+	o[1].gpu_mem_bytes = 3ull << 30;
+	rightsize_build(&r, &plan2x2, o, &p);
+	r.gpu_recorded = true;
+	out = print_to_string(&r, false, false);
+	assert_non_null(strstr(out, "most sits idle, ask --cpus-per-task=2\n"));
+	assert_non_null(strstr(out, "  #SBATCH --cpus-per-task=2\n"));
+	assert_non_null(strstr(out, "    cpus_per_task: 2\n"));
+	assert_non_null(strstr(out, "GPU: peak utilisation 35%, peak memory 3G"));
+	free(out);
+	out = print_to_string(&r, true, false);
+	root = json_loads(out, 0, NULL);
+	assert_non_null(root);
+	rec = json_object_get(root, "recommendation");
+	assert_float_equal(json_real_value(json_object_get(rec, "cpu_efficiency")), 0.2, 1e-6);
+	assert_int_equal(json_integer_value(json_object_get(rec, "cpus_per_task")), 2);
+	assert_int_equal(json_integer_value(json_object_get(rec, "gpu_util_percent")), 35);
+	assert_true(json_is_true(json_object_get(rec, "gpu_recorded")));
+	assert_float_equal(
+	    json_real_value(json_object_get(json_array_get(json_object_get(root, "tasks"), 0),
+	                                    "cpu_efficiency")),
+	    0.15, 1e-6);
+	json_decref(root);
+	free(out);
+	rightsize_release(&r);
+
+	/* One CPU: nothing to take away, whatever the efficiency. */
+	for (size_t i = 0; i < 4; i++)
+		o[i].ncpus = 1;
+	rightsize_build(&r, &plan2x2, o, &p);
+	assert_int_equal(r.sweep.cpus, 0);
+	rightsize_release(&r);
+}
+
 static char *print_to_string(const struct rightsize *r, bool json, bool tasks)
 {
 	char *buf = NULL;
@@ -581,6 +671,7 @@ int main(void)
 	    cmocka_unit_test(test_rightsize_no_data),
 	    cmocka_unit_test(test_rightsize_bound_without_maxrss),
 	    cmocka_unit_test(test_rightsize_build),
+	    cmocka_unit_test(test_rightsize_cpu_and_gpu),
 	    cmocka_unit_test(test_rightsize_print_table),
 	    cmocka_unit_test(test_rightsize_print_json),
 	};

@@ -322,6 +322,59 @@ static void test_acct_maxrss_over_steps(void **state)
 	slurm_list_destroy(job.steps);
 }
 
+/* TotalCPU from the job record, or the steps' sum; GPU TRES only where the cluster has them. */
+static void test_acct_cpu_and_gpu(void **state)
+{
+	slurmdb_job_rec_t job;
+	slurmdb_step_rec_t steps[2];
+	struct acct_set set;
+	struct acct_rec *rec;
+
+	(void)state;
+	finished_job(&job);
+	rec = decode_one(&set, &job);
+	assert_true(rec->total_cpu_us == ACCT_NO_VALUE); /* no steps: not recorded */
+	assert_true(rec->gpu_util == ACCT_NO_VALUE && rec->gpu_mem_bytes == ACCT_NO_VALUE);
+	acct_set_release(&set);
+
+	memset(steps, 0, sizeof(steps));
+	steps[0].stats.tres_usage_in_max = "1=0,2=3244032,1001=87,1002=2147483648"; /* batch */
+	steps[0].tot_cpu_sec = 3;
+	steps[0].tot_cpu_usec = 250000;
+	steps[1].stats.tres_usage_in_max = "2=1024,1001=95"; /* extern */
+	steps[1].tot_cpu_sec = 0;
+	steps[1].tot_cpu_usec = 1000;
+	job.steps = slurm_list_create(NULL);
+	slurm_list_append(job.steps, &steps[0]);
+	slurm_list_append(job.steps, &steps[1]);
+	/* slurmdbd's sum on the job record comes first. */
+	job.tot_cpu_sec = 3;
+	job.tot_cpu_usec = 251000;
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->total_cpu_us, 3251000);
+	/* This cluster has no GPU TRES: ids 1001 and 1002 mean nothing. */
+	assert_true(rec->gpu_util == ACCT_NO_VALUE);
+	acct_set_release(&set);
+	job.tot_cpu_sec = 0;
+	job.tot_cpu_usec = 0;
+	acct_set_init(&set);
+	set.tres_gpuutil = 1001;
+	set.tres_gpumem = 1002;
+	assert_int_equal(slb_acct_decode_job(&set, &job), 1);
+	rec = &set.recs[0];
+	assert_int_equal(rec->total_cpu_us, 3251000); /* the steps' sum */
+	assert_int_equal(rec->gpu_util, 95);          /* the peak over steps */
+	assert_int_equal(rec->gpu_mem_bytes, 2147483648ull);
+	acct_set_release(&set);
+	/* Steps without statistics (still running): not recorded. */
+	steps[0].stats.tres_usage_in_max = NULL;
+	steps[1].stats.tres_usage_in_max = "";
+	rec = decode_one(&set, &job);
+	assert_true(rec->total_cpu_us == ACCT_NO_VALUE);
+	acct_set_release(&set);
+	slurm_list_destroy(job.steps);
+}
+
 static void test_acct_pending_record(void **state)
 {
 	/* Recorded: "sbatch -H --array=0-40,45", as slurmdbd returns the held array. */
@@ -601,6 +654,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_acct_over_memory_kill, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_memory_request, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_maxrss_over_steps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_cpu_and_gpu, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_pending_record, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_not_an_array_skipped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_set_add_defaults, setup, teardown),

@@ -188,6 +188,8 @@ static void test_stats_t_domain(void **state)
 	assert_true(isnan(stats_t_cdf(1.0, -1)));
 	assert_true(stats_t_cdf(0.0, 4) == 0.5);
 	assert_close(stats_t_cdf(1.0, 1), 0.75, 1e-14);
+	assert_close(stats_t_upper(1.0, 1), 0.25, 1e-14);
+	assert_true(isnan(stats_t_upper(NAN, 3)));
 }
 
 int main(void)

@@ -58,6 +58,7 @@ static void test_store_round_trip(void **state)
 	size_t n;
 	int64_t id;
 	unsigned attempt;
+	char *spec;
 
 	(void)state;
 	assert_int_equal(store_open(&st, dir, 1), 0);
@@ -96,6 +97,14 @@ static void test_store_round_trip(void **state)
 	array_recs_free(arrs, n);
 	assert_int_equal(store_last_attempt(st, &attempt, id), 0);
 	assert_int_equal(attempt, 1);
+	assert_int_equal(store_load_spec(st, &spec, id), 0);
+	assert_string_equal(spec, "name: x\n");
+	free(spec);
+	capture_errors();
+	assert_true(store_load_spec(st, &spec, id + 100) < 0);
+	assert_null(spec);
+	assert_non_null(strstr(captured.buf, "no sweep with id"));
+	release_captured();
 	store_close(st);
 	remove_tree(dir);
 	free(dir);
@@ -196,7 +205,7 @@ static void test_store_errors(void **state)
 	strbuf_reset(&captured);
 	assert_int_equal(store_open(&st, dir, 0), SWEEP_ERR);
 	expect = xstrfmt("error: state store '%s' has schema version 99, newer than this sweep "
-	                 "knows (2); use a newer sweep",
+	                 "knows (3); use a newer sweep",
 	                 dir);
 	assert_string_equal(captured.buf, expect);
 	free(expect);

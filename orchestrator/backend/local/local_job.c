@@ -390,5 +390,6 @@ void local_task_acct(struct acct_rec *out, const struct local_task_rec *t,
 	out->req_mem_per_cpu = false;
 	out->ncpus = arr->ncpus;
 	out->maxrss_bytes = t->maxrss_bytes;
+	out->total_cpu_us = t->cpu_us == UINT64_MAX ? ACCT_NO_VALUE : t->cpu_us;
 	out->nodes = t->start_time && node ? xstrdup(node) : NULL;
 }

@@ -380,6 +380,10 @@ static void finish_task(struct runner *r, struct run *run, int wstatus, const st
 	run->rec.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
 	run->rec.end_time = (int64_t)time(NULL);
 	run->rec.maxrss_bytes = run->peak > kernel_peak ? run->peak : kernel_peak;
+	/* The script and every descendant it waited for, as Slurm's TotalCPU counts. */
+	run->rec.cpu_us = (uint64_t)ru->ru_utime.tv_sec * 1000000u +
+	                  (uint64_t)ru->ru_utime.tv_usec +
+	                  (uint64_t)ru->ru_stime.tv_sec * 1000000u + (uint64_t)ru->ru_stime.tv_usec;
 	run->pid = 0;
 	r->running--;
 	r->gpu_retry_at = 0;

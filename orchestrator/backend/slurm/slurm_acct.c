@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -122,6 +123,57 @@ static uint64_t max_rss(SLIST steps)
 	return best;
 }
 
+/* The peak of TRES id over the steps' tres_usage_in_max; ACCT_NO_VALUE when none has it. */
+static uint64_t max_tres(SLIST steps, uint32_t id)
+{
+	uint64_t best = ACCT_NO_VALUE;
+	slurmdb_step_rec_t *step;
+	SLIST_ITER it;
+
+	if (!steps || !id)
+		return best;
+	it = slurm_list_iterator_create(steps);
+	while ((step = slurm_list_next(it))) {
+		uint64_t v;
+
+		if (tres_value(&v, step->stats.tres_usage_in_max, id) &&
+		    (best == ACCT_NO_VALUE || v > best))
+			best = v;
+	}
+	slurm_list_iterator_destroy(it);
+	return best;
+}
+
+/*
+ * TotalCPU: the job record's tot_cpu_sec + tot_cpu_usec, which slurmdbd
+ * sums over the steps; their own sum where the job's is zero. Not recorded
+ * while the job has no step with statistics (pending, running, or queried
+ * without steps).
+ */
+static uint64_t total_cpu_us(const slurmdb_job_rec_t *job)
+{
+	uint64_t sum = 0;
+	bool any = false;
+	slurmdb_step_rec_t *step;
+	SLIST_ITER it;
+
+	if (!job->steps)
+		return ACCT_NO_VALUE;
+	it = slurm_list_iterator_create(job->steps);
+	while ((step = slurm_list_next(it))) {
+		if (!step->stats.tres_usage_in_max || !*step->stats.tres_usage_in_max)
+			continue;
+		any = true;
+		sum += step->tot_cpu_sec * 1000000u + step->tot_cpu_usec;
+	}
+	slurm_list_iterator_destroy(it);
+	if (!any)
+		return ACCT_NO_VALUE;
+	if (job->tot_cpu_sec || job->tot_cpu_usec)
+		return job->tot_cpu_sec * 1000000u + job->tot_cpu_usec;
+	return sum;
+}
+
 /* slurmdbd reports the start of an array cancelled while pending as NO_VAL. */
 static int64_t unix_time(time_t t)
 {
@@ -172,6 +224,9 @@ int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job)
 		rec->ncpus = job->req_cpus;
 
 	rec->maxrss_bytes = max_rss(job->steps);
+	rec->total_cpu_us = total_cpu_us(job);
+	rec->gpu_util = max_tres(job->steps, out->tres_gpuutil);
+	rec->gpu_mem_bytes = max_tres(job->steps, out->tres_gpumem);
 	/* Pending jobs carry "None assigned" in the node list. */
 	if (job->nodes && *job->nodes && strcmp(job->nodes, "None assigned") != 0)
 		rec->nodes = xstrdup(job->nodes);
@@ -211,6 +266,39 @@ static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n, 
 	}
 }
 
+/*
+ * The ids of the TRES gres/gpuutil and gres/gpumem, which a cluster has
+ * only when it gathers them. A failed query leaves them unknown: the GPU
+ * figures are then "not recorded", never an error of the whole command.
+ */
+static void find_gpu_tres(struct acct_set *out, void *conn)
+{
+	slurmdb_tres_cond_t cond;
+	slurmdb_tres_rec_t *tres;
+	SLIST list;
+	SLIST_ITER it;
+
+	memset(&cond, 0, sizeof(cond));
+	cond.type_list = slurm_list_create(free);
+	slurm_list_append(cond.type_list, xstrdup("gres"));
+	list = slurmdb_tres_get(conn, &cond);
+	slurm_list_destroy(cond.type_list);
+	if (!list)
+		return;
+	it = slurm_list_iterator_create(list);
+	while ((tres = slurm_list_next(it))) {
+		if (!tres->type || strcasecmp(tres->type, "gres") || !tres->name)
+			continue;
+		if (!strcasecmp(tres->name, "gpuutil"))
+			out->tres_gpuutil = tres->id;
+		else if (!strcasecmp(tres->name, "gpumem"))
+			out->tres_gpumem = tres->id;
+	}
+	slurm_list_iterator_destroy(it);
+	slurm_list_destroy(list);
+	out->gpu_recorded = out->tres_gpuutil || out->tres_gpumem;
+}
+
 int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n)
 {
 	slurmdb_job_cond_t cond;
@@ -236,6 +324,8 @@ int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n
 		goto out;
 	}
 
+	errno = 0;
+	find_gpu_tres(out, conn);
 	errno = 0;
 	jobs = slurmdb_jobs_get(conn, &cond);
 	if (!jobs) {

@@ -1,0 +1,441 @@
+#include "draw.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+/* Sizes in points (pixels for PNG). */
+#define FIG_WIDTH        880.0
+#define PANEL_HEIGHT     430.0
+#define FIG_TITLE_HEIGHT 34.0
+#define MARGIN_LEFT      84.0
+#define MARGIN_TOP       34.0
+#define MARGIN_BOTTOM    62.0
+#define LEGEND_MIN       150.0
+#define LEGEND_MAX       300.0
+#define FONT             "DejaVu Sans"
+#define PI               3.14159265358979323846
+
+/* Colour-blind safe, distinct in grey too (Okabe and Ito). */
+static const double palette[][3] = {
+    {0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
+    {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914}, {0.941, 0.894, 0.259}, {0.0, 0.0, 0.0},
+};
+#define NCOLOURS (sizeof(palette) / sizeof(palette[0]))
+
+int draw_format_of(enum draw_format *out, const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (dot && !strchr(dot, '/')) {
+		if (!strcasecmp(dot, ".png"))
+			*out = DRAW_PNG;
+		else if (!strcasecmp(dot, ".svg"))
+			*out = DRAW_SVG;
+		else if (!strcasecmp(dot, ".pdf"))
+			*out = DRAW_PDF;
+		else
+			dot = NULL;
+		if (dot)
+			return 0;
+	}
+	return error("cannot tell the format of '%s': end its name with .png, .svg or .pdf", path);
+}
+
+/* Where a panel's plot area lies, and how data maps into it. */
+struct frame {
+	double left, top, width, height;
+	const struct plot_axis *x, *y;
+};
+
+static double axis_pos(const struct plot_axis *a, double v)
+{
+	if (a->log)
+		return (log10(v) - log10(a->min)) / (log10(a->max) - log10(a->min));
+	return (v - a->min) / (a->max - a->min);
+}
+
+/* Room inside the frame, so that points at the ends of a range are not cut. */
+#define PAD_X 26.0
+#define PAD_Y 12.0
+
+static double px(const struct frame *f, double v)
+{
+	return f->left + PAD_X + axis_pos(f->x, v) * (f->width - 2 * PAD_X);
+}
+
+static double py(const struct frame *f, double v)
+{
+	return f->top + PAD_Y + (1.0 - axis_pos(f->y, v)) * (f->height - 2 * PAD_Y);
+}
+
+static void set_font(cairo_t *cr, double size, bool bold)
+{
+	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+	                       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+}
+
+static double text_width(cairo_t *cr, const char *text)
+{
+	cairo_text_extents_t ext;
+
+	cairo_text_extents(cr, text, &ext);
+	return ext.x_advance;
+}
+
+/* Text with its anchor at (x, y): ax 0 left, 0.5 centre, 1 right; ay likewise top to bottom. */
+static void text_at(cairo_t *cr, const char *text, double x, double y, double ax, double ay)
+{
+	cairo_font_extents_t fe;
+
+	cairo_font_extents(cr, &fe);
+	cairo_move_to(cr, x - ax * text_width(cr, text),
+	              y + fe.ascent - ay * (fe.ascent + fe.descent));
+	cairo_show_text(cr, text);
+}
+
+/* text cut with "..." to fit width; the caller frees it. */
+static char *fit_text(cairo_t *cr, const char *text, double width)
+{
+	size_t len = strlen(text);
+	char *s = xstrdup(text);
+
+	while (len > 0 && text_width(cr, s) > width) {
+		len--;
+		/* Cut at a UTF-8 character boundary. */
+		while (len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80)
+			len--;
+		free(s);
+		s = xstrfmt("%.*s...", (int)len, text);
+	}
+	return s;
+}
+
+static void draw_axes(cairo_t *cr, const struct frame *f)
+{
+	cairo_set_line_width(cr, 1.0);
+	/* Grid lines at the ticks, light. */
+	cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+	for (size_t i = 0; i < f->y->nticks; i++) {
+		double y = round(py(f, f->y->ticks[i].at)) + 0.5;
+
+		cairo_move_to(cr, f->left, y);
+		cairo_line_to(cr, f->left + f->width, y);
+	}
+	for (size_t i = 0; i < f->x->nticks; i++) {
+		double x = round(px(f, f->x->ticks[i].at)) + 0.5;
+
+		cairo_move_to(cr, x, f->top);
+		cairo_line_to(cr, x, f->top + f->height);
+	}
+	cairo_stroke(cr);
+	cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+	cairo_rectangle(cr, round(f->left) + 0.5, round(f->top) + 0.5, round(f->width),
+	                round(f->height));
+	cairo_stroke(cr);
+
+	set_font(cr, 12, false);
+	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+	for (size_t i = 0; i < f->y->nticks; i++) {
+		double y = py(f, f->y->ticks[i].at);
+
+		cairo_move_to(cr, f->left - 5, round(y) + 0.5);
+		cairo_line_to(cr, f->left, round(y) + 0.5);
+		cairo_stroke(cr);
+		text_at(cr, f->y->ticks[i].label, f->left - 8, y, 1.0, 0.5);
+	}
+	for (size_t i = 0; i < f->x->nticks; i++) {
+		double x = px(f, f->x->ticks[i].at);
+
+		cairo_move_to(cr, round(x) + 0.5, f->top + f->height);
+		cairo_line_to(cr, round(x) + 0.5, f->top + f->height + 5);
+		cairo_stroke(cr);
+		text_at(cr, f->x->ticks[i].label, x, f->top + f->height + 8, 0.5, 0.0);
+	}
+	set_font(cr, 13, false);
+	text_at(cr, f->x->label, f->left + f->width / 2, f->top + f->height + 32, 0.5, 0.0);
+	cairo_save(cr);
+	cairo_translate(cr, f->left - 62, f->top + f->height / 2);
+	cairo_rotate(cr, -PI / 2);
+	text_at(cr, f->y->label, 0, 0, 0.5, 0.5);
+	cairo_restore(cr);
+}
+
+static void set_colour(cairo_t *cr, size_t i, double alpha)
+{
+	const double *c = palette[i % NCOLOURS];
+
+	cairo_set_source_rgba(cr, c[0], c[1], c[2], alpha);
+}
+
+static void marker(cairo_t *cr, double x, double y)
+{
+	cairo_new_sub_path(cr);
+	cairo_arc(cr, x, y, 4.0, 0, 2 * PI);
+	cairo_fill(cr);
+}
+
+static void best_ring(cairo_t *cr, double x, double y)
+{
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo_set_line_width(cr, 2.0);
+	cairo_new_sub_path(cr);
+	cairo_arc(cr, x, y, 9.0, 0, 2 * PI);
+	cairo_stroke(cr);
+}
+
+static void draw_series(cairo_t *cr, const struct frame *f, const struct plot_panel *pn, size_t i)
+{
+	const struct plot_series *s = &pn->series[i];
+	/* Series side by side at one x, so that their bars do not hide each other. */
+	double dodge = pn->style == PLOT_ERROR_BARS && pn->nseries > 1
+	                   ? ((double)i - (double)(pn->nseries - 1) / 2.0) *
+	                         fmin(6.0, 36.0 / (double)pn->nseries)
+	                   : 0.0;
+
+	cairo_save(cr);
+	cairo_rectangle(cr, f->left, f->top, f->width, f->height);
+	cairo_clip(cr);
+	if (pn->style == PLOT_BANDS) {
+		bool open = false;
+
+		set_colour(cr, i, 0.2);
+		for (size_t k = 0; k <= s->n; k++) {
+			/* One polygon per run of points that have a band. */
+			if (k < s->n && !isnan(s->lo[k])) {
+				if (!open)
+					cairo_move_to(cr, px(f, s->x[k]), py(f, s->hi[k]));
+				else
+					cairo_line_to(cr, px(f, s->x[k]), py(f, s->hi[k]));
+				open = true;
+				continue;
+			}
+			if (!open)
+				continue;
+			for (size_t j = k; j-- > 0 && !isnan(s->lo[j]);)
+				cairo_line_to(cr, px(f, s->x[j]), py(f, s->lo[j]));
+			cairo_close_path(cr);
+			cairo_fill(cr);
+			open = false;
+		}
+	}
+	set_colour(cr, i, 1.0);
+	cairo_set_line_width(cr, 2.0);
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	for (size_t k = 0; k < s->n; k++) {
+		if (k == 0)
+			cairo_move_to(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
+		else
+			cairo_line_to(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
+	}
+	cairo_stroke(cr);
+	if (pn->style == PLOT_ERROR_BARS) {
+		cairo_set_line_width(cr, 1.5);
+		for (size_t k = 0; k < s->n; k++) {
+			double x = px(f, s->x[k]) + dodge;
+
+			if (isnan(s->lo[k]))
+				continue;
+			cairo_move_to(cr, x, py(f, s->lo[k]));
+			cairo_line_to(cr, x, py(f, s->hi[k]));
+			cairo_move_to(cr, x - 4, py(f, s->lo[k]));
+			cairo_line_to(cr, x + 4, py(f, s->lo[k]));
+			cairo_move_to(cr, x - 4, py(f, s->hi[k]));
+			cairo_line_to(cr, x + 4, py(f, s->hi[k]));
+		}
+		cairo_stroke(cr);
+		for (size_t k = 0; k < s->n; k++)
+			marker(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
+	}
+	for (size_t k = 0; s->best && k < s->n; k++)
+		if (s->best[k])
+			best_ring(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
+	cairo_restore(cr);
+}
+
+static bool has_best(const struct plot_panel *pn)
+{
+	for (size_t i = 0; i < pn->nseries; i++)
+		for (size_t k = 0; pn->series[i].best && k < pn->series[i].n; k++)
+			if (pn->series[i].best[k])
+				return true;
+	return false;
+}
+
+static const char *series_label(const struct plot_panel *pn, size_t i)
+{
+	if (*pn->series[i].label)
+		return pn->series[i].label;
+	return pn->style == PLOT_BANDS ? "mean" : "all settings";
+}
+
+/* The width the legend needs, within LEGEND_MIN..LEGEND_MAX. */
+static double legend_width(cairo_t *cr, const struct plot_figure *fig)
+{
+	double w = LEGEND_MIN;
+
+	set_font(cr, 12, false);
+	for (size_t p = 0; p < fig->npanels; p++)
+		for (size_t i = 0; i < fig->panels[p].nseries; i++)
+			w = fmax(w, text_width(cr, series_label(&fig->panels[p], i)) + 44);
+	return fmin(w, LEGEND_MAX);
+}
+
+/* Splits text at spaces into lines no wider than width; draws them from y down. */
+static double wrapped_text(cairo_t *cr, const char *text, double x, double y, double width)
+{
+	struct strbuf line = STRBUF_INIT;
+	const char *p = text;
+
+	while (*p) {
+		size_t word = strcspn(p, " ");
+		size_t keep = line.len;
+
+		if (line.len)
+			strbuf_addch(&line, ' ');
+		strbuf_add(&line, p, word);
+		if (keep && text_width(cr, line.buf) > width) {
+			strbuf_setlen(&line, keep);
+			text_at(cr, line.buf, x, y, 0, 0);
+			y += 16;
+			strbuf_reset(&line);
+			strbuf_add(&line, p, word);
+		}
+		p += word;
+		while (*p == ' ')
+			p++;
+	}
+	if (line.len) {
+		text_at(cr, line.buf, x, y, 0, 0);
+		y += 16;
+	}
+	strbuf_release(&line);
+	return y;
+}
+
+static void draw_legend(cairo_t *cr, const struct plot_panel *pn, double x, double y, double w)
+{
+	set_font(cr, 12, false);
+	for (size_t i = 0; i < pn->nseries; i++, y += 20) {
+		char *label = fit_text(cr, series_label(pn, i), w - 44);
+
+		set_colour(cr, i, 1.0);
+		if (pn->style == PLOT_BANDS) {
+			set_colour(cr, i, 0.2);
+			cairo_rectangle(cr, x, y + 2, 28, 12);
+			cairo_fill(cr);
+			set_colour(cr, i, 1.0);
+		}
+		cairo_set_line_width(cr, 2.0);
+		cairo_move_to(cr, x, y + 8);
+		cairo_line_to(cr, x + 28, y + 8);
+		cairo_stroke(cr);
+		if (pn->style == PLOT_ERROR_BARS)
+			marker(cr, x + 14, y + 8);
+		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+		text_at(cr, label, x + 36, y + 8, 0, 0.5);
+		free(label);
+	}
+	if (has_best(pn)) {
+		best_ring(cr, x + 14, y + 8);
+		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+		text_at(cr, "best setting", x + 36, y + 8, 0, 0.5);
+		y += 20;
+	}
+	if (pn->note) {
+		set_font(cr, 11, false);
+		cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+		wrapped_text(cr, pn->note, x, y + 8, w - 8);
+	}
+}
+
+static void draw_panel(cairo_t *cr, const struct plot_panel *pn, double top, double legend_w)
+{
+	struct frame f = {
+	    .left = MARGIN_LEFT,
+	    .top = top + MARGIN_TOP,
+	    .width = FIG_WIDTH - MARGIN_LEFT - legend_w - 24,
+	    .height = PANEL_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM,
+	    .x = &pn->x,
+	    .y = &pn->y,
+	};
+	char *title;
+
+	set_font(cr, 14, true);
+	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+	title = fit_text(cr, pn->title, FIG_WIDTH - MARGIN_LEFT - 16);
+	text_at(cr, title, f.left, top + MARGIN_TOP - 10, 0, 1);
+	free(title);
+	draw_axes(cr, &f);
+	for (size_t i = 0; i < pn->nseries; i++)
+		draw_series(cr, &f, pn, i);
+	draw_legend(cr, pn, f.left + f.width + 18, f.top + 4, legend_w);
+}
+
+static void draw_all(cairo_t *cr, const struct plot_figure *fig, double height)
+{
+	double legend_w = legend_width(cr, fig), top = FIG_TITLE_HEIGHT;
+
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_rectangle(cr, 0, 0, FIG_WIDTH, height);
+	cairo_fill(cr);
+	if (fig->title) {
+		char *title;
+
+		set_font(cr, 16, true);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		title = fit_text(cr, fig->title, FIG_WIDTH - 32);
+		text_at(cr, title, FIG_WIDTH / 2, FIG_TITLE_HEIGHT / 2 + 4, 0.5, 0.5);
+		free(title);
+	}
+	for (size_t p = 0; p < fig->npanels; p++, top += PANEL_HEIGHT)
+		draw_panel(cr, &fig->panels[p], top, legend_w);
+}
+
+int draw_figure(const struct plot_figure *fig, const char *path)
+{
+	double height = FIG_TITLE_HEIGHT + PANEL_HEIGHT * (double)(fig->npanels ? fig->npanels : 1);
+	enum draw_format format;
+	cairo_surface_t *surface;
+	cairo_status_t status;
+	cairo_t *cr;
+
+	if (draw_format_of(&format, path) < 0)
+		return SWEEP_ERR;
+	switch (format) {
+	case DRAW_SVG:
+		surface = cairo_svg_surface_create(path, FIG_WIDTH, height);
+		break;
+	case DRAW_PDF:
+		surface = cairo_pdf_surface_create(path, FIG_WIDTH, height);
+		break;
+	default:
+		surface =
+		    cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)FIG_WIDTH, (int)height);
+		break;
+	}
+	cr = cairo_create(surface);
+	draw_all(cr, fig, height);
+	status = cairo_status(cr);
+	cairo_destroy(cr);
+	if (status == CAIRO_STATUS_SUCCESS && format == DRAW_PNG)
+		status = cairo_surface_write_to_png(surface, path);
+	cairo_surface_finish(surface);
+	if (status == CAIRO_STATUS_SUCCESS)
+		status = cairo_surface_status(surface);
+	cairo_surface_destroy(surface);
+	if (status != CAIRO_STATUS_SUCCESS)
+		return error("cannot write the plot '%s': %s", path,
+		             cairo_status_to_string(status));
+	return 0;
+}

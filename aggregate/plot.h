@@ -1,0 +1,120 @@
+#ifndef SWEEP_PLOT_H
+#define SWEEP_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct curve_band;
+struct plan;
+struct report;
+
+/*
+ * What a figure shows, worked out without drawing: series grouped from the
+ * settings, axis ranges, ticks and their labels. Pure, so that tests check
+ * the layout from recorded data; draw.h turns a figure into PNG, SVG or PDF.
+ *
+ * Every string and array is owned by the struct that holds it;
+ * plot_figure_release frees them all.
+ */
+
+struct plot_series {
+	char *label; /* "width=16", or "" when there is one series */
+	size_t n;
+	double *x;  /* axis units: the value, or the category's position 1..k */
+	double *y;  /* the mean */
+	double *lo; /* the lower end of the error bar or band; NAN when none */
+	double *hi;
+	unsigned char *best; /* per point: 1 marks the best setting */
+};
+
+struct plot_tick {
+	double at; /* in data units, within the axis range */
+	char *label;
+};
+
+struct plot_axis {
+	char *label;
+	bool log;        /* positions are drawn by log10 */
+	double min, max; /* the range drawn, in data units */
+	struct plot_tick *ticks;
+	size_t nticks, alloc;
+};
+
+enum plot_style {
+	PLOT_ERROR_BARS, /* markers joined by lines, with error bars lo..hi */
+	PLOT_BANDS,      /* lines with a shaded band lo..hi */
+};
+
+struct plot_panel {
+	char *title;
+	char *note; /* a line under the legend, or NULL */
+	enum plot_style style;
+	struct plot_axis x, y;
+	struct plot_series *series;
+	size_t nseries;
+};
+
+struct plot_figure {
+	char *title;
+	struct plot_panel *panels; /* drawn one below another */
+	size_t npanels;
+};
+
+void plot_figure_init(struct plot_figure *fig);
+void plot_figure_release(struct plot_figure *fig);
+
+/*
+ * The parameter a report plots along x: the one named want (an error when
+ * the plan has none of that name), or by default the first that takes
+ * more than one value (the first parameter when none does). Returns its
+ * index or SWEEP_ERR.
+ */
+int plot_choose_x(size_t *out, const struct plan *plan, const char *want);
+
+/*
+ * Whether values v[0..n-1] all read as numbers (strtod over the whole
+ * text); their numbers into out when so.
+ */
+bool plot_numeric(double *out, const char *const *v, size_t n);
+
+/*
+ * Whether an axis over positive values v[0..n-1] should be logarithmic:
+ * every value positive and max / min > 100.
+ */
+bool plot_wants_log(const double *v, size_t n);
+
+/*
+ * Fits a numeric axis to the data values v[0..n-1] (NANs ignored): "nice"
+ * ticks (1, 2 or 5 times a power of ten, about five of them) and a range
+ * from the tick below the least value to the tick above the greatest;
+ * with log, ticks at the powers of ten (and 2 and 5 times them when the
+ * range spans less than two decades). A range of one value is widened.
+ * log needs every value positive (assert).
+ */
+void plot_axis_fit(struct plot_axis *axis, const double *v, size_t n, bool log);
+
+/* A categorical axis: labels at positions 1..n, range 0.5..n+0.5. */
+void plot_axis_categories(struct plot_axis *axis, const char *const *labels, size_t n);
+
+/*
+ * The figure of report r: per metric one panel, the mean with its 95% CI
+ * as error bars against parameter xparam, one series per combination of
+ * the other varying parameters, the best setting marked where r was
+ * ranked. x is logarithmic when logx, or when its values are numbers that
+ * plot_wants_log. Settings without a mean are left out; a series with no
+ * point is dropped. Fails (error()) when logx is asked of an axis with a
+ * value that is not a positive number.
+ */
+int plot_from_report(struct plot_figure *out, const struct report *r, size_t xparam, bool logx);
+
+/*
+ * The learning-curve figure: per metric (metrics[0..nmetrics-1]) one
+ * panel, per setting of plan one series, the mean over its seeds with a
+ * band of ±1 std, from bands[s * nmetrics + m] over nseeds[s] seeds. The
+ * legend says how many seeds and the last step they all reached.
+ */
+void plot_from_curves(struct plot_figure *out, const char *title, const struct plan *plan,
+                      const char *const *metrics, size_t nmetrics, const struct curve_band *bands,
+                      const size_t *nseeds, const char *step_key);
+
+#endif

@@ -1,0 +1,255 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "curve.h"
+#include "plan.h"
+#include "helpers.h"
+#include "plot.h"
+
+#include "banned.h"
+
+static void parse_ok(struct curve *c, const char *text)
+{
+	if (curve_parse(c, text, strlen(text), "step") < 0)
+		fail_msg("%s: %s", text, c->error);
+}
+
+static void test_curve_parse(void **state)
+{
+	struct curve c;
+
+	(void)state;
+	curve_init(&c);
+	parse_ok(&c, "{\"step\": 0, \"loss\": 2.5}\n\n  \n{\"step\": 10, \"loss\": 1.5, "
+	             "\"note\": \"x\"}\r\n{\"step\": 20, \"loss\": NaN}");
+	assert_int_equal(c.n, 3);
+	assert_true(c.lines[1].step == 10);
+	assert_true(result_find(&c.lines[1].row, "loss")->value == 1.5);
+	assert_int_equal(result_find(&c.lines[2].row, "loss")->kind, RESULT_NONFINITE);
+	curve_release(&c);
+	curve_release(&c);
+}
+
+static void test_curve_parse_errors(void **state)
+{
+	static const struct {
+		const char *text, *error;
+	} bad[] = {
+	    {"", "no lines"},
+	    {"\n \n", "no lines"},
+	    {"{\"step\": 1}\n{\"loss\": 2}\n", "line 2: no 'step'"},
+	    {"{\"step\": \"ten\"}", "line 1: 'step' is a string, not a number"},
+	    {"{\"step\": NaN}", "line 1: 'step' is NaN, not a number"},
+	    {"{\"step\": 1}\n\n[1, 2]\n", "line 3: an array, not an object"},
+	};
+	struct curve c;
+
+	(void)state;
+	curve_init(&c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(curve_parse(&c, bad[i].text, strlen(bad[i].text), "step"), -1);
+		if (strcmp(c.error, bad[i].error))
+			fail_msg("%s: got '%s', want '%s'", bad[i].text, c.error, bad[i].error);
+	}
+	assert_int_equal(curve_parse(&c, "{\"step\": 1", 10, "step"), -1);
+	assert_non_null(strstr(c.error, "line 1: invalid JSON: "));
+	curve_release(&c);
+}
+
+static void test_curve_read(void **state)
+{
+	char *dir = make_tmpdir(), *path = xstrfmt("%s/c.jsonl", dir);
+	struct curve c;
+	FILE *f;
+
+	(void)state;
+	curve_init(&c);
+	assert_int_equal(curve_read(&c, path, "it"), -1);
+	assert_string_equal(c.error, strstr(c.error, "no curve file '"));
+	assert_non_null(strstr(c.error, path));
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"it\": 1, \"a\": 1}\n{\"step\": 2}\n", f);
+	fclose(f);
+	assert_int_equal(curve_read(&c, path, "it"), -1);
+	{
+		char *want = xstrfmt("%s: line 2: no 'it'", path);
+
+		assert_string_equal(c.error, want);
+		free(want);
+	}
+	curve_release(&c);
+	remove_tree(dir);
+	free(path);
+	free(dir);
+}
+
+static char *params[] = {"lr", "opt"};
+static char *values[] = {"0.1", "adam", "0.01", "sgd"};
+static int64_t seeds[] = {7, 8};
+static unsigned char varies[] = {1, 1};
+static const struct plan plan = {
+    .params = params,
+    .nparams = 2,
+    .values = values,
+    .nsettings = 2,
+    .seeds = seeds,
+    .nseeds = 2,
+    .ntasks = 4,
+    .varies = varies,
+};
+
+static void test_curve_path(void **state)
+{
+	static const struct {
+		const char *pattern, *want;
+	} ok[] = {
+	    {"curve.jsonl", "/s/tasks/3/curve.jsonl"},
+	    {"logs/{opt}-{lr}.jsonl", "/s/tasks/3/logs/sgd-0.01.jsonl"},
+	    {"/data/{setting}/{seed}/{index}.jsonl", "/data/1/8/3.jsonl"},
+	    {"{task_dir}/x{{1}}.jsonl", "/s/tasks/3/x{1}.jsonl"},
+	    {"{opt}/c.jsonl", "/s/tasks/3/sgd/c.jsonl"},
+	    {"/abs/{{lr}}", "/abs/{lr}"},
+	};
+	static const struct {
+		const char *pattern, *error;
+	} bad[] = {
+	    {"{epoch}.jsonl", "error: unknown placeholder '{epoch}' in the curve file "
+	                      "'{epoch}.jsonl': use {index}, {seed}, {setting}, {task_dir} or a "
+	                      "parameter's name ('{{' for a brace)"},
+	    {"a{b", "error: unknown placeholder '{b' in the curve file 'a{b': use {index}, "
+	            "{seed}, {setting}, {task_dir} or a parameter's name ('{{' for a brace)"},
+	    {"", "error: the curve file's name is empty"},
+	};
+	char *path;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(curve_path(&path, ok[i].pattern, "/s/tasks/3", &plan, 3), 0);
+		assert_string_equal(path, ok[i].want);
+		free(path);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		capture_errors();
+		assert_true(curve_path(&path, bad[i].pattern, "/s/tasks/3", &plan, 3) < 0);
+		assert_null(path);
+		assert_string_equal(captured.buf, bad[i].error);
+	}
+	release_captured();
+}
+
+/* Seeds that stop at different steps: the band ends where the shortest does. */
+static void test_curve_band_truncated_to_shortest(void **state)
+{
+	struct curve a, b, c;
+	const struct curve *group[3] = {&a, &b, &c};
+	struct curve_band band;
+
+	(void)state;
+	curve_init(&a);
+	curve_init(&b);
+	curve_init(&c);
+	parse_ok(&a, "{\"step\": 0, \"loss\": 3}\n{\"step\": 10, \"loss\": 2}\n"
+	             "{\"step\": 20, \"loss\": 1}\n{\"step\": 30, \"loss\": 0.5}\n");
+	parse_ok(&b, "{\"step\": 0, \"loss\": 5}\n{\"step\": 10, \"loss\": 4}\n"
+	             "{\"step\": 20, \"loss\": 3}\n");
+	/* Restarted after step 10: the second 10 wins; step 5 only here. */
+	parse_ok(&c, "{\"step\": 0, \"loss\": 4}\n{\"step\": 5, \"loss\": 9}\n"
+	             "{\"step\": 10, \"loss\": 100}\n{\"step\": 10, \"loss\": 3}\n"
+	             "{\"step\": 20, \"loss\": 2}\n{\"step\": 30, \"loss\": 1}\n");
+	curve_band(&band, group, 3, "loss");
+	assert_int_equal(band.n, 3);
+	assert_true(band.steps[0] == 0 && band.steps[1] == 10 && band.steps[2] == 20);
+	assert_true(band.mean[0] == 4 && band.mean[1] == 3 && band.mean[2] == 2);
+	assert_true(band.std[1] == 1);
+	curve_band_release(&band);
+
+	/* A metric a seed lacks at a step leaves that step out. */
+	curve_band(&band, group, 3, "accuracy");
+	assert_int_equal(band.n, 0);
+	curve_band_release(&band);
+	/* One seed: its own curve, no std. */
+	curve_band(&band, group, 1, "loss");
+	assert_int_equal(band.n, 4);
+	assert_true(isnan(band.std[0]));
+	curve_band_release(&band);
+	curve_band(&band, group, 0, "loss");
+	assert_int_equal(band.n, 0);
+	curve_band_release(&band);
+	curve_release(&a);
+	curve_release(&b);
+	curve_release(&c);
+}
+
+static void test_curve_keys(void **state)
+{
+	struct curve a, b;
+	char **keys = NULL;
+	size_t n = 0, alloc = 0;
+
+	(void)state;
+	curve_init(&a);
+	curve_init(&b);
+	parse_ok(&a, "{\"step\": 0, \"loss\": 3, \"tag\": \"x\"}\n{\"step\": 1, \"acc\": 0.1}\n");
+	parse_ok(&b, "{\"step\": 0, \"loss\": 3, \"lr\": NaN}\n");
+	curve_keys(&keys, &n, &alloc, &a, "step");
+	curve_keys(&keys, &n, &alloc, &b, "step");
+	assert_int_equal(n, 3);
+	assert_string_equal(keys[0], "acc");
+	assert_string_equal(keys[1], "loss");
+	assert_string_equal(keys[2], "lr");
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+	curve_release(&a);
+	curve_release(&b);
+}
+
+static void test_curve_figure(void **state)
+{
+	static const char *const metrics[] = {"loss"};
+	double steps[] = {0, 10, 20}, mean[] = {3, 2, 1}, std[] = {1, 0.5, 0.25};
+	struct curve_band bands[2] = {
+	    {.n = 3, .steps = steps, .mean = mean, .std = std},
+	    {.n = 0},
+	};
+	size_t nseeds[] = {2, 1};
+	struct plot_figure fig;
+
+	(void)state;
+	plot_figure_init(&fig);
+	plot_from_curves(&fig, "t", &plan, metrics, 1, bands, nseeds, "epoch");
+	assert_int_equal(fig.npanels, 1);
+	assert_int_equal(fig.panels[0].style, PLOT_BANDS);
+	assert_string_equal(fig.panels[0].x.label, "epoch");
+	assert_string_equal(fig.panels[0].series[0].label,
+	                    "lr=0.1 opt=adam (2 seeds, to epoch 20)");
+	assert_string_equal(fig.panels[0].series[1].label,
+	                    "lr=0.01 opt=sgd (no epoch all 1 seeds reached)");
+	assert_true(fig.panels[0].series[0].lo[2] == 0.75);
+	assert_true(fig.panels[0].y.min <= 0.75 && fig.panels[0].y.max >= 4);
+	plot_figure_release(&fig);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_curve_parse),
+	    cmocka_unit_test(test_curve_parse_errors),
+	    cmocka_unit_test(test_curve_read),
+	    cmocka_unit_test(test_curve_path),
+	    cmocka_unit_test(test_curve_band_truncated_to_shortest),
+	    cmocka_unit_test(test_curve_keys),
+	    cmocka_unit_test(test_curve_figure),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

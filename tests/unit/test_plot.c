@@ -1,0 +1,496 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <cairo.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "draw.h"
+#include "gate.h"
+#include "plan.h"
+#include "helpers.h"
+#include "outcome.h"
+#include "plot.h"
+#include "report.h"
+#include "result.h"
+
+#include "banned.h"
+
+/*
+ * A recorded sweep: lr in {0.001, 0.01, 0.1, 1} (a factor 1000: log axis)
+ * x width in {16, 64}, wd fixed; five seeds. acc rises with width and
+ * peaks at lr = 0.1; loss is its mirror. The numbers are made up, fixed,
+ * and the same on every machine.
+ */
+#define NSET  8
+#define NSEED 5
+static char *params[] = {"lr", "width", "wd"};
+static char *values[] = {
+    "0.001", "16", "0", "0.001", "64", "0", "0.01", "16", "0", "0.01", "64", "0",
+    "0.1",   "16", "0", "0.1",   "64", "0", "1",    "16", "0", "1",    "64", "0",
+};
+static int64_t seeds[] = {0, 1, 2, 3, 4};
+static unsigned char varies[] = {1, 1, 0};
+static const struct plan plan = {
+    .params = params,
+    .nparams = 3,
+    .values = values,
+    .nsettings = NSET,
+    .seeds = seeds,
+    .nseeds = NSEED,
+    .ntasks = NSET * NSEED,
+    .varies = varies,
+};
+static const double acc_mean[NSET] = {0.52, 0.55, 0.71, 0.76, 0.83, 0.90, 0.40, 0.61};
+static const double noise[NSEED] = {-0.02, 0.01, 0.0, 0.015, -0.005};
+
+struct fixture {
+	struct task_outcome o[NSET * NSEED];
+	struct result res[NSET * NSEED];
+	struct gate_result g;
+	struct report r;
+};
+
+static void fixture_build(struct fixture *fx, const enum compare_goal *goals)
+{
+	memset(fx, 0, sizeof(*fx));
+	for (size_t i = 0; i < NSET * NSEED; i++) {
+		double acc = acc_mean[i / NSEED] + noise[i % NSEED] * (1 + (double)(i / NSEED) / 4);
+		char *text = xstrfmt("{\"acc\": %.6f, \"loss\": %.6f}", acc, 2.0 * (1.0 - acc));
+
+		fx->o[i].state = TS_COMPLETED;
+		result_init(&fx->res[i]);
+		result_parse(&fx->res[i], text, strlen(text));
+		free(text);
+	}
+	gate_result_init(&fx->g);
+	gate_check(&fx->g, &plan, fx->o, fx->res, NULL, 0);
+	assert_true(gate_complete(&fx->g));
+	report_init(&fx->r);
+	fx->r.name = "plot-fixture";
+	report_build(&fx->r, &plan, &fx->g, fx->res);
+	if (goals)
+		report_rank(&fx->r, goals);
+}
+
+static void fixture_release(struct fixture *fx)
+{
+	report_release(&fx->r);
+	gate_result_release(&fx->g);
+	for (size_t i = 0; i < NSET * NSEED; i++)
+		result_release(&fx->res[i]);
+}
+
+static void assert_ticks(const struct plot_axis *a, const char *const *want, size_t n)
+{
+	struct strbuf got = STRBUF_INIT;
+
+	for (size_t i = 0; i < a->nticks; i++)
+		strbuf_addf(&got, "%s%s", i ? " " : "", a->ticks[i].label);
+	for (size_t i = 0; i < n; i++) {
+		if (i >= a->nticks || strcmp(a->ticks[i].label, want[i]))
+			fail_msg("ticks: got %s; tick %zu should be %s", got.buf, i, want[i]);
+	}
+	if (a->nticks != n)
+		fail_msg("ticks: got %s (%zu), want %zu", got.buf, a->nticks, n);
+	strbuf_release(&got);
+}
+
+static void test_plot_choose_x(void **state)
+{
+	unsigned char none[] = {0, 0, 0}, last[] = {0, 0, 1};
+	struct plan p = plan;
+	size_t x = 99;
+
+	(void)state;
+	assert_int_equal(plot_choose_x(&x, &plan, NULL), 0);
+	assert_int_equal(x, 0);
+	p.varies = last;
+	assert_int_equal(plot_choose_x(&x, &p, NULL), 0);
+	assert_int_equal(x, 2);
+	p.varies = none; /* nothing varies: the first */
+	assert_int_equal(plot_choose_x(&x, &p, NULL), 0);
+	assert_int_equal(x, 0);
+	assert_int_equal(plot_choose_x(&x, &plan, "width"), 0);
+	assert_int_equal(x, 1);
+	capture_errors();
+	assert_true(plot_choose_x(&x, &plan, "depth") < 0);
+	assert_string_equal(
+	    captured.buf,
+	    "error: no parameter 'depth' to plot against; the sweep has: lr, width, wd");
+	p.nparams = 0;
+	assert_true(plot_choose_x(&x, &p, NULL) < 0);
+	assert_non_null(strstr(captured.buf, "error: the sweep has no parameter to plot against"));
+	release_captured();
+}
+
+static void test_plot_numeric_and_log(void **state)
+{
+	static const char *const nums[] = {"1e-3", "0.01", "3"}, *const words[] = {"adam", "2"},
+	                         *const empty[] = {""}, *const inf[] = {"inf"};
+	static const double span100[] = {1, 100}, span101[] = {1, 101}, negative[] = {-1, 1000};
+	double out[3];
+
+	(void)state;
+	assert_true(plot_numeric(out, nums, 3));
+	assert_true(out[0] == 1e-3 && out[2] == 3);
+	assert_false(plot_numeric(out, words, 2));
+	assert_false(plot_numeric(out, empty, 1));
+	assert_false(plot_numeric(out, inf, 1));
+	/* More than a factor 100, all positive. */
+	assert_false(plot_wants_log(span100, 2));
+	assert_true(plot_wants_log(span101, 2));
+	assert_false(plot_wants_log(negative, 2));
+	assert_false(plot_wants_log(NULL, 0));
+}
+
+static void test_plot_axis_linear(void **state)
+{
+	static const double v[] = {0.12, NAN, 0.93};
+	static const char *const want[] = {"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"};
+	static const double big[] = {1200, 9800};
+	static const char *const want_big[] = {"0", "2000", "4000", "6000", "8000", "10000"};
+	static const double quarter[] = {0.25, 1.75};
+	static const char *const want_quarter[] = {"0.2", "0.4", "0.6", "0.8", "1.0",
+	                                           "1.2", "1.4", "1.6", "1.8"};
+	static const double one[] = {3.0}, zero[] = {0.0}, neg[] = {-0.3, 0.1};
+	struct plot_axis a;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	plot_axis_fit(&a, v, 3, false);
+	assert_true(a.min == 0.0 && fabs(a.max - 1.0) < 1e-12);
+	assert_ticks(&a, want, 6);
+	plot_figure_release(&(struct plot_figure){0});
+	{
+		struct plot_figure fig = {0};
+		struct plot_panel pn = {0};
+
+		pn.y = a;
+		fig.panels = xcalloc(1, sizeof(pn));
+		fig.panels[0] = pn;
+		fig.npanels = 1;
+		plot_figure_release(&fig);
+	}
+	memset(&a, 0, sizeof(a));
+	plot_axis_fit(&a, big, 2, false);
+	assert_ticks(&a, want_big, 6);
+	for (size_t i = 0; i < a.nticks; i++)
+		free(a.ticks[i].label);
+	free(a.ticks);
+	memset(&a, 0, sizeof(a));
+	plot_axis_fit(&a, quarter, 2, false);
+	assert_ticks(&a, want_quarter, 9);
+	for (size_t i = 0; i < a.nticks; i++)
+		free(a.ticks[i].label);
+	free(a.ticks);
+	/* One value: widened by 10%; zero: by 1. No "-0". */
+	memset(&a, 0, sizeof(a));
+	plot_axis_fit(&a, one, 1, false);
+	assert_true(a.min <= 2.7 && a.max >= 3.3 && a.max - a.min < 2);
+	for (size_t i = 0; i < a.nticks; i++)
+		free(a.ticks[i].label);
+	free(a.ticks);
+	memset(&a, 0, sizeof(a));
+	plot_axis_fit(&a, zero, 1, false);
+	assert_true(a.min == -1 && a.max == 1);
+	for (size_t i = 0; i < a.nticks; i++) {
+		assert_null(strstr(a.ticks[i].label, "-0.0"));
+		free(a.ticks[i].label);
+	}
+	free(a.ticks);
+	memset(&a, 0, sizeof(a));
+	plot_axis_fit(&a, neg, 2, false);
+	assert_true(a.min <= -0.3 && a.max >= 0.1);
+	for (size_t i = 0; i < a.nticks; i++) {
+		if (fabs(a.ticks[i].at) < 1e-12)
+			assert_string_equal(a.ticks[i].label, "0.0");
+		free(a.ticks[i].label);
+	}
+	free(a.ticks);
+}
+
+static void free_axis(struct plot_axis *a)
+{
+	for (size_t i = 0; i < a->nticks; i++)
+		free(a->ticks[i].label);
+	free(a->ticks);
+	memset(a, 0, sizeof(*a));
+}
+
+static void test_plot_axis_log(void **state)
+{
+	static const double v[] = {0.001, 0.01, 0.1, 1};
+	static const char *const want[] = {"0.001", "0.01", "0.1", "1"};
+	static const double narrow[] = {3, 40};
+	static const char *const want_narrow[] = {"1", "2", "5", "10", "20", "50", "100"};
+	static const double one[] = {5};
+	struct plot_axis a = {0};
+
+	(void)state;
+	plot_axis_fit(&a, v, 4, true);
+	assert_true(a.log);
+	assert_true(a.min == 0.001 && a.max == 1);
+	assert_ticks(&a, want, 4);
+	free_axis(&a);
+	/* Less than two decades: 2 and 5 between the powers of ten. */
+	plot_axis_fit(&a, narrow, 2, true);
+	assert_ticks(&a, want_narrow, 7);
+	free_axis(&a);
+	plot_axis_fit(&a, one, 1, true);
+	assert_true(a.min == 1 && a.max == 10);
+	free_axis(&a);
+}
+
+static void test_plot_axis_categories(void **state)
+{
+	static const char *const names[] = {"adam", "sgd", "lion"};
+	struct plot_axis a = {0};
+
+	(void)state;
+	plot_axis_categories(&a, names, 3);
+	assert_true(a.min == 0.5 && a.max == 3.5);
+	assert_ticks(&a, names, 3);
+	assert_true(a.ticks[2].at == 3.0);
+	free_axis(&a);
+}
+
+static void test_plot_from_report(void **state)
+{
+	static const enum compare_goal goals[] = {GOAL_MAX, GOAL_MIN};
+	struct fixture fx;
+	struct plot_figure fig;
+	const struct plot_panel *pn;
+
+	(void)state;
+	fixture_build(&fx, goals);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
+	assert_int_equal(fig.npanels, 2);
+	pn = &fig.panels[0];
+	assert_string_equal(pn->y.label, "acc");
+	assert_string_equal(pn->x.label, "lr (log scale)");
+	assert_true(pn->x.log);
+	/* One series per width, each over the four lr values in order. */
+	assert_int_equal(pn->nseries, 2);
+	assert_string_equal(pn->series[0].label, "width=16");
+	assert_string_equal(pn->series[1].label, "width=64");
+	assert_int_equal(pn->series[1].n, 4);
+	assert_true(pn->series[1].x[0] == 0.001 && pn->series[1].x[3] == 1);
+	/* The best acc is lr=0.1 width=64 (setting 5), the best loss the same. */
+	assert_true(pn->series[1].best[2]);
+	assert_int_equal(pn->series[1].best[0] + pn->series[1].best[1] + pn->series[1].best[3] +
+	                     pn->series[0].best[0] + pn->series[0].best[1] + pn->series[0].best[2] +
+	                     pn->series[0].best[3],
+	                 0);
+	assert_true(fig.panels[1].series[1].best[2]);
+	/* Error bars: mean ± ci95, inside the y range. */
+	{
+		const struct stats_summary *st = report_stats(&fx.r, 5, 0);
+
+		assert_true(pn->series[1].y[2] == st->mean);
+		assert_true(pn->series[1].hi[2] == st->mean + st->ci95);
+		assert_true(pn->y.min <= pn->series[1].lo[2] && pn->y.max >= pn->series[1].hi[2]);
+	}
+	assert_non_null(strstr(pn->title, "goal: max"));
+	plot_figure_release(&fig);
+
+	/* Along width: two values, linear; one series per lr. */
+	assert_int_equal(plot_from_report(&fig, &fx.r, 1, false), 0);
+	assert_false(fig.panels[0].x.log);
+	assert_int_equal(fig.panels[0].nseries, 4);
+	assert_string_equal(fig.panels[0].series[0].label, "lr=0.001");
+	plot_figure_release(&fig);
+	/* Forced log along width is fine: its values are positive. */
+	assert_int_equal(plot_from_report(&fig, &fx.r, 1, true), 0);
+	assert_true(fig.panels[0].x.log);
+	plot_figure_release(&fig);
+	/* wd = 0 is not positive. */
+	capture_errors();
+	assert_true(plot_from_report(&fig, &fx.r, 2, true) < 0);
+	assert_string_equal(captured.buf, "error: --logx: parameter 'wd' has the value '0', not a "
+	                                  "positive number");
+	release_captured();
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
+
+static void test_plot_unranked_and_categorical(void **state)
+{
+	static char *cat_values[] = {"adam", "16",  "0",    "adam", "64",   "0",    "sgd", "16",
+	                             "0",    "sgd", "64",   "0",    "lion", "16",   "0",   "lion",
+	                             "64",   "0",   "adam", "16",   "1",    "adam", "64",  "1"};
+	struct fixture fx;
+	struct plot_figure fig;
+	struct plan p = plan;
+
+	(void)state;
+	fixture_build(&fx, NULL);
+	p.values = cat_values;
+	p.varies = (unsigned char[]){1, 1, 1};
+	fx.r.plan = &p;
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
+	/* Categories in order of first appearance; no best without a goal. */
+	assert_false(fig.panels[0].x.log);
+	assert_int_equal(fig.panels[0].x.nticks, 3);
+	assert_string_equal(fig.panels[0].x.ticks[2].label, "lion");
+	assert_int_equal(fig.panels[0].nseries, 4);
+	assert_string_equal(fig.panels[0].series[3].label, "width=64, wd=1");
+	for (size_t s = 0; s < fig.panels[0].nseries; s++)
+		for (size_t k = 0; k < fig.panels[0].series[s].n; k++)
+			assert_false(fig.panels[0].series[s].best[k]);
+	assert_string_equal(fig.panels[0].title, "acc");
+	plot_figure_release(&fig);
+	capture_errors();
+	assert_true(plot_from_report(&fig, &fx.r, 0, true) < 0);
+	assert_string_equal(captured.buf, "error: --logx: parameter 'lr' has the value 'adam', not "
+	                                  "a positive number");
+	release_captured();
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
+
+static void test_plot_format_of(void **state)
+{
+	enum draw_format f;
+
+	(void)state;
+	assert_int_equal(draw_format_of(&f, "a.png"), 0);
+	assert_int_equal(f, DRAW_PNG);
+	assert_int_equal(draw_format_of(&f, "dir.x/a b.SVG"), 0);
+	assert_int_equal(f, DRAW_SVG);
+	assert_int_equal(draw_format_of(&f, "a.pdf"), 0);
+	assert_int_equal(f, DRAW_PDF);
+	capture_errors();
+	assert_true(draw_format_of(&f, "a.jpg") < 0);
+	assert_string_equal(captured.buf, "error: cannot tell the format of 'a.jpg': end its name "
+	                                  "with .png, .svg or .pdf");
+	assert_true(draw_format_of(&f, "dir.png/plot") < 0);
+	release_captured();
+}
+
+static void test_plot_write_fails(void **state)
+{
+	struct plot_figure fig;
+	struct fixture fx;
+
+	(void)state;
+	fixture_build(&fx, NULL);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
+	capture_errors();
+	assert_true(draw_figure(&fig, "/nonexistent-dir/plot.png") < 0);
+	assert_non_null(
+	    strstr(captured.buf, "error: cannot write the plot '/nonexistent-dir/plot.png'"));
+	release_captured();
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
+
+/*
+ * The share of pixels of a and b (same size) whose channels differ by
+ * more than 64 of 255: a tolerance for antialiasing, none for a moved
+ * line or a missing label.
+ */
+static double pixel_difference(cairo_surface_t *a, cairo_surface_t *b)
+{
+	int w = cairo_image_surface_get_width(a), h = cairo_image_surface_get_height(a);
+	int sa = cairo_image_surface_get_stride(a), sb = cairo_image_surface_get_stride(b);
+	const unsigned char *pa, *pb;
+	size_t differ = 0;
+
+	cairo_surface_flush(a);
+	cairo_surface_flush(b);
+	pa = cairo_image_surface_get_data(a);
+	pb = cairo_image_surface_get_data(b);
+	for (int y = 0; y < h; y++) {
+		for (int x = 0; x < w; x++) {
+			for (int c = 0; c < 4; c++) {
+				int d = pa[y * sa + 4 * x + c] - pb[y * sb + 4 * x + c];
+
+				if (d > 64 || d < -64) {
+					differ++;
+					break;
+				}
+			}
+		}
+	}
+	return (double)differ / ((double)w * (double)h);
+}
+
+/*
+ * Renders the recorded sweep and compares it with tests/data/plot/
+ * report.png. After a deliberate change of the drawing, regenerate it
+ * with SWEEP_REGENERATE=1 build/tests/test_plot and look at it.
+ */
+static void test_plot_matches_reference(void **state)
+{
+	static const enum compare_goal goals[] = {GOAL_MAX, GOAL_MIN};
+	const char *reference = SWEEP_TEST_DATA "/plot/report.png";
+	char *dir = make_tmpdir(), *path = xstrfmt("%s/report.png", dir);
+	struct plot_figure fig;
+	struct fixture fx;
+	cairo_surface_t *got, *want;
+	double diff;
+
+	(void)state;
+	fixture_build(&fx, goals);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
+	if (getenv("SWEEP_REGENERATE")) {
+		assert_int_equal(draw_figure(&fig, reference), 0);
+		print_message("wrote %s\n", reference);
+	}
+	assert_int_equal(draw_figure(&fig, path), 0);
+	got = cairo_image_surface_create_from_png(path);
+	want = cairo_image_surface_create_from_png(reference);
+	assert_int_equal(cairo_surface_status(got), CAIRO_STATUS_SUCCESS);
+	if (cairo_surface_status(want) != CAIRO_STATUS_SUCCESS)
+		fail_msg("cannot read the reference %s", reference);
+	assert_int_equal(cairo_image_surface_get_width(got), cairo_image_surface_get_width(want));
+	assert_int_equal(cairo_image_surface_get_height(got), cairo_image_surface_get_height(want));
+	diff = pixel_difference(got, want);
+	if (diff > 0.002)
+		fail_msg("%s differs from %s in %.3f%% of its pixels", path, reference, 100 * diff);
+	/* The comparison can fail: without the best ring the picture differs. */
+	for (size_t p = 0; p < fig.npanels; p++)
+		for (size_t s = 0; s < fig.panels[p].nseries; s++)
+			memset(fig.panels[p].series[s].best, 0, fig.panels[p].series[s].n);
+	assert_int_equal(draw_figure(&fig, path), 0);
+	cairo_surface_destroy(got);
+	got = cairo_image_surface_create_from_png(path);
+	assert_true(pixel_difference(got, want) > 0.0005);
+	cairo_surface_destroy(got);
+	cairo_surface_destroy(want);
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+	remove_tree(dir);
+	free(path);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_plot_choose_x),
+	    cmocka_unit_test(test_plot_numeric_and_log),
+	    cmocka_unit_test(test_plot_axis_linear),
+	    cmocka_unit_test(test_plot_axis_log),
+	    cmocka_unit_test(test_plot_axis_categories),
+	    cmocka_unit_test(test_plot_from_report),
+	    cmocka_unit_test(test_plot_unranked_and_categorical),
+	    cmocka_unit_test(test_plot_format_of),
+	    cmocka_unit_test(test_plot_write_fails),
+	    cmocka_unit_test(test_plot_matches_reference),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
