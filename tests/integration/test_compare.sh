@@ -41,6 +41,11 @@ for s, row in enumerate(rep["settings"]):
 assert rep["settings"][best]["metrics"]["loss"]["best"], "the lowest loss is the best accuracy"
 PY
 
+# A goal for a metric no result has: a warning, no best named.
+"$SWEEP" report --goal acc=max >/dev/null 2>err.txt || fail "report --goal acc=max exited $?"
+grep -q "a goal for 'acc', but no metric 'acc' is reported: no best is named for it" err.txt ||
+	fail "no warning for a goal without its metric: $(cat err.txt)"
+
 # --- CPU and GPU efficiency in rightsize ---------------------------------------
 "$SWEEP" rightsize >rightsize.txt || fail "rightsize exited $?"
 cat rightsize.txt >&2

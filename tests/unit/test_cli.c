@@ -56,6 +56,35 @@ static void test_cli_bad_options(void **state)
 	              "--cost", NULL);
 }
 
+/* report's options for goals, plots and curves: every usage error with its message. */
+static void test_cli_report_compare_options(void **state)
+{
+	(void)state;
+	check_command(cmd_report, EXIT_USAGE,
+	              "error: bad goal 'acc' in 'acc': write METRIC=max or METRIC=min", "report",
+	              "--goal", "acc", NULL);
+	check_command(cmd_report, EXIT_USAGE,
+	              "error: bad goal 'acc=up' in 'acc=up': the goal is max or min, not 'up'",
+	              "report", "--goal", "acc=up", NULL);
+	check_command(cmd_report, EXIT_USAGE,
+	              "error: cannot tell the format of 'p.gif': end its name with .png, .svg or "
+	              ".pdf",
+	              "report", "--plot", "p.gif", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --x and --logx go with --plot", "report",
+	              "--x", "lr", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --x and --logx go with --plot", "report",
+	              "--logx", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --curves and --step go with --plot", "report",
+	              "--curves", "c.jsonl", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --curves and --step go with --plot", "report",
+	              "--step", "epoch", NULL);
+	check_command(cmd_report, EXIT_USAGE,
+	              "error: --x and --logx do not go with --curves: curves are drawn by step",
+	              "report", "--curves", "c.jsonl", "--plot", "c.png", "--logx", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --step needs a key", "report",
+	              "--step=", "--plot", "c.png", NULL);
+}
+
 static void test_cli_operands(void **state)
 {
 	(void)state;
@@ -91,6 +120,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cli_bad_options),
+	    cmocka_unit_test(test_cli_report_compare_options),
 	    cmocka_unit_test(test_cli_operands),
 	    cmocka_unit_test(test_cli_take_sweep),
 	};
