@@ -46,11 +46,13 @@ static const char options[] =
     "  --x PARAM            the parameter along x (default: the first that varies)\n"
     "  --logx               a logarithmic x axis (default: when the values are positive\n"
     "                       and span more than a factor 100)\n"
-    "  --curves FILE        with --plot: draw learning curves instead, from the JSON\n"
-    "                       Lines file FILE of every task (relative to its task folder\n"
-    "                       $SWEEP_TASK_DIR; may hold {index}, {seed}, {setting} and\n"
-    "                       parameter names), per setting the mean over seeds with\n"
-    "                       a band of ±1 std, over the steps every seed reached\n"
+    "  --curves FILE        with --plot: draw learning curves instead of the statistics,\n"
+    "                       from the JSON Lines file FILE of every task (relative to\n"
+    "                       its task folder $SWEEP_TASK_DIR; may hold {index}, {seed},\n"
+    "                       {setting} and parameter names): per setting the mean over\n"
+    "                       seeds with a band of ±1 std, over the steps every seed\n"
+    "                       reached. A task whose run failed or whose curve file is\n"
+    "                       missing is listed, and nothing drawn (exit 3)\n"
     "  --step KEY           the step key of the curve files (default: step)\n"
     "  --json               print JSON\n"
     "  --csv                print CSV\n"
@@ -304,8 +306,9 @@ static int write_plot(const struct report_opts *o, const struct report *rep)
  * without --allow-incomplete nothing is drawn.
  */
 static int write_curves(const struct report_opts *o, const struct sweep_rec *rec,
-                        const struct plan *plan, const struct gate_result *gate, bool *missing)
+                        const struct plan *plan, const struct task_outcome *outcomes, bool *missing)
 {
+	struct strbuf why = STRBUF_INIT;
 	struct curve *curves = xcalloc(plan->ntasks + 1, sizeof(*curves));
 	const struct curve **group = xcalloc(plan->nseeds + 1, sizeof(*group));
 	size_t *nseeds = xcalloc(plan->nsettings + 1, sizeof(*nseeds));
@@ -325,26 +328,29 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 		free(task_dir);
 		if (ret < 0)
 			goto out;
-		if (gate->passed[i] && curve_read(&curves[i], path, o->step) < 0) {
+		strbuf_reset(&why);
+		if (!gate_run_failed(&why, &outcomes[i]) &&
+		    curve_read(&curves[i], path, o->step) < 0)
+			strbuf_addstr(&why, curves[i].error);
+		free(path);
+		if (why.len) {
 			char *label = plan_setting_label(plan, plan_setting_of(plan, i));
 
 			if (!nbad++)
-				fprintf(stderr, "curves that cannot be used:\n");
+				fprintf(stderr, "tasks without a usable curve:\n");
 			fprintf(stderr, "  task %zu (%s, seed %lld): %s\n", i, label,
-			        (long long)plan_seed_of(plan, i), curves[i].error);
+			        (long long)plan_seed_of(plan, i), why.buf);
 			free(label);
-		}
-		free(path);
-		if (curves[i].error || !gate->passed[i])
 			continue;
+		}
 		if (!o->nmetrics)
 			curve_keys(&keys, &nkeys, &keys_alloc, &curves[i], o->step);
 	}
 	*missing = nbad > 0;
 	if (nbad && !o->allow_incomplete) {
-		ret = error("%zu curve file%s missing or unusable: no plot (--allow-incomplete "
+		ret = error("%zu of %zu tasks without a usable curve: no plot (--allow-incomplete "
 		            "draws the seeds that have one)",
-		            nbad, nbad == 1 ? "" : "s");
+		            nbad, plan->ntasks);
 		goto out;
 	}
 	metrics = o->nmetrics ? o->metrics : (const char *const *)keys;
@@ -360,7 +366,7 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 		for (size_t k = 0; k < plan->nseeds; k++) {
 			size_t i = s * plan->nseeds + k;
 
-			if (gate->passed[i] && !curves[i].error)
+			if (curves[i].n && !curves[i].error)
 				group[n++] = &curves[i];
 		}
 		nseeds[s] = n;
@@ -389,6 +395,7 @@ out:
 	free(curves);
 	free(group);
 	free(nseeds);
+	strbuf_release(&why);
 	return ret;
 }
 
@@ -424,6 +431,14 @@ int cmd_report(int argc, char **argv)
 		        l.rec.error ? l.rec.error : "");
 	if (loaded_outcomes(&l) < 0)
 		goto out;
+	if (o.curves) {
+		/* Curves stand for the result files: the gate is the run's and the curve's. */
+		if (write_curves(&o, &l.rec, &l.plan, l.outcomes, &curves_missing) < 0)
+			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_ERROR;
+		else
+			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_OK;
+		goto out;
+	}
 	results = read_results(&l.rec, l.outcomes, l.plan.ntasks);
 
 	gate_check(&gate, &l.plan, l.outcomes, results, o.metrics, o.nmetrics);
@@ -450,17 +465,10 @@ int cmd_report(int argc, char **argv)
 		break;
 	}
 
-	if (o.curves && (gate_complete(&gate) || o.allow_incomplete)) {
-		if (write_curves(&o, &l.rec, &l.plan, &gate, &curves_missing) < 0) {
-			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_ERROR;
-			goto out;
-		}
-	} else if (o.plot && (gate_complete(&gate) || o.allow_incomplete) &&
-	           write_plot(&o, &rep) < 0) {
+	if (o.plot && (gate_complete(&gate) || o.allow_incomplete) && write_plot(&o, &rep) < 0)
 		goto out;
-	}
 
-	ret = curves_missing ? EXIT_INCOMPLETE : EXIT_OK;
+	ret = EXIT_OK;
 	if (!gate_complete(&gate)) {
 		ret = EXIT_INCOMPLETE;
 		if (o.allow_incomplete)
