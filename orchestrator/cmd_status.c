@@ -46,7 +46,7 @@ static const char options[] =
     "                       elapsed time, MaxRSS, restarts and log file\n"
     "  --json               print JSON (with --watch, one line per refresh)\n"
     "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
-    "                       is pending or running any more\n"
+    "                       is pending or running any more, nor a follow-up job\n"
     "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -121,9 +121,10 @@ struct view {
 	struct acct_set set;
 	struct task_outcome *tasks; /* plan->ntasks */
 	size_t counts[TS_NSTATES];
-	size_t done;          /* tasks in a final state */
-	size_t active;        /* tasks that will still change by themselves */
-	struct strbuf finish; /* follow-ups and fail_fast, in words (followup_describe) */
+	size_t done;           /* tasks in a final state */
+	size_t active;         /* tasks that will still change by themselves */
+	struct strbuf finish;  /* follow-ups and fail_fast, in words (followup_describe) */
+	bool followups_active; /* a follow-up is pending or running: more may come */
 };
 
 static void view_init(struct view *v)
@@ -167,7 +168,8 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 		else if (s != TS_MISSING)
 			v->active++;
 	}
-	return followup_describe(&v->finish, st, &v->rec, v->tasks, plan->ntasks);
+	return followup_describe(&v->finish, &v->followups_active, st, &v->rec, v->tasks,
+	                         plan->ntasks);
 }
 
 static char *log_path(const struct sweep_rec *rec, const struct task_outcome *t)
@@ -393,7 +395,8 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 }
 
 /*
- * Whether --watch can stop: nothing pending or running any more. Tasks with
+ * Whether --watch can stop: nothing pending or running any more, and no
+ * follow-up job pending or running (it may start more tasks). Tasks with
  * no record at all may be on their way: slurmdbd hears of a task's start a
  * moment after slurmctld, and of a new array job a moment after sbatch
  * returns. They are taken as missing only once their number has not changed
@@ -411,7 +414,7 @@ static bool settled(const struct view *v, struct settling *st)
 	size_t missing = v->counts[TS_MISSING];
 	time_t now = time(NULL);
 
-	if (v->active)
+	if (v->active || v->followups_active)
 		return false;
 	if (!missing)
 		return true;

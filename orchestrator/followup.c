@@ -694,8 +694,9 @@ int followup_local_ended(const char *state_dir, int64_t sweep_id, uint32_t job_i
 	return ret;
 }
 
-int followup_describe(struct strbuf *out, struct store *st, const struct sweep_rec *rec,
-                      const struct task_outcome *outcomes, size_t ntasks)
+int followup_describe(struct strbuf *out, bool *active, struct store *st,
+                      const struct sweep_rec *rec, const struct task_outcome *outcomes,
+                      size_t ntasks)
 {
 	struct sweep_policy p;
 	struct followup_rec *fs = NULL;
@@ -703,6 +704,7 @@ int followup_describe(struct strbuf *out, struct store *st, const struct sweep_r
 	unsigned last = 0;
 	int ret;
 
+	*active = false;
 	ret = store_load_policy(st, &p, rec->id);
 	if (ret == 0)
 		ret = store_load_followups(st, &fs, &n, rec->id);
@@ -742,6 +744,8 @@ int followup_describe(struct strbuf *out, struct store *st, const struct sweep_r
 	for (size_t i = 0; i < n; i++) {
 		const struct followup_rec *f = &fs[i];
 
+		if (f->state == FOLLOWUP_PENDING || f->state == FOLLOWUP_RUNNING)
+			*active = true;
 		strbuf_addf(out, "  follow-up %u", f->seq);
 		if (f->job_id)
 			strbuf_addf(out, " (job %" PRIu32 ")", f->job_id);

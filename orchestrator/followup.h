@@ -92,10 +92,12 @@ int followup_local_ended(const char *state_dir, int64_t sweep_id, uint32_t job_i
 /*
  * For status: the follow-ups, the retry rounds used and left, what is to
  * come, and a sweep stopped by fail_fast with its first failures' logs.
- * Appends nothing for a sweep with neither.
+ * Appends nothing for a sweep with neither. *active: a follow-up is still
+ * pending or running (the sweep may still change by itself).
  */
-int followup_describe(struct strbuf *out, struct store *st, const struct sweep_rec *rec,
-                      const struct task_outcome *outcomes, size_t ntasks);
+int followup_describe(struct strbuf *out, bool *active, struct store *st,
+                      const struct sweep_rec *rec, const struct task_outcome *outcomes,
+                      size_t ntasks);
 
 /*
  * For cancel: marks the pending follow-ups cancelled (so none acts) and

@@ -26,7 +26,9 @@ cp "$DATA/flaky task.py" "$DATA/score.py" .
 submit_local "$DATA/sweeps/flaky.yaml"
 FLAKY=$SWEEP_ID
 final() { "$SWEEP" status "$1" 2>/dev/null | grep -q "follow-up [0-9]* done: final"; }
-wait_until 120 "the flaky sweep to finish itself" final "$FLAKY"
+# status --watch waits for the follow-ups too, not only for the first round's tasks.
+timeout 120 "$SWEEP" status --watch=5 "$FLAKY" >watch.out || fail "status --watch failed or timed out"
+tail -5 watch.out | grep -q 'follow-up 2 done: final' || fail "status --watch stopped before the last follow-up: $(tail -8 watch.out)"
 "$SWEEP" status "$FLAKY" --tasks >flaky.out
 cat flaky.out >&2
 grep -q 'follow-up 1 done: retry round 1: 2 tasks resubmitted as attempt 2' flaky.out ||
