@@ -364,6 +364,13 @@ int cmd_submit(int argc, char **argv)
 	source = path_absolute(argv[optind], cwd);
 	if (load_template(&tmpl, &cfg, source) < 0)
 		goto out;
+	/* A template copied before fail_fast existed would ignore it silently. */
+	if (cfg.fail_fast && !strstr(tmpl.buf, "SWEEP_FAIL_FAST")) {
+		error("'fail_fast' needs the template's \"Fail fast\" section, which reads "
+		      "SWEEP_FAIL_FAST; '%s' has none: copy it from templates/array.sbatch",
+		      cfg.template_path);
+		goto out;
+	}
 	/* What makes a task the same computation, for a later --extend of this sweep. */
 	policy.recipe = reuse_recipe(&cfg, tmpl.buf);
 	in.cfg = &cfg;

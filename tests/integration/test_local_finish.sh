@@ -54,6 +54,14 @@ assert c.get("CANCELLED", 0) >= 7, c
 PY
 [ "$(wc -l <crash-notified.txt)" -eq 1 ] || fail "the stopped sweep did not notify once"
 
+# A template without the "Fail fast" section would ignore fail_fast: refused.
+sed '/^# --- Fail fast/,/^# --- Requeue/{/^# --- Requeue/!d}' "$SWEEP_SOURCE_DIR/templates/array.sbatch" >old.sbatch
+grep -q SWEEP_FAIL_FAST old.sbatch && fail "the test template still has the fail_fast section"
+{ cat "$DATA/sweeps/crash_local.yaml"; echo "template: $PWD/old.sbatch"; } >old-template.yaml
+if "$SWEEP" submit --dry-run old-template.yaml >old.out 2>&1; then fail "fail_fast with an old template was accepted"; fi
+grep -q "error: 'fail_fast' needs the template's \"Fail fast\" section, which reads SWEEP_FAIL_FAST; '$PWD/old.sbatch' has none" old.out ||
+	fail "the refusal does not say why: $(cat old.out)"
+
 # --- extend ---------------------------------------------------------------------
 sed -e 's/^seeds: 2/seeds: 3/' "$DATA/sweeps/grow.yaml" >grow3.yaml
 submit_local "$DATA/sweeps/grow.yaml"
