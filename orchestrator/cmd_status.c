@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "followup.h"
 #include "loaded.h"
 #include "plan.h"
 #include "outcome.h"
@@ -45,7 +46,7 @@ static const char options[] =
     "                       elapsed time, MaxRSS, restarts and log file\n"
     "  --json               print JSON (with --watch, one line per refresh)\n"
     "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
-    "                       is pending or running any more\n"
+    "                       is pending or running any more, nor a follow-up job\n"
     "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -120,8 +121,10 @@ struct view {
 	struct acct_set set;
 	struct task_outcome *tasks; /* plan->ntasks */
 	size_t counts[TS_NSTATES];
-	size_t done;   /* tasks in a final state */
-	size_t active; /* tasks that will still change by themselves */
+	size_t done;           /* tasks in a final state */
+	size_t active;         /* tasks that will still change by themselves */
+	struct strbuf finish;  /* follow-ups and fail_fast, in words (followup_describe) */
+	bool followups_active; /* a follow-up is pending or running: more may come */
 };
 
 static void view_init(struct view *v)
@@ -129,6 +132,7 @@ static void view_init(struct view *v)
 	memset(v, 0, sizeof(*v));
 	sweep_rec_init(&v->rec);
 	acct_set_init(&v->set);
+	strbuf_init(&v->finish, 0);
 }
 
 static void view_release(struct view *v)
@@ -137,6 +141,7 @@ static void view_release(struct view *v)
 	array_recs_free(v->arrays, v->narrays);
 	acct_set_release(&v->set);
 	free(v->tasks);
+	strbuf_release(&v->finish);
 	view_init(v);
 }
 
@@ -163,7 +168,8 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 		else if (s != TS_MISSING)
 			v->active++;
 	}
-	return 0;
+	return followup_describe(&v->finish, &v->followups_active, st, &v->rec, v->tasks,
+	                         plan->ntasks);
 }
 
 static char *log_path(const struct sweep_rec *rec, const struct task_outcome *t)
@@ -319,6 +325,7 @@ static void print_text(FILE *f, const struct view *v, const struct plan *plan,
 {
 	print_header(f, v, plan->ntasks);
 	print_counts(f, v, plan->ntasks, tty);
+	fputs(v->finish.buf, f);
 	if (o->tasks)
 		print_tasks(f, v, plan);
 }
@@ -379,6 +386,8 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 			                    json_integer((json_int_t)v->counts[s]));
 	json_object_set_new(root, "counts", counts);
 	json_object_set_new(root, "done", json_integer((json_int_t)v->done));
+	json_object_set_new(root, "finish",
+	                    v->finish.len ? json_string(v->finish.buf) : json_null());
 	for (size_t i = 0; i < plan->ntasks; i++)
 		json_array_append_new(tasks, json_task(v, plan, i));
 	json_object_set_new(root, "tasks", tasks);
@@ -386,7 +395,8 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 }
 
 /*
- * Whether --watch can stop: nothing pending or running any more. Tasks with
+ * Whether --watch can stop: nothing pending or running any more, and no
+ * follow-up job pending or running (it may start more tasks). Tasks with
  * no record at all may be on their way: slurmdbd hears of a task's start a
  * moment after slurmctld, and of a new array job a moment after sbatch
  * returns. They are taken as missing only once their number has not changed
@@ -404,7 +414,7 @@ static bool settled(const struct view *v, struct settling *st)
 	size_t missing = v->counts[TS_MISSING];
 	time_t now = time(NULL);
 
-	if (v->active)
+	if (v->active || v->followups_active)
 		return false;
 	if (!missing)
 		return true;

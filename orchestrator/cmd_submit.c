@@ -19,12 +19,15 @@
 #include "cfg.h"
 #include "cli.h"
 #include "error.h"
+#include "extend.h"
+#include "followup.h"
 #include "plan.h"
 #include "path.h"
 #include "script.h"
 #include "sizing.h"
 #include "space.h"
 #include "proc.h"
+#include "reuse.h"
 #include "store.h"
 #include "strbuf.h"
 #include "submission.h"
@@ -38,6 +41,9 @@ static const char options[] =
     "  --local            run the tasks on this machine, in the background, not on Slurm\n"
     "  --gpus-per-task N  GPUs for each task (slurm.gpus_per_task); with --local, free\n"
     "                     GPUs of this machine, never shared (see sweep gpus)\n"
+    "  --extend SWEEP     reuse the tasks SWEEP (and the sweeps it extended) ran with\n"
+    "                     the same command, setup, env and template, setting and seed,\n"
+    "                     that passed; submit only the others; the report pools both\n"
     "  --resources-from SWEEP\n"
     "                     set slurm.mem and slurm.time from what that sweep's tasks\n"
     "                     used (see sweep rightsize)\n"
@@ -136,6 +142,125 @@ static void free_jobs(struct submission_job *jobs, size_t n)
 	free(jobs);
 }
 
+/*
+ * The array jobs of an extending sweep: per chunk (as array_chunks), the
+ * indices no earlier sweep ran. Sets *n; NULL when there are none.
+ */
+static struct submission_job *sparse_jobs(size_t ntasks, const int64_t *reused_from,
+                                          uint32_t max_array, unsigned k, size_t *n)
+{
+	struct submission_job *jobs = NULL;
+	size_t count = 0, alloc = 0;
+
+	for (size_t i = 0; i < ntasks;) {
+		uint32_t offset, task, *ids = NULL;
+		size_t nids = 0, ids_alloc = 0;
+
+		array_chunk_of(&offset, &task, i, max_array);
+		for (; i < ntasks; i++) {
+			uint32_t o, t;
+
+			array_chunk_of(&o, &t, i, max_array);
+			if (o != offset)
+				break;
+			if (reused_from[i])
+				continue;
+			ALLOC_GROW(ids, nids + 1, ids_alloc);
+			ids[nids++] = t;
+		}
+		if (nids) {
+			struct strbuf spec = STRBUF_INIT;
+
+			array_spec_of_ids(&spec, ids, nids, k);
+			ALLOC_GROW(jobs, count + 1, alloc);
+			memset(&jobs[count], 0, sizeof(jobs[count]));
+			jobs[count].array = strbuf_detach(&spec, NULL);
+			jobs[count].offset = offset;
+			count++;
+		}
+		free(ids);
+	}
+	*n = count;
+	return jobs;
+}
+
+/* "N reused, M to run", from which sweeps, and why the rest runs. */
+static void print_extend(const struct extend *x, size_t ntasks, const char *prefix)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	printf("%s%zu reused, %zu to run\n", prefix, x->nreused, ntasks - x->nreused);
+	extend_describe(&sb, x->from_sweep, ntasks);
+	if (x->why.len)
+		strbuf_addstr(&sb, x->why.buf);
+	for (const char *p = sb.buf; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		printf("%s%.*s\n", prefix, (int)len, p);
+		p += len + (p[len] != 0);
+	}
+	strbuf_release(&sb);
+}
+
+/* The reused tasks of an extending sweep: recorded, and their results copied over. */
+static int record_reused(struct store *st, const struct sweep_rec *rec, const struct extend *x)
+{
+	struct reused_rec *rows = xcalloc(x->nreused ? x->nreused : 1, sizeof(*rows));
+	size_t n = 0;
+	int ret;
+
+	for (size_t j = 0; j < x->ntasks; j++)
+		if (x->from_sweep[j]) {
+			rows[n].index = j;
+			rows[n].from_sweep = x->from_sweep[j];
+			rows[n].from_index = x->from_index[j];
+			n++;
+		}
+	ret = n ? store_add_reused(st, rec->id, rows, n) : 0;
+	if (ret == 0 && n)
+		ret = extend_copy_results(x, st, rec->dir);
+	free(rows);
+	return ret;
+}
+
+/* The first follow-up: once every array job has ended. Surely the last one without retries. */
+static int arrange_followup(uint32_t *job_id, struct store *st, const struct sweep_rec *rec,
+                            const struct sweep_policy *policy, const struct submission_job *jobs,
+                            size_t n)
+{
+	uint32_t *ids = xcalloc(n ? n : 1, sizeof(*ids));
+	int ret;
+
+	for (size_t c = 0; c < n; c++)
+		ids[c] = jobs[c].job_id;
+	ret =
+	    followup_arrange(job_id, st, rec, policy, 1, ids, n, policy->mail && !policy->retries);
+	free(ids);
+	return ret;
+}
+
+static void print_followup(const struct sweep_policy *p, const struct sweep_rec *rec,
+                           uint32_t job_id)
+{
+	printf("finishes itself:");
+	if (p->retries)
+		printf(" up to %u retry round%s%s", p->retries, p->retries == 1 ? "" : "s",
+		       p->retry_on_exit ? " (non-zero exits too)" : "");
+	if (p->mail || p->command)
+		printf("%s one notification (%s%s%s)", p->retries ? ", then" : "",
+		       p->mail ? "mail to " : "", p->mail ? p->mail : "",
+		       p->command ? (p->mail ? ", command" : "command") : "");
+	printf("\n");
+	if (job_id)
+		printf("follow-up: job %" PRIu32 " runs '%s' when the array jobs end: it must stay "
+		       "there and be visible on the compute nodes (a shared filesystem)\n",
+		       job_id, p->program);
+	else
+		printf("follow-up: the runner of the sweep's last array job does it (see "
+		       "%s/runner-*.log)\n",
+		       rec->dir);
+}
+
 int cmd_submit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -143,11 +268,12 @@ int cmd_submit(int argc, char **argv)
 	    {"local", no_argument, NULL, 'l'},
 	    {"gpus-per-task", required_argument, NULL, 'g'},
 	    {"resources-from", required_argument, NULL, 'r'},
+	    {"extend", required_argument, NULL, 'e'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *state_opt = NULL, *resources_from = NULL;
+	const char *state_opt = NULL, *resources_from = NULL, *extend_from = NULL;
 	int dry_run = 0, opt, code, ret = EXIT_ERROR;
 	char cwd[PATH_MAX];
 	struct cfg cfg;
@@ -158,8 +284,10 @@ int cmd_submit(int argc, char **argv)
 	struct store *st = NULL;
 	struct array_chunk *chunks = NULL;
 	struct submission_job *jobs = NULL;
-	size_t nchunks = 0;
-	uint32_t max_array = 0;
+	size_t nchunks = 0, njobs = 0;
+	uint32_t max_array = 0, followup_job = 0;
+	struct sweep_policy policy;
+	struct extend ext;
 	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
 	sigset_t old;
 	const struct backend_ops *ops;
@@ -169,6 +297,8 @@ int cmd_submit(int argc, char **argv)
 	cfg_init(&cfg);
 	plan_init(&plan);
 	sweep_rec_init(&rec);
+	memset(&policy, 0, sizeof(policy));
+	extend_init(&ext);
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -189,6 +319,9 @@ int cmd_submit(int argc, char **argv)
 		case 'r':
 			resources_from = optarg;
 			break;
+		case 'e':
+			extend_from = optarg;
+			break;
 		default:
 			code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
 			if (code != CLI_CONTINUE)
@@ -201,7 +334,8 @@ int cmd_submit(int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("cannot read the current folder: %s", strerror(errno));
 
-	if (cfg_load(&cfg, argv[optind]) < 0 || plan_expand(&plan, &cfg) < 0)
+	if (cfg_load(&cfg, argv[optind]) < 0 || plan_expand(&plan, &cfg) < 0 ||
+	    followup_policy_from_cfg(&policy, &cfg) < 0)
 		goto out;
 	if (resources_from && sizing_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)
 		goto out;
@@ -230,6 +364,15 @@ int cmd_submit(int argc, char **argv)
 	source = path_absolute(argv[optind], cwd);
 	if (load_template(&tmpl, &cfg, source) < 0)
 		goto out;
+	/* A template copied before fail_fast existed would ignore it silently. */
+	if (cfg.fail_fast && !strstr(tmpl.buf, "SWEEP_FAIL_FAST")) {
+		error("'fail_fast' needs the template's \"Fail fast\" section, which reads "
+		      "SWEEP_FAIL_FAST; '%s' has none: copy it from templates/array.sbatch",
+		      cfg.template_path);
+		goto out;
+	}
+	/* What makes a task the same computation, for a later --extend of this sweep. */
+	policy.recipe = reuse_recipe(&cfg, tmpl.buf);
 	in.cfg = &cfg;
 	in.plan = &plan;
 	in.logs = logs;
@@ -246,16 +389,31 @@ int cmd_submit(int argc, char **argv)
 	in.script = dry_script;
 	if (script_render(&script, tmpl.buf, &in) < 0)
 		goto out;
+	if (extend_from) {
+		if (store_open(&st, state_dir, 0) < 0 ||
+		    extend_find(&ext, st, extend_from, &plan, policy.recipe) < 0)
+			goto out;
+		policy.extends = ext.base;
+		jobs = sparse_jobs(plan.ntasks, ext.from_sweep, max_array, cfg.slurm.max_concurrent,
+		                   &njobs);
+	}
 	if (dry_run) {
 		fputs(script.buf, stdout);
 		printf("\n# --- %zu tasks ---\n", plan.ntasks);
-		print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent);
+		if (!extend_from)
+			print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent);
 		print_task_table(&plan);
+		if (extend_from) {
+			print_extend(&ext, plan.ntasks, "# ");
+			for (size_t c = 0; c < njobs; c++)
+				printf("#   %s --array=%s SCRIPT %" PRIu32 "\n", ops->submitter,
+				       jobs[c].array, jobs[c].offset);
+		}
 		ret = EXIT_OK;
 		goto out;
 	}
 
-	if (store_open(&st, state_dir, 1) < 0)
+	if (!st && store_open(&st, state_dir, 1) < 0)
 		goto out;
 	if (cfg.checkpoint.size_mb) {
 		size_t at_once = cfg.slurm.max_concurrent && cfg.slurm.max_concurrent < plan.ntasks
@@ -275,6 +433,10 @@ int cmd_submit(int argc, char **argv)
 	rec.max_concurrent = cfg.slurm.max_concurrent;
 	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
 		goto out;
+	if (store_set_policy(st, rec.id, &policy) < 0 || record_reused(st, &rec, &ext) < 0) {
+		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
+		goto out;
+	}
 	/* Held until the sweep is marked submitted or failed: see cli_recover_submission. */
 	lock_fd = cli_submit_lock(rec.dir);
 	if (lock_fd < 0) {
@@ -287,17 +449,24 @@ int cmd_submit(int argc, char **argv)
 	in.sweep_dir = rec.dir;
 	in.script = rec.script;
 	if (script_render(&script, tmpl.buf, &in) < 0 || script_write_files(&in, script.buf) < 0 ||
-	    check_syntax(rec.script) < 0) {
+	    check_syntax(rec.script) < 0 ||
+	    (followup_wanted(&policy) && ops->followup &&
+	     followup_write_script(&rec, &cfg, policy.program, state_dir, cwd) < 0)) {
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
 		goto out;
 	}
 
 	cli_hold_signals(&old);
-	jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent);
-	if (submission_run(ops, st, &rec, jobs, nchunks, 1, NULL, NULL) < 0) {
+	if (!extend_from) {
+		jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent);
+		njobs = nchunks;
+	}
+	if (submission_run(ops, st, &rec, jobs, njobs, 1, NULL, NULL) < 0 ||
+	    (followup_wanted(&policy) && njobs &&
+	     arrange_followup(&followup_job, st, &rec, &policy, jobs, njobs) < 0)) {
 		char *reason = xstrdup(error_last());
 
-		submission_cancel(ops, st, &rec, jobs, nchunks);
+		submission_cancel(ops, st, &rec, jobs, njobs);
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, reason);
 		free(reason);
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -312,18 +481,30 @@ int cmd_submit(int argc, char **argv)
 	printf("sweep %" PRId64 " '%s': %zu tasks (%zu setting%s x %zu seed%s)\n", rec.id, rec.name,
 	       plan.ntasks, plan.nsettings, plan.nsettings == 1 ? "" : "s", plan.nseeds,
 	       plan.nseeds == 1 ? "" : "s");
-	for (size_t c = 0; c < nchunks; c++)
-		printf("array job %" PRIu32 ": tasks %" PRIu32 "-%" PRIu32 "\n", jobs[c].job_id,
-		       chunks[c].offset, chunks[c].offset + chunks[c].count - 1);
+	if (extend_from) {
+		print_extend(&ext, plan.ntasks, "");
+		for (size_t c = 0; c < njobs; c++)
+			printf("array job %" PRIu32 ": --array=%s, offset %" PRIu32 "\n",
+			       jobs[c].job_id, jobs[c].array, jobs[c].offset);
+	} else {
+		for (size_t c = 0; c < nchunks; c++)
+			printf("array job %" PRIu32 ": tasks %" PRIu32 "-%" PRIu32 "\n",
+			       jobs[c].job_id, chunks[c].offset,
+			       chunks[c].offset + chunks[c].count - 1);
+	}
 	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec.script, rec.logs,
 	       rec.id);
 	if (local)
 		printf("runs on this machine in the background: %s/runner-*.log\n", rec.dir);
+	if (followup_wanted(&policy) && njobs)
+		print_followup(&policy, &rec, followup_job);
 	ret = EXIT_OK;
 out:
+	sweep_policy_release(&policy);
+	extend_release(&ext);
 	if (lock_fd >= 0)
 		close(lock_fd);
-	free_jobs(jobs, nchunks);
+	free_jobs(jobs, njobs);
 	free(chunks);
 	free(logs);
 	free(source);

@@ -280,6 +280,7 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 	strbuf_addf(out, ")\nSWEEP_SIGNAL=%s", sl->signal ? sl->signal : "USR1");
 	strbuf_addf(out, "\nSWEEP_REQUEUE=%d\nSWEEP_MAX_RESTARTS=%u", sl->requeue ? 1 : 0,
 	            sl->max_restarts);
+	strbuf_addf(out, "\nSWEEP_FAIL_FAST=%u", in->cfg->fail_fast);
 }
 
 static void render_exports(struct strbuf *out, const struct plan *plan)

@@ -77,6 +77,12 @@ struct cfg_metric {
 	unsigned line, column;
 };
 
+/* The `notify:` section: the one notification when every task is final. */
+struct cfg_notify {
+	char *mail;    /* Slurm's mail to this address at the end, or NULL */
+	char *command; /* shell command run once, or NULL */
+};
+
 struct cfg {
 	char *path;     /* the file as given */
 	char *name;     /* job name; must be a valid #SBATCH value */
@@ -98,6 +104,10 @@ struct cfg {
 	struct cfg_checkpoint checkpoint;
 	struct cfg_metric *metrics; /* `metrics:` in file order */
 	size_t nmetrics;
+	unsigned retries;   /* follow-up retry rounds; 0 = none */
+	bool retry_on_exit; /* retry non-zero exits and missing metrics too */
+	struct cfg_notify notify;
+	unsigned fail_fast; /* cancel the rest after this many non-zero exits; 0 = never */
 };
 
 void cfg_init(struct cfg *cfg);

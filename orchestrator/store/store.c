@@ -102,6 +102,41 @@ static const char *const migrations[] = {
     "  UNIQUE (array_job_id, array_task_id));",
     /* 3: a local task's CPU time (user + system), microseconds; NULL before it ends. */
     "ALTER TABLE local_tasks ADD COLUMN cpu_us INTEGER;",
+    /*
+     * 4: what a sweep does by itself when its array jobs end (retries,
+     * notify, fail_fast), its follow-up jobs, and the tasks an extending
+     * sweep reused from the sweeps it extends.
+     */
+    "CREATE TABLE policies ("
+    "  sweep_id INTEGER PRIMARY KEY REFERENCES sweeps(id),"
+    "  retries INTEGER NOT NULL DEFAULT 0,"
+    "  retry_on_exit INTEGER NOT NULL DEFAULT 0,"
+    "  fail_fast INTEGER NOT NULL DEFAULT 0,"
+    "  mail TEXT,"
+    "  command TEXT,"
+    "  program TEXT,"
+    "  notified_at INTEGER NOT NULL DEFAULT 0,"
+    "  extends INTEGER,"
+    "  recipe TEXT);"
+    "CREATE TABLE followups ("
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  seq INTEGER NOT NULL,"
+    "  job_id INTEGER NOT NULL,"
+    "  after TEXT NOT NULL,"
+    "  purpose TEXT NOT NULL,"
+    "  mail INTEGER NOT NULL DEFAULT 0,"
+    "  state INTEGER NOT NULL,"
+    "  note TEXT,"
+    "  submitted_at INTEGER NOT NULL,"
+    "  started_at INTEGER NOT NULL DEFAULT 0,"
+    "  ended_at INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (sweep_id, seq)) WITHOUT ROWID;"
+    "CREATE TABLE reused ("
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  task_index INTEGER NOT NULL,"
+    "  from_sweep INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  from_index INTEGER NOT NULL,"
+    "  PRIMARY KEY (sweep_id, task_index)) WITHOUT ROWID;",
 };
 
 const char *sweep_status_name(enum sweep_status s)

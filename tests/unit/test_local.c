@@ -652,7 +652,9 @@ static void test_local_migration(void **state)
 	path = xstrfmt("%s/sweep.db", dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
-	                              "DROP TABLE local_tasks; DROP TABLE local_arrays;"
+	                              "DROP TABLE reused; DROP TABLE followups;"
+	                              " DROP TABLE policies;"
+	                              " DROP TABLE local_tasks; DROP TABLE local_arrays;"
 	                              " PRAGMA user_version = 1",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);

@@ -177,4 +177,6 @@ const struct backend_ops slurm_backend_ops = {
     .records = slb_records,
     .cancel = slb_cancel_arrays,
     .find = slb_find,
+    .followup = slb_followup,
+    .mail_at_end = slb_mail_at_end,
 };
