@@ -21,6 +21,8 @@
 #include "error.h"
 #include "plan.h"
 #include "path.h"
+#include "quota.h"
+#include "rollout.h"
 #include "script.h"
 #include "sizing.h"
 #include "space.h"
@@ -98,25 +100,107 @@ static void print_task_table(const struct plan *plan)
 	}
 }
 
+/* The last sweep index of a chunk whose array tasks each run pack tasks. */
+static size_t chunk_last(const struct array_chunk *c, unsigned pack, size_t ntasks)
+{
+	size_t last = (size_t)c->offset + (size_t)c->count * pack - 1;
+
+	return last < ntasks ? last : ntasks - 1;
+}
+
 static void print_chunks(const struct backend_ops *ops, const struct array_chunk *chunks, size_t n,
-                         unsigned k)
+                         unsigned k, unsigned pack, size_t ntasks)
 {
 	char spec[64];
 
 	if (n <= 1)
 		return;
-	printf("# The sweep exceeds MaxArraySize: %zu array jobs%s.\n", n,
+	printf("# %zu array jobs%s.\n", n,
 	       k ? ", each starting after the previous one ends, so the throttle holds" : "");
 	for (size_t c = 0; c < n; c++) {
 		array_spec(spec, sizeof(spec), chunks[c].count, k);
-		printf("#   %s --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32 "-%" PRIu32 ")\n",
+		printf("#   %s --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32 "-%zu)\n",
 		       ops->submitter, spec, chunks[c].offset, chunks[c].offset,
-		       chunks[c].offset + chunks[c].count - 1);
+		       chunk_last(&chunks[c], pack, ntasks));
 	}
 }
 
+/* The rollout plan's chunks as sweep indices: array task a covers pack tasks. */
+static struct array_chunk *plan_chunks(const struct rollout_plan *rp, unsigned pack, size_t *n)
+{
+	struct array_chunk *chunks = xcalloc(rp->nchunks ? rp->nchunks : 1, sizeof(*chunks));
+
+	for (size_t c = 0; c < rp->nchunks; c++) {
+		chunks[c].offset = (uint32_t)(rp->chunks[c].first * pack);
+		chunks[c].count = rp->chunks[c].count;
+	}
+	*n = rp->nchunks;
+	return chunks;
+}
+
+/*
+ * The limits and the plan they lead to, read before anything is
+ * submitted. A dry run works without a cluster: it then says what it could
+ * not read.
+ */
+static int read_limits(struct quota *q, struct rollout_plan *rp, const struct backend_ops *ops,
+                       const struct cfg *cfg, uint64_t units, int dry_run)
+{
+	uint32_t max_array = 0;
+
+	if (ops->limits) {
+		if (dry_run)
+			error_set_handler(error_as_warning);
+		if (ops->limits(q, cfg->slurm.account, cfg->slurm.qos) < 0) {
+			error_set_handler(NULL);
+			if (!dry_run)
+				return SWEEP_ERR;
+			warning("showing the sweep without the cluster's limits: they are unknown");
+		}
+		error_set_handler(NULL);
+		max_array = q->max_array;
+	} else if (submission_max_array_size(ops, &max_array, dry_run,
+	                                     "showing the sweep as one array: MaxArraySize is "
+	                                     "unknown") < 0) {
+		return SWEEP_ERR;
+	}
+	q->max_array = max_array;
+	return rollout_plan_make(rp, units, max_array, q->submit, q->nsubmit, ROLLOUT_HEADROOM);
+}
+
+static void print_plan(const struct quota *q, const struct rollout_plan *rp, size_t ntasks,
+                       unsigned pack, uint64_t units)
+{
+	printf("# --- limits ---\n");
+	if (q->user)
+		quota_print(q, "# ");
+	else
+		printf("# (not read)\n");
+	printf("# --- plan ---\n");
+	if (pack > 1)
+		printf("# pack %u: %zu tasks in %" PRIu64
+		       " array tasks, each task a job step of its "
+		       "own; each array task's time limit is %u times the task's\n",
+		       pack, ntasks, units, pack);
+	if (rp->nnow == rp->nchunks) {
+		printf("# all %" PRIu64 " array tasks fit now", units);
+		if (rp->bound >= 0)
+			printf(" (room for %" PRIu64 " under %s, keeping 10%% of it free)",
+			       rp->budget, q->submit[rp->bound].what);
+		printf("\n");
+		return;
+	}
+	printf("# %" PRIu64 " array tasks do not fit: room for %" PRIu64 " now under %s "
+	       "(keeping 10%% of it free), %" PRIu64 " with nothing else queued\n",
+	       units, rp->budget, q->submit[rp->bound].what, rp->capacity);
+	if (rollout_pack_to_fit(ntasks, rp->budget) > pack)
+		printf("# pack: %" PRIu64 " would fit the whole sweep now\n",
+		       rollout_pack_to_fit(ntasks, rp->budget));
+}
+
 /* The chunks as the array jobs of a submission (free with free_jobs). */
-static struct submission_job *chunk_jobs(const struct array_chunk *chunks, size_t n, unsigned k)
+static struct submission_job *chunk_jobs(const struct array_chunk *chunks, size_t n, unsigned k,
+                                         const struct quota *quota)
 {
 	struct submission_job *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
 	char spec[64];
@@ -125,6 +209,7 @@ static struct submission_job *chunk_jobs(const struct array_chunk *chunks, size_
 		array_spec(spec, sizeof(spec), chunks[c].count, k);
 		jobs[c].array = xstrdup(spec);
 		jobs[c].offset = chunks[c].offset;
+		jobs[c].quota = quota;
 	}
 	return jobs;
 }
@@ -160,6 +245,9 @@ int cmd_submit(int argc, char **argv)
 	struct submission_job *jobs = NULL;
 	size_t nchunks = 0;
 	uint32_t max_array = 0;
+	uint64_t units;
+	struct quota quota;
+	struct rollout_plan rp = {0};
 	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
 	sigset_t old;
 	const struct backend_ops *ops;
@@ -169,6 +257,7 @@ int cmd_submit(int argc, char **argv)
 	cfg_init(&cfg);
 	plan_init(&plan);
 	sweep_rec_init(&rec);
+	quota_init(&quota);
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -210,6 +299,12 @@ int cmd_submit(int argc, char **argv)
 		free(cfg.slurm.gpus_per_task);
 		cfg.slurm.gpus_per_task = strtoul(gpus_opt, NULL, 10) ? xstrdup(gpus_opt) : NULL;
 	}
+	if (local && cfg.pack > 1) {
+		error("'pack: %u' runs tasks as Slurm job steps (srun): it does not work with "
+		      "--local; use 'pack: 1'",
+		      cfg.pack);
+		goto out;
+	}
 	if (plan.ntasks > UINT32_MAX) {
 		error("the sweep has %zu tasks, more than Slurm can index", plan.ntasks);
 		goto out;
@@ -219,12 +314,25 @@ int cmd_submit(int argc, char **argv)
 		goto out;
 	}
 
-	/* A dry run works without a cluster: say so, and show one array. */
-	if (submission_max_array_size(ops, &max_array, dry_run,
-	                              "showing the sweep as one array: MaxArraySize is unknown") <
-	    0)
+	units = (plan.ntasks + cfg.pack - 1) / cfg.pack;
+	if (read_limits(&quota, &rp, ops, &cfg, units, dry_run) < 0)
 		goto out;
-	chunks = array_chunks(plan.ntasks, max_array, &nchunks);
+	max_array = quota.max_array;
+	chunks = plan_chunks(&rp, cfg.pack, &nchunks);
+	if (!dry_run && rp.nnow < rp.nchunks) {
+		uint64_t fit = rollout_pack_to_fit(plan.ntasks, rp.budget);
+		char *how = fit ? xstrfmt("set 'pack: %" PRIu64 "' in the sweep file to pack that "
+		                          "many tasks into each array task (it fits now)",
+		                          fit)
+		                : xstrdup("wait until your queued jobs end");
+
+		error("the sweep's %" PRIu64 " array tasks do not fit under %s: room for %" PRIu64
+		      " now (keeping 10%% of the limit free)%s; %s",
+		      units, quota.submit[rp.bound].what, rp.budget,
+		      rp.budget < rp.capacity ? ", more once your queued jobs end" : "", how);
+		free(how);
+		goto out;
+	}
 
 	logs = path_absolute(cfg.logs ? cfg.logs : "logs", cwd);
 	source = path_absolute(argv[optind], cwd);
@@ -249,7 +357,8 @@ int cmd_submit(int argc, char **argv)
 	if (dry_run) {
 		fputs(script.buf, stdout);
 		printf("\n# --- %zu tasks ---\n", plan.ntasks);
-		print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent);
+		print_plan(&quota, &rp, plan.ntasks, cfg.pack, units);
+		print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent, cfg.pack, plan.ntasks);
 		print_task_table(&plan);
 		ret = EXIT_OK;
 		goto out;
@@ -293,7 +402,7 @@ int cmd_submit(int argc, char **argv)
 	}
 
 	cli_hold_signals(&old);
-	jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent);
+	jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent, &quota);
 	if (submission_run(ops, st, &rec, jobs, nchunks, 1, NULL, NULL) < 0) {
 		char *reason = xstrdup(error_last());
 
@@ -313,8 +422,12 @@ int cmd_submit(int argc, char **argv)
 	       plan.ntasks, plan.nsettings, plan.nsettings == 1 ? "" : "s", plan.nseeds,
 	       plan.nseeds == 1 ? "" : "s");
 	for (size_t c = 0; c < nchunks; c++)
-		printf("array job %" PRIu32 ": tasks %" PRIu32 "-%" PRIu32 "\n", jobs[c].job_id,
-		       chunks[c].offset, chunks[c].offset + chunks[c].count - 1);
+		printf("array job %" PRIu32 ": tasks %" PRIu32 "-%zu\n", jobs[c].job_id,
+		       chunks[c].offset, chunk_last(&chunks[c], cfg.pack, plan.ntasks));
+	if (cfg.pack > 1)
+		printf("packed: %u tasks per array task, each a job step of its own; each array "
+		       "task's time limit is %u times the task's%s\n",
+		       cfg.pack, cfg.pack, cfg.slurm.time_min ? "" : " (no time limit given)");
 	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec.script, rec.logs,
 	       rec.id);
 	if (local)
@@ -325,6 +438,8 @@ out:
 		close(lock_fd);
 	free_jobs(jobs, nchunks);
 	free(chunks);
+	quota_release(&quota);
+	rollout_plan_release(&rp);
 	free(logs);
 	free(source);
 	free(dry_dir);

@@ -69,6 +69,7 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 		req.array = jobs[i].array;
 		req.offset = jobs[i].offset;
 		req.extra_args = extra;
+		req.quota = jobs[i].quota;
 		ret = ops->submit(&jobs[i].job_id, &req);
 	}
 	strbuf_release(&opt1);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 struct acct_set;
+struct quota;
 struct array_rec;
 struct store;
 struct sweep_rec;
@@ -27,6 +28,8 @@ struct backend_submit {
 	const char *const
 	    *extra_args;    /* sbatch options overriding the script's, NULL-terminated, or NULL */
 	unsigned timeout_s; /* give up after this long (0 = 60) */
+	const struct quota *quota; /* limits read before submitting, to name the one a
+	                              refusal is about; may be NULL */
 };
 
 struct backend_ops {
@@ -58,6 +61,11 @@ struct backend_ops {
 	 * this side records its jobs itself.
 	 */
 	int (*find)(struct array_rec **out, size_t *n, const struct sweep_rec *rec);
+	/*
+	 * What the scheduler lets this user queue now, for a job of this account
+	 * and QOS (NULL: the defaults): quota.h. NULL on a side without limits.
+	 */
+	int (*limits)(struct quota *out, const char *account, const char *qos);
 };
 
 /* The side named name (NULL: the default, Slurm); reports and returns NULL for an unknown one. */

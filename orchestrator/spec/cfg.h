@@ -89,6 +89,7 @@ struct cfg {
 	char *logs;          /* logs folder as written (default "logs") */
 	char *template_path; /* user's own script template, or NULL for the built-in */
 	struct cfg_checkpoint checkpoint;
+	unsigned pack; /* sweep tasks per array task, each its own job step (default 1) */
 };
 
 void cfg_init(struct cfg *cfg);

@@ -356,6 +356,15 @@ ensure_accounting() {
         sacctmgr_do add account "$ACCOUNT" Cluster="$CLUSTER_NAME" Description=sweep-tests Organization=sweep
     sacct_has show assoc where cluster="$CLUSTER_NAME" account="$ACCOUNT" user=root format=user ||
         sacctmgr_do add user root Account="$ACCOUNT" Cluster="$CLUSTER_NAME" DefaultAccount="$ACCOUNT"
+    # A QOS with a per-user submit limit, as real sites have: sweeps bigger than it must
+    # roll. `normal` (the default, no limits) stays root's default QOS.
+    sacct_has show qos small format=name ||
+        sacctmgr_do add qos small MaxSubmitJobsPerUser=100
+    [[ $(timeout 20 sacctmgr -n -P show qos small format=maxsubmitpu 2>>"$log") == 100 ]] ||
+        sacctmgr_do modify qos small set MaxSubmitJobsPerUser=100
+    [[ $(timeout 20 sacctmgr -n -P show assoc where cluster="$CLUSTER_NAME" account="$ACCOUNT" \
+        user=root format=qos 2>>"$log") == *small* ]] ||
+        sacctmgr_do modify user root where cluster="$CLUSTER_NAME" set qos=normal,small defaultqos=normal
 }
 
 start_slurmctld() {

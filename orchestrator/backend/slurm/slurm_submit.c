@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "proc.h"
+#include "quota.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -51,7 +52,7 @@ int slb_submit(uint32_t *job_id, const struct backend_submit *req)
 	struct strbuf msg = STRBUF_INIT;
 	size_t n = 0, nextra = 0;
 	unsigned long id;
-	char *end;
+	char *end, *limit = NULL;
 	int ret = 0;
 
 	while (req->extra_args && req->extra_args[nextra])
@@ -72,10 +73,23 @@ int slb_submit(uint32_t *job_id, const struct backend_submit *req)
 		goto out;
 	}
 	squeeze(&msg, &res.err);
+	/* A controller that is up but at a limit must not be blamed for being down. */
+	limit = quota_explain_refusal(msg.buf, req->quota);
+	if (res.timed_out && limit) {
+		ret = error("slurmctld refused new jobs for %u s: the limit reached is %s; wait "
+		            "until jobs end, or pack several tasks into one array task (pack: K): "
+		            "%s",
+		            req->timeout_s ? req->timeout_s : 60, limit, msg.buf);
+		goto out;
+	}
 	if (res.timed_out) {
 		ret = error("sbatch did not answer within %u s (is slurmctld running? 'scontrol "
 		            "ping' tells): %s",
 		            req->timeout_s ? req->timeout_s : 60, msg.buf);
+		goto out;
+	}
+	if ((!res.exited || res.status != 0) && limit) {
+		ret = error("sbatch refused the job: the limit reached is %s: %s", limit, msg.buf);
 		goto out;
 	}
 	if (!res.exited || res.status != 0) {
@@ -94,6 +108,7 @@ int slb_submit(uint32_t *job_id, const struct backend_submit *req)
 	}
 	*job_id = (uint32_t)id;
 out:
+	free(limit);
 	strbuf_release(&msg);
 	proc_result_release(&res);
 	free(argv);
