@@ -88,5 +88,6 @@ struct acct_rec *acct_set_add(struct acct_set *set)
 	memset(rec, 0, sizeof(*rec));
 	rec->maxrss_bytes = ACCT_NO_VALUE;
 	rec->timelimit_s = ACCT_NO_VALUE;
+	rec->step_index = ACCT_NO_STEP;
 	return rec;
 }

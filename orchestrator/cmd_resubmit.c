@@ -146,7 +146,8 @@ static int read_script(struct resubmit_script *out, const char *path)
 
 /* The sbatch options that override the script for one array job (caller frees). */
 static int override_args(struct strbuf *mem, struct strbuf *time_opt,
-                         const struct resubmit_script *script, const struct resubmit_array *arr)
+                         const struct resubmit_script *script, const struct resubmit_array *arr,
+                         unsigned pack)
 {
 	char buf[64];
 	const char *why;
@@ -154,7 +155,8 @@ static int override_args(struct strbuf *mem, struct strbuf *time_opt,
 	if (arr->mem_mb && resubmit_mem_option(mem, script, arr->mem_mb, &why) < 0)
 		return error("%s", why);
 	if (arr->time_min) {
-		units_format_time(buf, sizeof(buf), arr->time_min * 60);
+		/* A packed array task runs its tasks one after another. */
+		units_format_time(buf, sizeof(buf), arr->time_min * 60 * (pack > 1 ? pack : 1));
 		strbuf_addf(time_opt, "--time=%s", buf);
 	}
 	return 0;
@@ -239,7 +241,7 @@ static int print_commands(FILE *f, const struct state *s)
 		const struct resubmit_array *arr = &s->rp.arrays[a];
 		struct strbuf mem = STRBUF_INIT, time_opt = STRBUF_INIT, line = STRBUF_INIT;
 
-		if (override_args(&mem, &time_opt, &s->script, arr) < 0) {
+		if (override_args(&mem, &time_opt, &s->script, arr, s->l.rec.pack) < 0) {
 			strbuf_release(&mem);
 			strbuf_release(&time_opt);
 			return SWEEP_ERR;
@@ -253,7 +255,11 @@ static int print_commands(FILE *f, const struct state *s)
 			strbuf_addf(&line, " %s", time_opt.buf);
 		strbuf_addch(&line, ' ');
 		add_path(&line, s->l.rec.script);
-		strbuf_addf(&line, " %" PRIu32, arr->offset);
+		if (arr->indices)
+			strbuf_addf(&line, " @%s%s%.0" PRIu64, arr->indices,
+			            arr->time_min ? " " : "", arr->time_min);
+		else
+			strbuf_addf(&line, " %" PRIu32, arr->offset);
 		fprintf(f, "%s\n", line.buf);
 		strbuf_release(&mem);
 		strbuf_release(&time_opt);
@@ -267,7 +273,7 @@ static int array_opts(void *data, size_t i, struct strbuf *mem, struct strbuf *t
 {
 	struct state *s = data;
 
-	return override_args(mem, time_opt, &s->script, &s->rp.arrays[i]);
+	return override_args(mem, time_opt, &s->script, &s->rp.arrays[i], s->l.rec.pack);
 }
 
 static int build_plan(struct state *s, const struct resubmit_opts *o)
@@ -283,7 +289,9 @@ static int build_plan(struct state *s, const struct resubmit_opts *o)
 	p.mem_factor = o->mem_factor;
 	p.time_factor = o->time_factor;
 	p.script_mem_mb = resubmit_script_mem_mb(&s->script);
-	p.script_time_min = s->script.time_min;
+	/* A packed array task's --time is the task's times the pack. */
+	p.pack = s->l.rec.pack > 1 ? s->l.rec.pack : 1;
+	p.script_time_min = s->script.time_min / p.pack;
 	p.max_array = max_array;
 	p.throttle = s->l.rec.max_concurrent;
 	p.missing_unsettled = cli_records_may_lag(s->l.arrays, s->l.narrays);
@@ -321,6 +329,8 @@ static int submit(struct state *s)
 	for (size_t a = 0; a < s->rp.narrays; a++) {
 		jobs[a].array = s->rp.arrays[a].spec;
 		jobs[a].offset = s->rp.arrays[a].offset;
+		jobs[a].indices = s->rp.arrays[a].indices;
+		jobs[a].step_min = s->rp.arrays[a].time_min;
 	}
 	cli_hold_signals(&old);
 	ret = submission_run(s->ops, s->l.st, &s->l.rec, jobs, s->rp.narrays, last + 1, array_opts,

@@ -382,6 +382,7 @@ int cmd_submit(int argc, char **argv)
 	rec.logs = xstrdup(logs);
 	rec.backend = xstrdup(ops->name);
 	rec.max_concurrent = cfg.slurm.max_concurrent;
+	rec.pack = cfg.pack;
 	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
 		goto out;
 	/* Held until the sweep is marked submitted or failed: see cli_recover_submission. */

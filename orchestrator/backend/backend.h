@@ -28,8 +28,11 @@ struct backend_submit {
 	const char *const
 	    *extra_args;    /* sbatch options overriding the script's, NULL-terminated, or NULL */
 	unsigned timeout_s; /* give up after this long (0 = 60) */
-	const struct quota *quota; /* limits read before submitting, to name the one a
-	                              refusal is about; may be NULL */
+	const char *const *script_args; /* the script's arguments instead of the offset
+	                                   (packed resubmissions: "@i,j,k" and the step's
+	                                   minutes), NULL-terminated, or NULL */
+	const struct quota *quota;      /* limits read before submitting, to name the one a
+	                                   refusal is about; may be NULL */
 };
 
 struct backend_ops {

@@ -319,15 +319,18 @@ static void render_pack(struct strbuf *out, const struct script_input *in)
 	    "\tesac\n"
 	    "\techo \"sweep: array task $SLURM_ARRAY_TASK_ID runs tasks ${sweep_pack[*]} of sweep "
 	    "$SWEEP_ID, one job step each\"\n"
-	    "\tsweep_worst=0\n"
-	    "\tfor sweep_i in \"${sweep_pack[@]}\"; do\n"
-	    "\t\tset -m\n"
-	    "\t\tSWEEP_STEP_INDEX=$sweep_i srun --ntasks=1 --nodes=1 "
-	    "--job-name=\"sweep-$sweep_i\"");
+	    "\t# Minutes per task: the sweep file's, or what a resubmission gives.\n"
+	    "\tSWEEP_STEP_TIME=${2:-");
 	if (sl->time_min && !sl->time_unlimited)
-		strbuf_addf(out, " --time=%u", sl->time_min);
-	strbuf_addstr(out, " \\\n"
-	                   "\t\t\tbash \"$SWEEP_SCRIPT\" \"$@\" &\n"
+		strbuf_addf(out, "%u", sl->time_min);
+	strbuf_addstr(out, "}\n"
+	                   "\tsweep_worst=0\n"
+	                   "\tfor sweep_i in \"${sweep_pack[@]}\"; do\n"
+	                   "\t\tset -m\n"
+	                   "\t\tSWEEP_STEP_INDEX=$sweep_i srun --ntasks=1 --nodes=1 "
+	                   "--job-name=\"sweep-$sweep_i\" \\\n"
+	                   "\t\t\t${SWEEP_STEP_TIME:+--time=\"$SWEEP_STEP_TIME\"} "
+	                   "bash \"$SWEEP_SCRIPT\" \"$@\" &\n"
 	                   "\t\tsweep_child=$!\n"
 	                   "\t\tset +m\n"
 	                   "\t\t[ -z \"${sweep_signalled:-}\" ] || sweep_forward\n"

@@ -49,6 +49,7 @@ struct sweep_rec {
 	size_t nsettings;
 	size_t nseeds;
 	unsigned max_concurrent; /* the %K throttle it was submitted with; 0 = none */
+	unsigned pack;           /* sweep tasks per array task (1 = not packed) */
 };
 
 void sweep_rec_init(struct sweep_rec *rec);

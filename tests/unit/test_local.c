@@ -648,6 +648,9 @@ static void test_local_migration(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 	                              "DROP TABLE local_tasks; DROP TABLE local_arrays;"
+	                              " ALTER TABLE sweeps DROP COLUMN pack;"
+	                              " ALTER TABLE arrays DROP COLUMN pack;"
+	                              " ALTER TABLE arrays DROP COLUMN indices;"
 	                              " PRAGMA user_version = 1",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);

@@ -196,7 +196,7 @@ static void test_store_errors(void **state)
 	strbuf_reset(&captured);
 	assert_int_equal(store_open(&st, dir, 0), SWEEP_ERR);
 	expect = xstrfmt("error: state store '%s' has schema version 99, newer than this sweep "
-	                 "knows (2); use a newer sweep",
+	                 "knows (3); use a newer sweep",
 	                 dir);
 	assert_string_equal(captured.buf, expect);
 	free(expect);
