@@ -650,6 +650,36 @@ static void test_acct_packed_steps(void **state)
 	slurm_list_destroy(job.steps);
 }
 
+/* Many steps: the set's array moves while they are added (a copy of the job's record is used). */
+static void test_acct_packed_many_steps(void **state)
+{
+	slurmdb_job_rec_t job;
+	slurmdb_step_rec_t steps[100];
+	char names[100][16];
+	struct acct_set set;
+
+	(void)state;
+	finished_job(&job);
+	memset(steps, 0, sizeof(steps));
+	job.steps = slurm_list_create(NULL);
+	for (int i = 0; i < 100; i++) {
+		snprintf(names[i], sizeof(names[i]), "sweep-%d", 1000 + i);
+		steps[i].stepname = names[i];
+		steps[i].state = JOB_COMPLETE;
+		slurm_list_append(job.steps, &steps[i]);
+	}
+	acct_set_init(&set);
+	assert_int_equal(slb_acct_decode_job(&set, &job), 1);
+	assert_int_equal(set.n, 101);
+	for (size_t i = 1; i < set.n; i++) {
+		assert_int_equal(set.recs[i].step_index, 999 + i);
+		assert_int_equal(set.recs[i].array_job_id, 100);
+		assert_int_equal(set.recs[i].job_id, 103);
+	}
+	acct_set_release(&set);
+	slurm_list_destroy(job.steps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +695,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_acct_not_an_array_skipped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_set_add_defaults, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_packed_steps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_packed_many_steps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_state_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_without_slurm_conf, setup, teardown),
