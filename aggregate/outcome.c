@@ -347,6 +347,8 @@ int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_re
 {
 	struct slot *slots = NULL;
 	struct array_rank *ranks = NULL;
+	const struct acct_rec **blank = NULL; /* by rank: a pending record without its list */
+	const struct array_rec **blank_arr = NULL;
 	int ret = 0;
 
 	for (size_t i = 0; i < ntasks; i++) {
@@ -375,6 +377,8 @@ int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_re
 		goto out;
 
 	qsort(ranks, narrays, sizeof(*ranks), cmp_job_id);
+	blank = xcalloc(narrays + 1, sizeof(*blank));
+	blank_arr = xcalloc(narrays + 1, sizeof(*blank_arr));
 	for (size_t r = 0; r < set->n; r++) {
 		const struct acct_rec *rec = &set->recs[r];
 		struct array_rank key = {rec->array_job_id, 0, NULL}, *hit;
@@ -382,13 +386,34 @@ int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_re
 		hit = bsearch(&key, ranks, narrays, sizeof(*ranks), cmp_job_id);
 		if (!hit)
 			continue;
+		if (rec->array_task_id == ACCT_NO_TASK && !rec->pending_tasks &&
+		    task_state_is_final(rec->state)) {
+			blank[hit->rank] = rec;
+			blank_arr[hit->rank] = hit->arr;
+		}
 		ret = add_record(slots, out, ntasks, hit->arr, hit->rank, rec);
 		if (ret < 0)
 			goto out;
 	}
+	/*
+	 * A pending record cancelled at the moment tasks were split off it may
+	 * reach accounting without its task list: its tasks that have no row
+	 * of their own ended as it did.
+	 */
+	for (size_t i = 0; i < ntasks; i++) {
+		uint32_t rank = slots[i].rank;
+
+		if (!slots[i].rec && rank && blank[rank] && i >= blank_arr[rank]->offset) {
+			slots[i].rec = blank[rank];
+			slots[i].task = (uint32_t)(i - blank_arr[rank]->offset);
+			slots[i].from_bitmap = true;
+		}
+	}
 	for (size_t i = 0; i < ntasks; i++)
 		fill(&out[i], &slots[i]);
 out:
+	free(blank);
+	free(blank_arr);
 	free(ranks);
 	free(slots);
 	return ret;

@@ -218,7 +218,14 @@ int resubmit_plan_build(struct resubmit_plan *out, const struct task_outcome *ou
 			out->nunsettled++;
 			continue;
 		}
-		if (!resubmit_wanted(o)) {
+		if (p->only && !p->only[i]) {
+			if (resubmit_wanted(o))
+				out->nleft++;
+			else
+				out->ncompleted++;
+			continue;
+		}
+		if (!p->only && !resubmit_wanted(o)) {
 			out->ncompleted++;
 			continue;
 		}

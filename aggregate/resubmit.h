@@ -49,6 +49,12 @@ struct resubmit_policy {
 	unsigned throttle;        /* the %K of every --array value; 0 for none */
 	bool missing_unsettled;   /* missing records may still appear: skip missing tasks */
 	uint32_t pack;            /* sweep tasks per array task (0 or 1: not packed) */
+	/*
+	 * NULL: every task resubmit_wanted takes. Else the tasks to run again
+	 * (only[i] = 1, e.g. finish_select's choice for a retry round); a
+	 * failed task left out is counted in nleft.
+	 */
+	const unsigned char *only;
 };
 
 /* One task to run again. */
@@ -82,6 +88,7 @@ struct resubmit_plan {
 	size_t nactive;    /* skipped: pending, running, suspended or requeued */
 	size_t nunsettled; /* skipped: missing, but the newest array job is too recent */
 	size_t ncompleted; /* not needed: completed with exit code 0 */
+	size_t nleft;      /* failed, but left out by policy.only */
 	struct resubmit_array *arrays; /* by (mem_mb, time_min), then offset; owned */
 	size_t narrays;
 };

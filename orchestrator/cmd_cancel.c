@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "backend.h"
 #include "error.h"
+#include "followup.h"
 #include "loaded.h"
 #include "output.h"
 #include "store.h"
@@ -37,6 +38,7 @@ int cmd_cancel(int argc, char **argv)
 	const char *state_dir = NULL, *which;
 	struct loaded_sweep l;
 	const struct backend_ops *ops;
+	size_t nfollowups = 0;
 	int opt, code, ret = EXIT_ERROR;
 
 	loaded_init(&l);
@@ -52,6 +54,12 @@ int cmd_cancel(int argc, char **argv)
 
 	if (loaded_open(&l, cli_state_dir(state_dir), which) < 0 || loaded_arrays(&l) < 0)
 		goto out;
+	/* Follow-ups first: cancelled arrays satisfy their dependency, and they would retry. */
+	if (followup_cancel(&nfollowups, l.st, &l.rec) < 0)
+		goto out;
+	if (nfollowups)
+		printf("cancelled %zu pending follow-up%s of sweep %" PRId64 " '%s'\n", nfollowups,
+		       output_plural(nfollowups, "", "s"), l.rec.id, l.rec.name);
 	if (!l.narrays) {
 		printf("sweep %" PRId64 " '%s' has no array jobs: nothing to cancel\n", l.rec.id,
 		       l.rec.name);

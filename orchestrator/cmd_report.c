@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "extend.h"
 #include "loaded.h"
 #include "gate.h"
 #include "plan.h"
@@ -160,6 +161,29 @@ static void check_metric_names(const struct gate_result *gate, const struct resu
 	}
 }
 
+/* An extending sweep pools what it reused: say from which sweeps. */
+static void print_reused(struct store *st, const struct sweep_rec *rec)
+{
+	struct reused_rec *reused = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	int64_t *from;
+	size_t n = 0;
+
+	if (store_load_reused(st, &reused, &n, rec->id) < 0 || !n) {
+		free(reused);
+		return;
+	}
+	from = xcalloc(rec->ntasks ? rec->ntasks : 1, sizeof(*from));
+	for (size_t k = 0; k < n; k++)
+		if (reused[k].index < rec->ntasks)
+			from[reused[k].index] = reused[k].from_sweep;
+	extend_describe(&sb, from, rec->ntasks);
+	printf("\n%s", sb.buf);
+	strbuf_release(&sb);
+	free(from);
+	free(reused);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
@@ -201,6 +225,7 @@ int cmd_report(int argc, char **argv)
 	switch (o.format) {
 	case FORMAT_TABLE:
 		report_print_table(stdout, &rep);
+		print_reused(l.st, &l.rec);
 		break;
 	case FORMAT_JSON:
 		report_print_json(stdout, &rep);

@@ -25,6 +25,7 @@
 #include "plan.h"
 #include "outcome.h"
 #include "quote.h"
+#include "rerun.h"
 #include "resubmit.h"
 #include "rightsize.h"
 #include "script.h"
@@ -106,60 +107,24 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
 }
 
-/* Everything the command works from; the outcomes borrow from set. */
+/* Everything the command works from. */
 struct state {
-	const struct backend_ops *ops; /* where the sweep ran */
 	struct loaded_sweep l;
-	struct resubmit_script script;
-	struct resubmit_plan rp;
+	struct rerun r;
 };
 
 static void state_init(struct state *s)
 {
 	memset(s, 0, sizeof(*s));
 	loaded_init(&s->l);
-	resubmit_plan_init(&s->rp);
+	rerun_init(&s->r);
 }
 
 static void state_release(struct state *s)
 {
-	resubmit_plan_release(&s->rp);
+	rerun_release(&s->r);
 	loaded_release(&s->l);
 	state_init(s);
-}
-
-static int read_script(struct resubmit_script *out, const char *path)
-{
-	struct strbuf text = STRBUF_INIT;
-	const char *why;
-	int ret = 0;
-
-	if (strbuf_read_file(&text, path) < 0)
-		ret = error("cannot read the sweep's script '%s': %s (resubmit runs the same "
-		            "script again)",
-		            path, strerror(errno));
-	else if (script_read_resources(out, text.buf, &why) < 0)
-		ret = error("cannot read the #SBATCH lines of '%s': %s", path, why);
-	strbuf_release(&text);
-	return ret;
-}
-
-/* The sbatch options that override the script for one array job (caller frees). */
-static int override_args(struct strbuf *mem, struct strbuf *time_opt,
-                         const struct resubmit_script *script, const struct resubmit_array *arr,
-                         unsigned pack)
-{
-	char buf[64];
-	const char *why;
-
-	if (arr->mem_mb && resubmit_mem_option(mem, script, arr->mem_mb, &why) < 0)
-		return error("%s", why);
-	if (arr->time_min) {
-		/* A packed array task runs its tasks one after another. */
-		units_format_time(buf, sizeof(buf), arr->time_min * 60 * (pack > 1 ? pack : 1));
-		strbuf_addf(time_opt, "--time=%s", buf);
-	}
-	return 0;
 }
 
 /* What a task asks this time: raised options, those kept from its last run, or the script's. */
@@ -169,7 +134,7 @@ static char *request_text(const struct state *s, const struct resubmit_task *t)
 	const char *why;
 	char buf[64];
 
-	if (t->mem_mb && resubmit_mem_option(&sb, &s->script, t->mem_mb, &why) == 0 &&
+	if (t->mem_mb && resubmit_mem_option(&sb, &s->r.script, t->mem_mb, &why) == 0 &&
 	    !t->mem_raised)
 		strbuf_addstr(&sb, " (as its last run)");
 	if (t->time_min) {
@@ -189,8 +154,8 @@ static void print_plan(FILE *f, const struct state *s)
 	struct table t;
 
 	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
-	for (size_t k = 0; k < s->rp.ntasks; k++) {
-		const struct resubmit_task *task = &s->rp.tasks[k];
+	for (size_t k = 0; k < s->r.rp.ntasks; k++) {
+		const struct resubmit_task *task = &s->r.rp.tasks[k];
 		const struct task_outcome *o = &s->l.outcomes[task->index];
 		struct strbuf why = STRBUF_INIT;
 
@@ -236,17 +201,17 @@ static int print_commands(FILE *f, const struct state *s)
 	fprintf(f,
 	        "\n%s command%s (the script's argument is the index offset: array task t "
 	        "runs index offset + t):\n",
-	        s->ops->submitter, s->rp.narrays == 1 ? "" : "s");
-	for (size_t a = 0; a < s->rp.narrays; a++) {
-		const struct resubmit_array *arr = &s->rp.arrays[a];
+	        s->r.ops->submitter, s->r.rp.narrays == 1 ? "" : "s");
+	for (size_t a = 0; a < s->r.rp.narrays; a++) {
+		const struct resubmit_array *arr = &s->r.rp.arrays[a];
 		struct strbuf mem = STRBUF_INIT, time_opt = STRBUF_INIT, line = STRBUF_INIT;
 
-		if (override_args(&mem, &time_opt, &s->script, arr, s->l.rec.pack) < 0) {
+		if (rerun_override_args(&mem, &time_opt, &s->r, arr) < 0) {
 			strbuf_release(&mem);
 			strbuf_release(&time_opt);
 			return SWEEP_ERR;
 		}
-		strbuf_addf(&line, "  %s --array=%s", s->ops->submit_command, arr->spec);
+		strbuf_addf(&line, "  %s --array=%s", s->r.ops->submit_command, arr->spec);
 		if (a > 0 && s->l.rec.max_concurrent)
 			strbuf_addstr(&line, " --dependency=afterany:<the previous array job>");
 		if (mem.len)
@@ -256,8 +221,8 @@ static int print_commands(FILE *f, const struct state *s)
 		strbuf_addch(&line, ' ');
 		add_path(&line, s->l.rec.script);
 		if (arr->indices)
-			strbuf_addf(&line, " @%s%s%.0" PRIu64, arr->indices,
-			            arr->time_min ? " " : "", arr->time_min);
+			strbuf_addf(&line, " @%s%s%.0" PRIu64, arr->indices, arr->time_min ? " " : "",
+			            arr->time_min);
 		else
 			strbuf_addf(&line, " %" PRIu32, arr->offset);
 		fprintf(f, "%s\n", line.buf);
@@ -268,96 +233,28 @@ static int print_commands(FILE *f, const struct state *s)
 	return 0;
 }
 
-/* submission_opts_fn: the memory and time overrides of array job i. */
-static int array_opts(void *data, size_t i, struct strbuf *mem, struct strbuf *time_opt)
-{
-	struct state *s = data;
-
-	return override_args(mem, time_opt, &s->script, &s->rp.arrays[i], s->l.rec.pack);
-}
-
 static int build_plan(struct state *s, const struct resubmit_opts *o)
 {
 	struct resubmit_policy p = {0};
-	uint32_t max_array = 0;
-	const char *why;
 
-	/* A dry run goes on without it. */
-	if (submission_max_array_size(s->ops, &max_array, o->dry_run,
-	                              "planning without MaxArraySize: it is unknown") < 0)
-		return SWEEP_ERR;
 	p.mem_factor = o->mem_factor;
 	p.time_factor = o->time_factor;
-	p.script_mem_mb = resubmit_script_mem_mb(&s->script);
-	/* A packed array task's --time is the task's times the pack. */
-	p.pack = s->l.rec.pack > 1 ? s->l.rec.pack : 1;
-	p.script_time_min = s->script.time_min / p.pack;
-	p.max_array = max_array;
-	p.throttle = s->l.rec.max_concurrent;
-	p.missing_unsettled = cli_records_may_lag(s->l.arrays, s->l.narrays);
-	if (resubmit_plan_build(&s->rp, s->l.outcomes, s->l.plan.ntasks, &p, &why) < 0)
-		return error("cannot plan the resubmission of sweep %" PRId64 ": %s", s->l.rec.id,
-		             why);
-	return 0;
-}
-
-static void say_cancelled(const struct submission_job *jobs, size_t n)
-{
-	struct strbuf ids = STRBUF_INIT;
-	size_t count = 0;
-
-	for (size_t a = 0; a < n; a++)
-		if (jobs[a].job_id)
-			strbuf_addf(&ids, "%s%" PRIu32, count++ ? ", " : "", jobs[a].job_id);
-	if (count)
-		warning("array job%s %s of this resubmission, already accepted, %s cancelled: "
-		        "nothing of it runs",
-		        count == 1 ? "" : "s", ids.buf, count == 1 ? "was" : "were");
-	strbuf_release(&ids);
+	return rerun_plan(&s->r, &p, o->dry_run, false);
 }
 
 static int submit(struct state *s)
 {
-	struct submission_job *jobs = xcalloc(s->rp.narrays, sizeof(*jobs));
-	unsigned last = 0;
-	sigset_t old;
-	int ret;
+	struct rerun *r = &s->r;
 
-	ret = store_last_attempt(s->l.st, &last, s->l.rec.id);
-	if (ret < 0)
-		goto out;
-	for (size_t a = 0; a < s->rp.narrays; a++) {
-		jobs[a].array = s->rp.arrays[a].spec;
-		jobs[a].offset = s->rp.arrays[a].offset;
-		jobs[a].indices = s->rp.arrays[a].indices;
-		jobs[a].step_min = s->rp.arrays[a].time_min;
-	}
-	cli_hold_signals(&old);
-	ret = submission_run(s->ops, s->l.st, &s->l.rec, jobs, s->rp.narrays, last + 1, array_opts,
-	                     s);
-	if (ret < 0) {
-		/* The cause was reported where it was known; say what became of the rest. */
-		submission_cancel(s->ops, s->l.st, &s->l.rec, jobs, s->rp.narrays);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		say_cancelled(jobs, s->rp.narrays);
-		goto out;
-	}
-	/* A sweep whose first submission failed runs now. */
-	if (s->l.rec.status != SWEEP_SUBMITTED)
-		ret = store_finish_sweep(s->l.st, s->l.rec.id, SWEEP_SUBMITTED, NULL);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (ret < 0)
-		goto out;
-
+	if (rerun_submit(r) < 0)
+		return SWEEP_ERR;
 	printf("\nsweep %" PRId64 " '%s': %zu task%s resubmitted as attempt %u\n", s->l.rec.id,
-	       s->l.rec.name, s->rp.ntasks, s->rp.ntasks == 1 ? "" : "s", last + 1);
-	for (size_t a = 0; a < s->rp.narrays; a++)
-		printf("array job %" PRIu32 ": --array=%s, offset %" PRIu32 "\n", jobs[a].job_id,
-		       s->rp.arrays[a].spec, s->rp.arrays[a].offset);
+	       s->l.rec.name, r->rp.ntasks, r->rp.ntasks == 1 ? "" : "s", r->attempt);
+	for (size_t a = 0; a < r->rp.narrays; a++)
+		printf("array job %" PRIu32 ": --array=%s, offset %" PRIu32 "\n", r->jobs[a].job_id,
+		       r->rp.arrays[a].spec, r->rp.arrays[a].offset);
 	printf("next:   sweep status %" PRId64 "\n", s->l.rec.id);
-out:
-	free(jobs);
-	return ret;
+	return 0;
 }
 
 int cmd_resubmit(int argc, char **argv)
@@ -379,24 +276,23 @@ int cmd_resubmit(int argc, char **argv)
 		      s.l.rec.id, s.l.rec.name, SUBMITTING_GRACE_S / 60);
 		goto out;
 	}
-	s.ops = backend_get(s.l.rec.backend);
-	if (!s.ops || loaded_plan(&s.l) < 0 || loaded_outcomes(&s.l) < 0 ||
-	    read_script(&s.script, s.l.rec.script) < 0 || build_plan(&s, &o) < 0)
+	if (loaded_plan(&s.l) < 0 || loaded_outcomes(&s.l) < 0 || rerun_start(&s.r, &s.l) < 0 ||
+	    build_plan(&s, &o) < 0)
 		goto out;
 
-	if (!s.rp.ntasks) {
+	if (!s.r.rp.ntasks) {
 		printf("sweep %" PRId64 " '%s': nothing to resubmit: %zu of %zu task%s completed\n",
-		       s.l.rec.id, s.l.rec.name, s.rp.ncompleted, s.l.plan.ntasks,
+		       s.l.rec.id, s.l.rec.name, s.r.rp.ncompleted, s.l.plan.ntasks,
 		       s.l.plan.ntasks == 1 ? "" : "s");
-		print_skipped(stdout, &s.rp);
+		print_skipped(stdout, &s.r.rp);
 		ret = EXIT_OK;
 		goto out;
 	}
 	printf("sweep %" PRId64 " '%s': %zu of %zu task%s to resubmit%s\n\n", s.l.rec.id,
-	       s.l.rec.name, s.rp.ntasks, s.l.plan.ntasks, s.l.plan.ntasks == 1 ? "" : "s",
+	       s.l.rec.name, s.r.rp.ntasks, s.l.plan.ntasks, s.l.plan.ntasks == 1 ? "" : "s",
 	       o.dry_run ? " (dry run: nothing is submitted)" : "");
 	print_plan(stdout, &s);
-	print_skipped(stdout, &s.rp);
+	print_skipped(stdout, &s.r.rp);
 	if (print_commands(stdout, &s) < 0)
 		goto out;
 	if (!o.dry_run && submit(&s) < 0)

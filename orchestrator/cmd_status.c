@@ -19,6 +19,8 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "followup.h"
+#include "rolling.h"
 #include "loaded.h"
 #include "plan.h"
 #include "outcome.h"
@@ -120,8 +122,9 @@ struct view {
 	struct acct_set set;
 	struct task_outcome *tasks; /* plan->ntasks */
 	size_t counts[TS_NSTATES];
-	size_t done;   /* tasks in a final state */
-	size_t active; /* tasks that will still change by themselves */
+	size_t done;          /* tasks in a final state */
+	size_t active;        /* tasks that will still change by themselves */
+	struct strbuf finish; /* follow-ups and fail_fast, in words (followup_describe) */
 };
 
 static void view_init(struct view *v)
@@ -129,6 +132,7 @@ static void view_init(struct view *v)
 	memset(v, 0, sizeof(*v));
 	sweep_rec_init(&v->rec);
 	acct_set_init(&v->set);
+	strbuf_init(&v->finish, 0);
 }
 
 static void view_release(struct view *v)
@@ -137,6 +141,7 @@ static void view_release(struct view *v)
 	array_recs_free(v->arrays, v->narrays);
 	acct_set_release(&v->set);
 	free(v->tasks);
+	strbuf_release(&v->finish);
 	view_init(v);
 }
 
@@ -163,7 +168,9 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 		else if (s != TS_MISSING)
 			v->active++;
 	}
-	return 0;
+	if (rolling_describe(&v->finish, st, &v->rec, v->arrays, v->narrays) < 0)
+		return SWEEP_ERR;
+	return followup_describe(&v->finish, st, &v->rec, v->tasks, plan->ntasks);
 }
 
 static char *log_path(const struct sweep_rec *rec, const struct task_outcome *t)
@@ -319,6 +326,7 @@ static void print_text(FILE *f, const struct view *v, const struct plan *plan,
 {
 	print_header(f, v, plan->ntasks);
 	print_counts(f, v, plan->ntasks, tty);
+	fputs(v->finish.buf, f);
 	if (o->tasks)
 		print_tasks(f, v, plan);
 }
@@ -379,6 +387,8 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 			                    json_integer((json_int_t)v->counts[s]));
 	json_object_set_new(root, "counts", counts);
 	json_object_set_new(root, "done", json_integer((json_int_t)v->done));
+	json_object_set_new(root, "finish",
+	                    v->finish.len ? json_string(v->finish.buf) : json_null());
 	for (size_t i = 0; i < plan->ntasks; i++)
 		json_array_append_new(tasks, json_task(v, plan, i));
 	json_object_set_new(root, "tasks", tasks);

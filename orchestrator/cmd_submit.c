@@ -19,14 +19,18 @@
 #include "cfg.h"
 #include "cli.h"
 #include "error.h"
+#include "extend.h"
+#include "followup.h"
 #include "plan.h"
 #include "path.h"
 #include "quota.h"
 #include "rollout.h"
+#include "rolling.h"
 #include "script.h"
 #include "sizing.h"
 #include "space.h"
 #include "proc.h"
+#include "reuse.h"
 #include "store.h"
 #include "strbuf.h"
 #include "submission.h"
@@ -40,6 +44,9 @@ static const char options[] =
     "  --local            run the tasks on this machine, in the background, not on Slurm\n"
     "  --gpus-per-task N  GPUs for each task (slurm.gpus_per_task); with --local, free\n"
     "                     GPUs of this machine, never shared (see sweep gpus)\n"
+    "  --extend SWEEP     reuse the tasks SWEEP (and the sweeps it extended) ran with\n"
+    "                     the same command, setup, env and template, setting and seed,\n"
+    "                     that passed; submit only the others; the report pools both\n"
     "  --resources-from SWEEP\n"
     "                     set slurm.mem and slurm.time from what that sweep's tasks\n"
     "                     used (see sweep rightsize)\n"
@@ -221,6 +228,147 @@ static void free_jobs(struct submission_job *jobs, size_t n)
 	free(jobs);
 }
 
+/*
+ * The array jobs of an extending sweep: per chunk (as array_chunks), the
+ * indices no earlier sweep ran. Sets *n; NULL when there are none.
+ */
+static struct submission_job *sparse_jobs(size_t ntasks, const int64_t *reused_from,
+                                          uint32_t max_array, unsigned k, size_t *n)
+{
+	struct submission_job *jobs = NULL;
+	size_t count = 0, alloc = 0;
+
+	for (size_t i = 0; i < ntasks;) {
+		uint32_t offset, task, *ids = NULL;
+		size_t nids = 0, ids_alloc = 0;
+
+		array_chunk_of(&offset, &task, i, max_array);
+		for (; i < ntasks; i++) {
+			uint32_t o, t;
+
+			array_chunk_of(&o, &t, i, max_array);
+			if (o != offset)
+				break;
+			if (reused_from[i])
+				continue;
+			ALLOC_GROW(ids, nids + 1, ids_alloc);
+			ids[nids++] = t;
+		}
+		if (nids) {
+			struct strbuf spec = STRBUF_INIT;
+
+			array_spec_of_ids(&spec, ids, nids, k);
+			ALLOC_GROW(jobs, count + 1, alloc);
+			memset(&jobs[count], 0, sizeof(jobs[count]));
+			jobs[count].array = strbuf_detach(&spec, NULL);
+			jobs[count].offset = offset;
+			count++;
+		}
+		free(ids);
+	}
+	*n = count;
+	return jobs;
+}
+
+/* "N reused, M to run", from which sweeps, and why the rest runs. */
+static void print_extend(const struct extend *x, size_t ntasks, const char *prefix)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	printf("%s%zu reused, %zu to run\n", prefix, x->nreused, ntasks - x->nreused);
+	extend_describe(&sb, x->from_sweep, ntasks);
+	if (x->why.len)
+		strbuf_addstr(&sb, x->why.buf);
+	for (const char *p = sb.buf; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		printf("%s%.*s\n", prefix, (int)len, p);
+		p += len + (p[len] != 0);
+	}
+	strbuf_release(&sb);
+}
+
+/* The reused tasks of an extending sweep: recorded, and their results copied over. */
+static int record_reused(struct store *st, const struct sweep_rec *rec, const struct extend *x)
+{
+	struct reused_rec *rows = xcalloc(x->nreused ? x->nreused : 1, sizeof(*rows));
+	size_t n = 0;
+	int ret;
+
+	for (size_t j = 0; j < x->ntasks; j++)
+		if (x->from_sweep[j]) {
+			rows[n].index = j;
+			rows[n].from_sweep = x->from_sweep[j];
+			rows[n].from_index = x->from_index[j];
+			n++;
+		}
+	ret = n ? store_add_reused(st, rec->id, rows, n) : 0;
+	if (ret == 0 && n)
+		ret = extend_copy_results(x, st, rec->dir);
+	free(rows);
+	return ret;
+}
+
+/* The first follow-up: once every array job has ended. Surely the last one without retries. */
+static int arrange_followup(uint32_t *job_id, struct store *st, const struct sweep_rec *rec,
+                            const struct sweep_policy *policy, const struct submission_job *jobs,
+                            size_t n)
+{
+	uint32_t *ids = xcalloc(n ? n : 1, sizeof(*ids));
+	int ret;
+
+	for (size_t c = 0; c < n; c++)
+		ids[c] = jobs[c].job_id;
+	ret =
+	    followup_arrange(job_id, st, rec, policy, 1, ids, n, policy->mail && !policy->retries);
+	free(ids);
+	return ret;
+}
+
+/* Rolling: the first follow-up runs when the first chunk ends, to submit the next ones. */
+static int arrange_rolling(uint32_t *job_id, struct store *st, const struct sweep_rec *rec,
+                           const struct sweep_policy *policy, const struct submission_job *jobs,
+                           size_t n)
+{
+	size_t next = 0;
+	char *purpose;
+	int ret;
+
+	for (size_t c = 0; c < n; c++) {
+		size_t end = jobs[c].offset + (size_t)quota_count_tasks(jobs[c].array) * rec->pack;
+
+		if (end > next)
+			next = end;
+	}
+	purpose = xstrfmt("submit the next chunks (%zu of %zu tasks submitted)",
+	                  next < rec->ntasks ? next : rec->ntasks, rec->ntasks);
+	ret = followup_arrange_for(job_id, st, rec, policy, 1, &jobs[0].job_id, 1, false, purpose, 0);
+	free(purpose);
+	return ret;
+}
+
+static void print_followup(const struct sweep_policy *p, const struct sweep_rec *rec,
+                           uint32_t job_id)
+{
+	printf("finishes itself:");
+	if (p->retries)
+		printf(" up to %u retry round%s%s", p->retries, p->retries == 1 ? "" : "s",
+		       p->retry_on_exit ? " (non-zero exits too)" : "");
+	if (p->mail || p->command)
+		printf("%s one notification (%s%s%s)", p->retries ? ", then" : "",
+		       p->mail ? "mail to " : "", p->mail ? p->mail : "",
+		       p->command ? (p->mail ? ", command" : "command") : "");
+	printf("\n");
+	if (job_id)
+		printf("follow-up: job %" PRIu32 " runs '%s' when the array jobs end: it must stay "
+		       "there and be visible on the compute nodes (a shared filesystem)\n",
+		       job_id, p->program);
+	else
+		printf("follow-up: the runner of the sweep's last array job does it (see "
+		       "%s/runner-*.log)\n",
+		       rec->dir);
+}
+
 int cmd_submit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -228,11 +376,12 @@ int cmd_submit(int argc, char **argv)
 	    {"local", no_argument, NULL, 'l'},
 	    {"gpus-per-task", required_argument, NULL, 'g'},
 	    {"resources-from", required_argument, NULL, 'r'},
+	    {"extend", required_argument, NULL, 'e'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *state_opt = NULL, *resources_from = NULL;
+	const char *state_opt = NULL, *resources_from = NULL, *extend_from = NULL;
 	int dry_run = 0, opt, code, ret = EXIT_ERROR;
 	char cwd[PATH_MAX];
 	struct cfg cfg;
@@ -243,11 +392,14 @@ int cmd_submit(int argc, char **argv)
 	struct store *st = NULL;
 	struct array_chunk *chunks = NULL;
 	struct submission_job *jobs = NULL;
-	size_t nchunks = 0;
-	uint32_t max_array = 0;
+	size_t nchunks = 0, njobs = 0;
+	uint32_t max_array = 0, followup_job = 0;
+	struct sweep_policy policy;
+	struct extend ext;
 	uint64_t units;
 	struct quota quota;
 	struct rollout_plan rp = {0};
+	bool rolling = false;
 	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
 	sigset_t old;
 	const struct backend_ops *ops;
@@ -258,6 +410,8 @@ int cmd_submit(int argc, char **argv)
 	plan_init(&plan);
 	sweep_rec_init(&rec);
 	quota_init(&quota);
+	memset(&policy, 0, sizeof(policy));
+	extend_init(&ext);
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -278,6 +432,9 @@ int cmd_submit(int argc, char **argv)
 		case 'r':
 			resources_from = optarg;
 			break;
+		case 'e':
+			extend_from = optarg;
+			break;
 		default:
 			code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
 			if (code != CLI_CONTINUE)
@@ -290,7 +447,8 @@ int cmd_submit(int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("cannot read the current folder: %s", strerror(errno));
 
-	if (cfg_load(&cfg, argv[optind]) < 0 || plan_expand(&plan, &cfg) < 0)
+	if (cfg_load(&cfg, argv[optind]) < 0 || plan_expand(&plan, &cfg) < 0 ||
+	    followup_policy_from_cfg(&policy, &cfg) < 0)
 		goto out;
 	if (resources_from && sizing_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)
 		goto out;
@@ -319,7 +477,9 @@ int cmd_submit(int argc, char **argv)
 		goto out;
 	max_array = quota.max_array;
 	chunks = plan_chunks(&rp, cfg.pack, &nchunks);
-	if (!dry_run && rp.nnow < rp.nchunks) {
+	rolling = rp.nnow < rp.nchunks;
+	/* Rolling needs one chunk in to wait for, and follow-up jobs. */
+	if (!dry_run && rolling && (!rp.nnow || !ops->followup)) {
 		uint64_t fit = rollout_pack_to_fit(plan.ntasks, rp.budget);
 		char *how = fit ? xstrfmt("set 'pack: %" PRIu64 "' in the sweep file to pack that "
 		                          "many tasks into each array task (it fits now)",
@@ -338,6 +498,8 @@ int cmd_submit(int argc, char **argv)
 	source = path_absolute(argv[optind], cwd);
 	if (load_template(&tmpl, &cfg, source) < 0)
 		goto out;
+	/* What makes a task the same computation, for a later --extend of this sweep. */
+	policy.recipe = reuse_recipe(&cfg, tmpl.buf);
 	in.cfg = &cfg;
 	in.plan = &plan;
 	in.logs = logs;
@@ -354,17 +516,34 @@ int cmd_submit(int argc, char **argv)
 	in.script = dry_script;
 	if (script_render(&script, tmpl.buf, &in) < 0)
 		goto out;
+	if (extend_from) {
+		if (store_open(&st, state_dir, 0) < 0 ||
+		    extend_find(&ext, st, extend_from, &plan, policy.recipe) < 0)
+			goto out;
+		policy.extends = ext.base;
+		jobs = sparse_jobs(plan.ntasks, ext.from_sweep, max_array, cfg.slurm.max_concurrent,
+		                   &njobs);
+	}
 	if (dry_run) {
 		fputs(script.buf, stdout);
 		printf("\n# --- %zu tasks ---\n", plan.ntasks);
-		print_plan(&quota, &rp, plan.ntasks, cfg.pack, units);
-		print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent, cfg.pack, plan.ntasks);
+		if (!extend_from) {
+			print_plan(&quota, &rp, plan.ntasks, cfg.pack, units);
+			print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent, cfg.pack,
+			             plan.ntasks);
+		}
 		print_task_table(&plan);
+		if (extend_from) {
+			print_extend(&ext, plan.ntasks, "# ");
+			for (size_t c = 0; c < njobs; c++)
+				printf("#   %s --array=%s SCRIPT %" PRIu32 "\n", ops->submitter,
+				       jobs[c].array, jobs[c].offset);
+		}
 		ret = EXIT_OK;
 		goto out;
 	}
 
-	if (store_open(&st, state_dir, 1) < 0)
+	if (!st && store_open(&st, state_dir, 1) < 0)
 		goto out;
 	if (cfg.checkpoint.size_mb) {
 		size_t at_once = cfg.slurm.max_concurrent && cfg.slurm.max_concurrent < plan.ntasks
@@ -383,8 +562,18 @@ int cmd_submit(int argc, char **argv)
 	rec.backend = xstrdup(ops->name);
 	rec.max_concurrent = cfg.slurm.max_concurrent;
 	rec.pack = cfg.pack;
+	if (rolling) {
+		/* The first chunks now, the rest by follow-ups (rolling.h). */
+		rec.roll_chunk = rp.chunks[0].count;
+		if (followup_set_program(&policy) < 0)
+			goto out;
+	}
 	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
 		goto out;
+	if (store_set_policy(st, rec.id, &policy) < 0 || record_reused(st, &rec, &ext) < 0) {
+		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
+		goto out;
+	}
 	/* Held until the sweep is marked submitted or failed: see cli_recover_submission. */
 	lock_fd = cli_submit_lock(rec.dir);
 	if (lock_fd < 0) {
@@ -397,17 +586,25 @@ int cmd_submit(int argc, char **argv)
 	in.sweep_dir = rec.dir;
 	in.script = rec.script;
 	if (script_render(&script, tmpl.buf, &in) < 0 || script_write_files(&in, script.buf) < 0 ||
-	    check_syntax(rec.script) < 0) {
+	    check_syntax(rec.script) < 0 ||
+	    ((followup_wanted(&policy) || rolling) && ops->followup &&
+	     followup_write_script(&rec, &cfg, policy.program, state_dir, cwd) < 0)) {
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
 		goto out;
 	}
 
 	cli_hold_signals(&old);
-	jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent, &quota);
-	if (submission_run(ops, st, &rec, jobs, nchunks, 1, NULL, NULL) < 0) {
+	if (!extend_from) {
+		jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent, &quota);
+		njobs = rolling ? rp.nnow : nchunks;
+	}
+	if (submission_run(ops, st, &rec, jobs, njobs, 1, NULL, NULL) < 0 ||
+	    (rolling && arrange_rolling(&followup_job, st, &rec, &policy, jobs, njobs) < 0) ||
+	    (!rolling && followup_wanted(&policy) && njobs &&
+	     arrange_followup(&followup_job, st, &rec, &policy, jobs, njobs) < 0)) {
 		char *reason = xstrdup(error_last());
 
-		submission_cancel(ops, st, &rec, jobs, nchunks);
+		submission_cancel(ops, st, &rec, jobs, njobs);
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, reason);
 		free(reason);
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -422,9 +619,16 @@ int cmd_submit(int argc, char **argv)
 	printf("sweep %" PRId64 " '%s': %zu tasks (%zu setting%s x %zu seed%s)\n", rec.id, rec.name,
 	       plan.ntasks, plan.nsettings, plan.nsettings == 1 ? "" : "s", plan.nseeds,
 	       plan.nseeds == 1 ? "" : "s");
-	for (size_t c = 0; c < nchunks; c++)
-		printf("array job %" PRIu32 ": tasks %" PRIu32 "-%zu\n", jobs[c].job_id,
-		       chunks[c].offset, chunk_last(&chunks[c], cfg.pack, plan.ntasks));
+	if (extend_from) {
+		print_extend(&ext, plan.ntasks, "");
+		for (size_t c = 0; c < njobs; c++)
+			printf("array job %" PRIu32 ": --array=%s, offset %" PRIu32 "\n",
+			       jobs[c].job_id, jobs[c].array, jobs[c].offset);
+	} else {
+		for (size_t c = 0; c < njobs; c++)
+			printf("array job %" PRIu32 ": tasks %" PRIu32 "-%zu\n", jobs[c].job_id,
+			       chunks[c].offset, chunk_last(&chunks[c], cfg.pack, plan.ntasks));
+	}
 	if (cfg.pack > 1)
 		printf("packed: %u tasks per array task, each a job step of its own; each array "
 		       "task's time limit is %u times the task's%s\n",
@@ -433,11 +637,22 @@ int cmd_submit(int argc, char **argv)
 	       rec.id);
 	if (local)
 		printf("runs on this machine in the background: %s/runner-*.log\n", rec.dir);
+	if (rolling)
+		printf("rolling: %zu of %zu tasks submitted now (room for %" PRIu64
+		       " array tasks under %s, keeping 10%% of it free); follow-up job %" PRIu32
+		       " submits the next chunks when array job %" PRIu32
+		       " ends, and so on until all are in ('sweep cancel' stops it)\n",
+		       chunk_last(&chunks[njobs - 1], cfg.pack, plan.ntasks) + 1, plan.ntasks,
+		       rp.budget, quota.submit[rp.bound].what, followup_job, jobs[0].job_id);
+	else if (followup_wanted(&policy) && njobs)
+		print_followup(&policy, &rec, followup_job);
 	ret = EXIT_OK;
 out:
+	sweep_policy_release(&policy);
+	extend_release(&ext);
 	if (lock_fd >= 0)
 		close(lock_fd);
-	free_jobs(jobs, nchunks);
+	free_jobs(jobs, njobs);
 	free(chunks);
 	quota_release(&quota);
 	rollout_plan_release(&rp);

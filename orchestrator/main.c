@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "followup.h"
 
 #include "banned.h"
 
@@ -35,6 +36,8 @@ static const struct command commands[] = {
     {"help", cmd_help, "show this list"},
     /* Hidden (no help): the local runner, started by submit --local. */
     {BACKEND_HELPER_COMMAND, backend_helper_main, NULL},
+    /* Hidden: a follow-up job (retries, notify), submitted by submit. */
+    {FOLLOWUP_COMMAND, followup_main, NULL},
 };
 
 static void print_commands(FILE *f)
@@ -73,6 +76,8 @@ int main(int argc, char **argv)
 		print_commands(stderr);
 		return EXIT_USAGE;
 	}
+	/* The local runner runs a sweep's follow-ups itself when its array job ends. */
+	backend_set_end_hook(followup_local_ended);
 	name = argv[1];
 	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
 		printf("sweep %s\n", SWEEP_VERSION);

@@ -35,6 +35,19 @@ struct backend_submit {
 	                                   refusal is about; may be NULL */
 };
 
+/*
+ * A follow-up job (followup.h): the sweep binary, run once every job in
+ * after has ended, whatever their end (afterany).
+ */
+struct backend_followup {
+	const char *script;    /* the follow-up script; its one argument is arg */
+	const char *arg;       /* the follow-up's number */
+	const uint32_t *after; /* the jobs it waits for */
+	size_t nafter;
+	const char *mail; /* the scheduler's own mail at its end to this address, or NULL */
+	unsigned begin_s; /* start no earlier than this many seconds from now (0 = at once) */
+};
+
 struct backend_ops {
 	const char *name; /* as recorded in sweep_rec.backend */
 	/*
@@ -65,6 +78,16 @@ struct backend_ops {
 	 */
 	int (*find)(struct array_rec **out, size_t *n, const struct sweep_rec *rec);
 	/*
+	 * Submits a follow-up job; sets its id. NULL when this side runs
+	 * follow-ups itself when the jobs they wait for end (the local runner).
+	 */
+	int (*followup)(uint32_t *job_id, const struct backend_followup *req);
+	/*
+	 * Asks the scheduler to mail addr when job job_id (a follow-up, running)
+	 * ends. NULL when this side has no mail.
+	 */
+	int (*mail_at_end)(uint32_t job_id, const char *addr);
+	/*
 	 * What the scheduler lets this user queue now, for a job of this account
 	 * and QOS (NULL: the defaults): quota.h. NULL on a side without limits.
 	 */
@@ -92,5 +115,13 @@ int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct
  */
 #define BACKEND_HELPER_COMMAND "__local-runner"
 int backend_helper_main(int argc, char **argv);
+
+/*
+ * What a side that runs follow-ups itself (followup.h; the local runner)
+ * calls when array job job_id of a sweep has no task left to run; main.c
+ * sets it to the follow-up code. NULL (the default) calls nothing.
+ */
+typedef int (*backend_end_hook)(const char *state_dir, int64_t sweep_id, uint32_t job_id);
+void backend_set_end_hook(backend_end_hook hook);
 
 #endif

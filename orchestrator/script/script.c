@@ -285,6 +285,7 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 	strbuf_addf(out, "\nSWEEP_PACK=%u\nSWEEP_NTASKS=%zu\nSWEEP_SCRIPT=",
 	            in->cfg->pack ? in->cfg->pack : 1, in->plan->ntasks);
 	quote_sh(out, in->script);
+	strbuf_addf(out, "\nSWEEP_FAIL_FAST=%u", in->cfg->fail_fast);
 }
 
 /*

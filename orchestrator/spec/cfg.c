@@ -40,11 +40,13 @@ struct loader {
 	const struct ytree_node *pack_value;
 	const struct ytree_node *cases; /* checked once grid and zip are known */
 	const struct ytree_node *command;
+	const struct ytree_node *retry_on_exit_value;
 };
 
 static const char *const top_keys[] = {
-    "name", "command", "seeds", "grid",     "zip",        "cases", "slurm",
-    "env",  "setup",   "logs",  "template", "checkpoint", "pack",
+    "name",  "command", "seeds",    "grid",       "zip",     "cases",         "slurm",  "env",
+    "setup", "logs",    "template", "checkpoint", "retries", "retry_on_exit", "notify", "fail_fast",
+    "pack",
 };
 
 static const char *const slurm_keys[] = {
@@ -54,6 +56,10 @@ static const char *const slurm_keys[] = {
 };
 
 static const char *const checkpoint_keys[] = {"size", "keep"};
+
+static const char *const notify_keys[] = {"mail", "command"};
+
+#define MAX_RETRIES 20
 
 #define DEFAULT_MAX_RESTARTS 5
 
@@ -767,6 +773,50 @@ static int read_checkpoint(struct loader *ld, const struct ytree_node *map)
 	return 0;
 }
 
+/* A mail address goes to sbatch's --mail-user on a command line: one word. */
+static int read_mail(struct loader *ld, const struct ytree_node *v)
+{
+	const char *m;
+
+	if (get_string(ld, &ld->cfg->notify.mail, v, "notify.mail"))
+		return SWEEP_ERR;
+	m = ld->cfg->notify.mail;
+	if (!*m || *m == '-' || strlen(m) > 256)
+		return AT(ld, v, "'notify.mail': expected a mail address, found '%s'", show(ld, m));
+	for (const char *p = m; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '\'' || *p == '"' || *p == '\\' || *p == 0x7f)
+			return AT(ld, v,
+			          "'notify.mail': '%s' is not a mail address (no spaces, quotes, "
+			          "backslashes or control characters)",
+			          show(ld, m));
+	return 0;
+}
+
+static int read_notify(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg_notify *n = &ld->cfg->notify;
+
+	if (expect(ld, map, YTREE_MAP, "notify") ||
+	    check_keys(ld, map, " in 'notify'", notify_keys, ARRAY_SIZE(notify_keys)))
+		return SWEEP_ERR;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+
+		if (!strcmp(key->text, "mail")) {
+			if (read_mail(ld, v))
+				return SWEEP_ERR;
+		} else {
+			if (get_string(ld, &n->command, v, "notify.command"))
+				return SWEEP_ERR;
+			if (!n->command[strspn(n->command, " \t\r\n")])
+				return AT(ld, v, "'notify.command' is empty");
+		}
+	}
+	if (!n->mail && !n->command)
+		return AT(ld, map, "'notify' needs 'mail', 'command' or both");
+	return 0;
+}
+
 static int read_top(struct loader *ld, const struct ytree_node *key, const struct ytree_node *v)
 {
 	struct cfg *cfg = ld->cfg;
@@ -803,6 +853,22 @@ static int read_top(struct loader *ld, const struct ytree_node *key, const struc
 			          MAX_PACK, show(ld, v->text));
 		return 0;
 	}
+	if (!strcmp(k, "retries")) {
+		if (get_positive(ld, &cfg->retries, v, "retries"))
+			return SWEEP_ERR;
+		if (cfg->retries > MAX_RETRIES)
+			return AT(ld, v, "'retries': at most %d rounds, found %u", MAX_RETRIES,
+			          cfg->retries);
+		return 0;
+	}
+	if (!strcmp(k, "retry_on_exit")) {
+		ld->retry_on_exit_value = v;
+		return get_bool(ld, &cfg->retry_on_exit, v, "retry_on_exit");
+	}
+	if (!strcmp(k, "notify"))
+		return read_notify(ld, v);
+	if (!strcmp(k, "fail_fast"))
+		return get_positive(ld, &cfg->fail_fast, v, "fail_fast");
 	if (!strcmp(k, "template")) {
 		if (get_string(ld, &cfg->template_path, v, "template"))
 			return SWEEP_ERR;
@@ -1050,6 +1116,8 @@ void cfg_release(struct cfg *cfg)
 	free(cfg->setup);
 	free(cfg->logs);
 	free(cfg->template_path);
+	free(cfg->notify.mail);
+	free(cfg->notify.command);
 	cfg_init(cfg);
 }
 
@@ -1116,6 +1184,10 @@ int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t 
 		goto out;
 	if (!out->pack)
 		out->pack = 1;
+	if (ld.retry_on_exit_value && !out->retries) {
+		AT(&ld, ld.retry_on_exit_value, "'retry_on_exit' needs 'retries'");
+		goto out;
+	}
 	ret = 0;
 out:
 	ytree_free(root);

@@ -70,6 +70,12 @@ struct cfg_checkpoint {
 	unsigned keep;    /* how many a task keeps (default 1 when size is given) */
 };
 
+/* The `notify:` section: the one notification when every task is final. */
+struct cfg_notify {
+	char *mail;    /* Slurm's mail to this address at the end, or NULL */
+	char *command; /* shell command run once, or NULL */
+};
+
 struct cfg {
 	char *path;     /* the file as given */
 	char *name;     /* job name; must be a valid #SBATCH value */
@@ -90,6 +96,10 @@ struct cfg {
 	char *template_path; /* user's own script template, or NULL for the built-in */
 	struct cfg_checkpoint checkpoint;
 	unsigned pack; /* sweep tasks per array task, each its own job step (default 1) */
+	unsigned retries;   /* follow-up retry rounds; 0 = none */
+	bool retry_on_exit; /* retry non-zero exits and missing metrics too */
+	struct cfg_notify notify;
+	unsigned fail_fast; /* cancel the rest after this many non-zero exits; 0 = never */
 };
 
 void cfg_init(struct cfg *cfg);

@@ -100,8 +100,48 @@ static const char *const migrations[] = {
     "  maxrss_bytes INTEGER,"
     "  gpus TEXT,"
     "  UNIQUE (array_job_id, array_task_id));",
-    /* 3: packed tasks: each array task runs `pack` sweep tasks as job steps. */
+    /*
+     * 3: what a sweep does by itself when its array jobs end (retries,
+     * notify, fail_fast), its follow-up jobs, and the tasks an extending
+     * sweep reused from the sweeps it extends.
+     */
+    "CREATE TABLE policies ("
+    "  sweep_id INTEGER PRIMARY KEY REFERENCES sweeps(id),"
+    "  retries INTEGER NOT NULL DEFAULT 0,"
+    "  retry_on_exit INTEGER NOT NULL DEFAULT 0,"
+    "  fail_fast INTEGER NOT NULL DEFAULT 0,"
+    "  mail TEXT,"
+    "  command TEXT,"
+    "  program TEXT,"
+    "  notified_at INTEGER NOT NULL DEFAULT 0,"
+    "  extends INTEGER,"
+    "  recipe TEXT);"
+    "CREATE TABLE followups ("
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  seq INTEGER NOT NULL,"
+    "  job_id INTEGER NOT NULL,"
+    "  after TEXT NOT NULL,"
+    "  purpose TEXT NOT NULL,"
+    "  mail INTEGER NOT NULL DEFAULT 0,"
+    "  state INTEGER NOT NULL,"
+    "  note TEXT,"
+    "  submitted_at INTEGER NOT NULL,"
+    "  started_at INTEGER NOT NULL DEFAULT 0,"
+    "  ended_at INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (sweep_id, seq)) WITHOUT ROWID;"
+    "CREATE TABLE reused ("
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  task_index INTEGER NOT NULL,"
+    "  from_sweep INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  from_index INTEGER NOT NULL,"
+    "  PRIMARY KEY (sweep_id, task_index)) WITHOUT ROWID;",
+    /*
+     * 4: packed tasks (each array task runs `pack` sweep tasks as job steps)
+     * and rolling submission (chunks of roll_chunk array tasks, submitted by
+     * follow-ups as earlier ones end).
+     */
     "ALTER TABLE sweeps ADD COLUMN pack INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE sweeps ADD COLUMN roll_chunk INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE arrays ADD COLUMN pack INTEGER NOT NULL DEFAULT 1;"
     "ALTER TABLE arrays ADD COLUMN indices TEXT;",
 };
@@ -389,8 +429,8 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	if (store_prepare(
 	        st, &stmt,
 	        "INSERT INTO sweeps (name, source, spec, dir, script, logs, backend, status,"
-	        " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds, pack)"
-	        " VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
+	        " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds, pack,"
+	        " roll_chunk) VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -408,6 +448,7 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	sqlite3_bind_text(stmt, 12, params, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 13, seeds, -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 14, rec->pack > 1 ? (int)rec->pack : 1);
+	sqlite3_bind_int64(stmt, 15, rec->roll_chunk);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
 		ret = store_db_error(st, "cannot record the sweep");
 		goto out;
@@ -500,7 +541,7 @@ int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status sta
 
 #define SWEEP_COLUMNS                                                                              \
 	"id, name, source, dir, script, logs, backend, status, error, created_at,"                 \
-	" submitted_at, ntasks, nsettings, nseeds, max_concurrent, pack"
+	" submitted_at, ntasks, nsettings, nseeds, max_concurrent, pack, roll_chunk"
 
 char *store_column_text(sqlite3_stmt *stmt, int col)
 {
@@ -527,6 +568,7 @@ static void read_sweep_row(struct sweep_rec *rec, sqlite3_stmt *stmt)
 	rec->nseeds = (size_t)sqlite3_column_int64(stmt, 13);
 	rec->max_concurrent = (unsigned)sqlite3_column_int(stmt, 14);
 	rec->pack = (unsigned)sqlite3_column_int(stmt, 15);
+	rec->roll_chunk = (uint32_t)sqlite3_column_int64(stmt, 16);
 }
 
 static int all_digits(const char *s)

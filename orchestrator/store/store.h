@@ -1,6 +1,7 @@
 #ifndef SWEEP_STORE_H
 #define SWEEP_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,12 @@ struct sweep_rec {
 	size_t nseeds;
 	unsigned max_concurrent; /* the %K throttle it was submitted with; 0 = none */
 	unsigned pack;           /* sweep tasks per array task (1 = not packed) */
+	/*
+	 * Rolling submission: the array tasks per chunk when the sweep did not
+	 * fit under the cluster's limits at once and follow-ups submit the rest
+	 * as earlier chunks end (see rolling.h); 0 = submitted at once.
+	 */
+	uint32_t roll_chunk;
 };
 
 void sweep_rec_init(struct sweep_rec *rec);
@@ -171,5 +178,91 @@ int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t
 int store_local_update_task(struct store *st, const struct local_task_rec *t);
 /* Marks every PENDING task of a local array job CANCELLED, ended at end_time, at once. */
 int store_local_cancel_pending(struct store *st, uint32_t array_job_id, int64_t end_time);
+
+/*
+ * What a sweep does by itself once its array jobs end (the sweep file's
+ * retries, retry_on_exit, notify, fail_fast), the sweep binary its
+ * follow-up jobs run, and what it extends. A sweep without a row has none
+ * of it (all zero).
+ */
+struct sweep_policy {
+	unsigned retries;    /* at most this many retry rounds (attempts 2..retries + 1) */
+	bool retry_on_exit;  /* retry non-zero exits and missing metrics too */
+	unsigned fail_fast;  /* cancel the rest after this many non-zero exits; 0 = never */
+	char *mail;          /* notify.mail, or NULL */
+	char *command;       /* notify.command, or NULL */
+	char *program;       /* absolute path of the sweep binary follow-ups run, or NULL */
+	int64_t notified_at; /* 0 until the one notification was claimed */
+	int64_t extends;     /* the sweep this one extends; 0 = none */
+	char *recipe;        /* what makes a task identical (extend.h), or NULL */
+};
+
+void sweep_policy_release(struct sweep_policy *p);
+
+/* Records (or replaces) the sweep's policy. */
+int store_set_policy(struct store *st, int64_t sweep_id, const struct sweep_policy *p);
+/* The sweep's policy into out (overwritten; all zero when it has none). Release it. */
+int store_load_policy(struct store *st, struct sweep_policy *out, int64_t sweep_id);
+/*
+ * Claims the sweep's one notification: sets *claimed when this call set
+ * notified_at (it was 0), so however often it is called, one caller wins.
+ */
+int store_claim_notification(struct store *st, bool *claimed, int64_t sweep_id);
+
+/*
+ * Follow-up jobs: what runs when array jobs of a sweep end (followup.h).
+ * seq numbers them 1, 2, ... per sweep; each is claimed once (PENDING ->
+ * RUNNING) by whoever runs it, so it never acts twice.
+ */
+enum followup_state {
+	FOLLOWUP_PENDING = 0,
+	FOLLOWUP_RUNNING = 1,
+	FOLLOWUP_DONE = 2,
+	FOLLOWUP_CANCELLED = 3,
+	FOLLOWUP_FAILED = 4,
+};
+
+const char *followup_state_name(enum followup_state s);
+
+struct followup_rec {
+	unsigned seq;
+	uint32_t job_id; /* the scheduler's job, or 0 when a local runner runs it */
+	char *after;     /* the job ids it waits for, "12,13" */
+	char *purpose;   /* what it is for, in words: "retry round 1 of 2, notify" */
+	bool mail;       /* submitted with the scheduler's mail at its end */
+	enum followup_state state;
+	char *note; /* what it did, or NULL */
+	int64_t submitted_at, started_at, ended_at;
+};
+
+void followup_recs_free(struct followup_rec *recs, size_t n);
+
+/* Records a PENDING follow-up (seq, job_id, after, purpose, mail; submitted_at 0 = now). */
+int store_add_followup(struct store *st, int64_t sweep_id, const struct followup_rec *f);
+/* The sweep's follow-ups by seq. Free with followup_recs_free. */
+int store_load_followups(struct store *st, struct followup_rec **out, size_t *n, int64_t sweep_id);
+/* PENDING -> RUNNING; *claimed is false when it was not PENDING (ran, or cancelled). */
+int store_claim_followup(struct store *st, bool *claimed, int64_t sweep_id, unsigned seq);
+/* Records the end of a follow-up: its state and what it did. */
+int store_end_followup(struct store *st, int64_t sweep_id, unsigned seq, enum followup_state state,
+                       const char *note);
+/* Marks every PENDING follow-up of the sweep CANCELLED. */
+int store_cancel_followups(struct store *st, int64_t sweep_id);
+
+/*
+ * The tasks an extending sweep (submit --extend) took from earlier sweeps
+ * instead of running them: its task index -> the sweep and index that ran
+ * it (the one that really ran, not a sweep that reused it in turn).
+ */
+struct reused_rec {
+	size_t index;
+	int64_t from_sweep;
+	size_t from_index;
+};
+
+/* Records the reused tasks of a sweep, in one transaction. */
+int store_add_reused(struct store *st, int64_t sweep_id, const struct reused_rec *recs, size_t n);
+/* The reused tasks of a sweep by index (*out NULL when none); the caller frees *out. */
+int store_load_reused(struct store *st, struct reused_rec **out, size_t *n, int64_t sweep_id);
 
 #endif

@@ -240,6 +240,26 @@ static const struct bad_case value_errors[] = {
     {BASE "slurm: {requeue: true, max_restarts: 0}\n",
      "t.yaml:3:38: 'slurm.max_restarts': expected a positive integer, found '0'"},
     {BASE "checkpoint: {keep: 3}\n", "t.yaml:3:13: 'checkpoint' gives 'keep' without 'size'"},
+    {BASE "retries: 0\n", "t.yaml:3:10: 'retries': expected a positive integer, found '0'"},
+    {BASE "retries: 21\n", "t.yaml:3:10: 'retries': at most 20 rounds, found 21"},
+    {BASE "retries: [1]\n", "t.yaml:3:10: 'retries': expected a scalar, found a list"},
+    {BASE "retry_on_exit: true\n", "t.yaml:3:16: 'retry_on_exit' needs 'retries'"},
+    {BASE "retries: 1\nretry_on_exit: 1\n",
+     "t.yaml:4:16: 'retry_on_exit': expected true or false, found '1'"},
+    {BASE "retrys: 1\n", "t.yaml:3:1: unknown key 'retrys'; did you mean 'retries'?"},
+    {BASE "notify: me@lab.org\n", "t.yaml:3:9: 'notify': expected a mapping, found a scalar"},
+    {BASE "notify: {}\n", "t.yaml:3:9: 'notify' needs 'mail', 'command' or both"},
+    {BASE "notify: {mial: me@lab.org}\n",
+     "t.yaml:3:10: unknown key 'mial' in 'notify'; did you mean 'mail'?"},
+    {BASE "notify: {mail: \"me @lab.org\"}\n",
+     "t.yaml:3:16: 'notify.mail': 'me @lab.org' is not a mail address (no spaces, quotes, "
+     "backslashes or control characters)"},
+    {BASE "notify: {mail: -me}\n",
+     "t.yaml:3:16: 'notify.mail': expected a mail address, found '-me'"},
+    {BASE "notify: {command: \" \"}\n", "t.yaml:3:19: 'notify.command' is empty"},
+    {BASE "notify: {command: [a]}\n",
+     "t.yaml:3:19: 'notify.command': expected a scalar, found a list"},
+    {BASE "fail_fast: -2\n", "t.yaml:3:12: 'fail_fast': expected a positive integer, found '-2'"},
     {BASE "checkpoint: {size: 2GB}\n",
      "t.yaml:3:20: 'checkpoint.size': bad size '2GB': write the suffix without 'B' "
      "(32G, not 32GB): sbatch refuses it"},
@@ -746,6 +766,16 @@ static void test_cfg_slurm_forms(void **state)
 	assert_int_equal(cfg.checkpoint.keep, 3);
 	load_ok(&cfg, BASE "pack: 20\nslurm: {ntasks: 1, time: 5}\n");
 	assert_int_equal(cfg.pack, 20);
+	assert_int_equal(cfg.retries, 0);
+	assert_null(cfg.notify.mail);
+	assert_int_equal(cfg.fail_fast, 0);
+	load_ok(&cfg, BASE "retries: 2\nretry_on_exit: true\nfail_fast: 3\n"
+	                   "notify: {mail: me@lab.org, command: ./done.sh \"$SWEEP_REPORT\"}\n");
+	assert_int_equal(cfg.retries, 2);
+	assert_true(cfg.retry_on_exit);
+	assert_int_equal(cfg.fail_fast, 3);
+	assert_string_equal(cfg.notify.mail, "me@lab.org");
+	assert_string_equal(cfg.notify.command, "./done.sh \"$SWEEP_REPORT\"");
 	load_ok(&cfg, BASE "checkpoint: {size: 512M}\n");
 	assert_int_equal(cfg.checkpoint.keep, 1);
 	load_ok(&cfg, BASE "slurm: {time: unlimited, signal: \"Usr1@0\", mem: 1025K}\n");

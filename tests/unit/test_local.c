@@ -647,8 +647,11 @@ static void test_local_migration(void **state)
 	path = xstrfmt("%s/sweep.db", dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
-	                              "DROP TABLE local_tasks; DROP TABLE local_arrays;"
+	                              "DROP TABLE reused; DROP TABLE followups;"
+	                              " DROP TABLE policies;"
+	                              " DROP TABLE local_tasks; DROP TABLE local_arrays;"
 	                              " ALTER TABLE sweeps DROP COLUMN pack;"
+	                              " ALTER TABLE sweeps DROP COLUMN roll_chunk;"
 	                              " ALTER TABLE arrays DROP COLUMN pack;"
 	                              " ALTER TABLE arrays DROP COLUMN indices;"
 	                              " PRAGMA user_version = 1",

@@ -681,6 +681,48 @@ static void test_outcome_own_row_beats_pending_record(void **state)
 	acct_set_release(&set);
 }
 
+/*
+ * Seen on the test cluster: the pending record of an array cancelled while
+ * tasks were split off it reaches accounting CANCELLED without its task
+ * list. Its tasks without a row of their own were cancelled with it, not
+ * missing.
+ */
+static void test_outcome_cancelled_pending_without_list(void **state)
+{
+	struct array_rec arrays[] = {array(490, 0, "0-9%4", 1)};
+	struct acct_set set;
+	struct task_outcome *out;
+	struct acct_rec *meta;
+
+	(void)state;
+	acct_set_init(&set);
+	for (uint32_t t = 0; t < 4; t++)
+		add_run(&set, 490, t, TS_FAILED, 100, 110);
+	add_run(&set, 490, 4, TS_CANCELLED, 100, 113);
+	meta = add_run(&set, 490, ACCT_NO_TASK, TS_CANCELLED, 100, 113);
+	meta->job_id = 490;
+	out = build(10, arrays, 1, &set);
+	assert_int_equal(out[3].state, TS_FAILED);
+	assert_int_equal(out[4].state, TS_CANCELLED);
+	assert_int_equal(out[4].job_id, 490 + 1000 + 4);
+	for (size_t i = 5; i < 10; i++) {
+		assert_int_equal(out[i].state, TS_CANCELLED);
+		assert_int_equal(out[i].array_task_id, i);
+		assert_int_equal(out[i].job_id, 0);
+	}
+	free(out);
+	acct_set_release(&set);
+	/* Still pending without a list (not final): nothing is guessed. */
+	acct_set_init(&set);
+	add_run(&set, 490, 0, TS_RUNNING, 100, 110);
+	meta = add_run(&set, 490, ACCT_NO_TASK, TS_PENDING, 100, 0);
+	meta->job_id = 490;
+	out = build(10, arrays, 1, &set);
+	assert_int_equal(out[5].state, TS_MISSING);
+	free(out);
+	acct_set_release(&set);
+}
+
 static void test_outcome_records_outside_spec(void **state)
 {
 	/* Attempt 2 asked for task 1 only: a record of its task 0 cannot be right. */
@@ -955,6 +997,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_outcome_chunk_offsets, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_no_arrays, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_own_row_beats_pending_record, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_cancelled_pending_without_list, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_records_outside_spec, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_malformed_bitmap, setup, teardown),

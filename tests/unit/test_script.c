@@ -1,6 +1,11 @@
 #include "script.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "array.h"
+#include "finish.h"
 #include "cfg.h"
 #include "plan.h"
 #include "quote.h"
@@ -8,6 +13,13 @@
 #include "helpers.h"
 
 #include "banned.h"
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static char *hostile[] = {
     "plain",
@@ -306,6 +318,115 @@ static void test_script_runs_as_a_task(void **state)
 	free(dir);
 }
 
+/* The template's "Fail fast" section, as the tasks run it. */
+static char *fail_fast_section(void)
+{
+	const char *start = strstr(script_default_template, "# --- Fail fast");
+	const char *end = start ? strstr(start, "# --- Requeue") : NULL;
+
+	assert_non_null(start);
+	assert_non_null(end);
+	return xstrndup(start, (size_t)(end - start));
+}
+
+/*
+ * The fail_fast counter under concurrent failures: N tasks fail at once,
+ * each counts exactly once, each gets a count of its own (1..N), and only
+ * the ones from K on stop the sweep.
+ */
+static void test_script_fail_fast_counter(void **state)
+{
+	enum { N = 24, K = 5 };
+	char *dir = make_tmpdir(), *section = fail_fast_section();
+	char *body = xstrfmt("SWEEP_DIR=\"$1\" SWEEP_TASK_INDEX=\"$2\" SWEEP_FAIL_FAST=%d "
+	                     "sweep_status=1\n%s",
+	                     K, section);
+	pid_t pids[N];
+	size_t *failed = NULL, n = 0;
+	unsigned seen[N + 1] = {0};
+	int stopping = 0;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		char *err = xstrfmt("%s/err-%d", dir, i), index[16];
+
+		snprintf(index, sizeof(index), "%d", i);
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			if (!freopen(err, "w", stderr))
+				_exit(126);
+			execlp("bash", "bash", "-c", body, "bash", dir, index, (char *)NULL);
+			_exit(127);
+		}
+		free(err);
+	}
+	for (int i = 0; i < N; i++) {
+		int status;
+
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	for (int i = 0; i < N; i++) {
+		char *path = xstrfmt("%s/err-%d", dir, i);
+		struct strbuf text = STRBUF_INIT;
+		const char *p;
+		unsigned rank;
+
+		assert_int_equal(strbuf_read_file(&text, path), 0);
+		p = strstr(text.buf, " is failure ");
+		assert_non_null(p);
+		rank = (unsigned)strtoul(p + strlen(" is failure "), NULL, 10);
+		assert_true(rank >= 1 && rank <= N);
+		seen[rank]++;
+		stopping += strstr(text.buf, "stopping the sweep") != NULL;
+		strbuf_release(&text);
+		free(path);
+	}
+	for (int r = 1; r <= N; r++)
+		assert_int_equal(seen[r], 1);
+	/* No array-jobs file here (no scheduler): nobody runs scancel. */
+	assert_int_equal(stopping, 0);
+	assert_int_equal(finish_read_failures(&failed, &n, dir), 0);
+	assert_int_equal(n, N);
+	qsort(failed, n, sizeof(*failed), cmp_size);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(failed[i], i);
+	free(failed);
+
+	/* No counter yet: nothing failed. */
+	remove_tree(dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(finish_read_failures(&failed, &n, dir), 0);
+	assert_int_equal(n, 0);
+	assert_null(failed);
+	free(body);
+	free(section);
+	remove_tree(dir);
+	free(dir);
+}
+
+/* A failure the scheduler caused (the warning signal came) or a success is not counted. */
+static void test_script_fail_fast_not_counted(void **state)
+{
+	char *dir = make_tmpdir(), *section = fail_fast_section(), *path;
+	const char *args[] = {dir, NULL};
+	char *out;
+
+	(void)state;
+	path = xstrfmt("SWEEP_DIR=\"$1\" SWEEP_TASK_INDEX=3 SWEEP_FAIL_FAST=1 sweep_status=143 "
+	               "sweep_signalled=1\n%s\nSWEEP_TASK_INDEX=4 sweep_status=0 "
+	               "sweep_signalled=\n%s\n[ ! -e \"$1/fail-fast\" ] && echo none",
+	               section, section);
+	out = run_bash(path, args);
+	assert_string_equal(out, "none\n");
+	free(out);
+	free(path);
+	free(section);
+	remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +436,8 @@ int main(void)
 	    cmocka_unit_test(test_script_render_full),
 	    cmocka_unit_test(test_script_template_errors),
 	    cmocka_unit_test(test_script_runs_as_a_task),
+	    cmocka_unit_test(test_script_fail_fast_counter),
+	    cmocka_unit_test(test_script_fail_fast_not_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,7 +196,7 @@ static void test_store_errors(void **state)
 	strbuf_reset(&captured);
 	assert_int_equal(store_open(&st, dir, 0), SWEEP_ERR);
 	expect = xstrfmt("error: state store '%s' has schema version 99, newer than this sweep "
-	                 "knows (3); use a newer sweep",
+	                 "knows (4); use a newer sweep",
 	                 dir);
 	assert_string_equal(captured.buf, expect);
 	free(expect);
@@ -268,6 +268,121 @@ static void test_store_interrupted_submission(void **state)
 	free(dir);
 }
 
+/* Policy and follow-ups: round trip, claims that succeed once, cancel. */
+static void test_store_policy_and_followups(void **state)
+{
+	char *dir = make_tmpdir();
+	struct store *st;
+	struct plan plan = small_plan();
+	struct sweep_policy p = {0}, back;
+	struct followup_rec f = {0}, *fs;
+	size_t n;
+	int64_t id;
+	bool claimed;
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	id = begin(st, "pol", &plan);
+	/* A sweep without a policy has none of it. */
+	assert_int_equal(store_load_policy(st, &back, id), 0);
+	assert_int_equal(back.retries, 0);
+	assert_null(back.mail);
+	p.retries = 2;
+	p.retry_on_exit = true;
+	p.fail_fast = 3;
+	p.mail = "me@lab.org";
+	p.command = "echo 'done'";
+	p.program = "/opt/sweep/bin/sweep";
+	assert_int_equal(store_set_policy(st, id, &p), 0);
+	assert_int_equal(store_load_policy(st, &back, id), 0);
+	assert_int_equal(back.retries, 2);
+	assert_true(back.retry_on_exit);
+	assert_int_equal(back.fail_fast, 3);
+	assert_string_equal(back.mail, "me@lab.org");
+	assert_string_equal(back.command, "echo 'done'");
+	assert_string_equal(back.program, "/opt/sweep/bin/sweep");
+	assert_int_equal(back.notified_at, 0);
+	sweep_policy_release(&back);
+
+	/* One notification, however often it is claimed. */
+	assert_int_equal(store_claim_notification(st, &claimed, id), 0);
+	assert_true(claimed);
+	assert_int_equal(store_claim_notification(st, &claimed, id), 0);
+	assert_false(claimed);
+
+	f.seq = 1;
+	f.job_id = 501;
+	f.after = "500,499";
+	f.purpose = "retry round 1 of 2 if tasks failed, else the report";
+	assert_int_equal(store_add_followup(st, id, &f), 0);
+	f.seq = 2;
+	f.job_id = 0;
+	f.after = "510";
+	f.mail = true;
+	assert_int_equal(store_add_followup(st, id, &f), 0);
+	assert_int_equal(store_claim_followup(st, &claimed, id, 1), 0);
+	assert_true(claimed);
+	assert_int_equal(store_claim_followup(st, &claimed, id, 1), 0);
+	assert_false(claimed);
+	assert_int_equal(store_end_followup(st, id, 1, FOLLOWUP_DONE, "retried 1 task"), 0);
+	assert_int_equal(store_cancel_followups(st, id), 0);
+	/* A cancelled follow-up cannot be claimed: it never acts. */
+	assert_int_equal(store_claim_followup(st, &claimed, id, 2), 0);
+	assert_false(claimed);
+	assert_int_equal(store_load_followups(st, &fs, &n, id), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(fs[0].job_id, 501);
+	assert_string_equal(fs[0].after, "500,499");
+	assert_int_equal(fs[0].state, FOLLOWUP_DONE);
+	assert_string_equal(fs[0].note, "retried 1 task");
+	assert_int_equal(fs[1].state, FOLLOWUP_CANCELLED);
+	assert_true(fs[1].mail);
+	assert_string_equal(followup_state_name(fs[1].state), "cancelled");
+	followup_recs_free(fs, n);
+	store_close(st);
+	remove_tree(dir);
+	free(dir);
+}
+
+/* A store of schema 2 (before follow-ups) gains their tables when opened. */
+static void test_store_migration_to_followups(void **state)
+{
+	char *dir = make_tmpdir(), *path;
+	struct store *st;
+	struct plan plan = small_plan();
+	struct sweep_policy back;
+	struct followup_rec *fs;
+	size_t n;
+	sqlite3 *db;
+	int64_t id;
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	id = begin(st, "old", &plan);
+	store_close(st);
+	path = xstrfmt("%s/sweep.db", dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "DROP TABLE reused; DROP TABLE followups;"
+	                              " DROP TABLE policies; ALTER TABLE sweeps DROP COLUMN pack;"
+	                              " ALTER TABLE sweeps DROP COLUMN roll_chunk;"
+	                              " ALTER TABLE arrays DROP COLUMN pack;"
+	                              " ALTER TABLE arrays DROP COLUMN indices;"
+	                              " PRAGMA user_version = 2",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&st, dir, 0), 0);
+	assert_int_equal(store_load_policy(st, &back, id), 0);
+	assert_int_equal(back.retries, 0);
+	assert_int_equal(store_load_followups(st, &fs, &n, id), 0);
+	assert_int_equal(n, 0);
+	store_close(st);
+	free(path);
+	remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +391,8 @@ int main(void)
 	    cmocka_unit_test(test_store_errors),
 	    cmocka_unit_test(test_store_begin_is_atomic),
 	    cmocka_unit_test(test_store_interrupted_submission),
+	    cmocka_unit_test(test_store_policy_and_followups),
+	    cmocka_unit_test(test_store_migration_to_followups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,12 @@ extern const struct backend_ops local_backend;
 #define LOCAL_RUNNER_COMMAND BACKEND_HELPER_COMMAND
 int local_runner_main(int argc, char **argv);
 
+/*
+ * What the runner calls when its array job has no task left to run (after
+ * recording every task's end): backend_set_end_hook's. NULL calls nothing.
+ */
+void local_set_end_hook(int (*hook)(const char *state_dir, int64_t sweep_id, uint32_t job_id));
+
 /* The pure parts, for tests. */
 
 /*

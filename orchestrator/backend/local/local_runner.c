@@ -28,6 +28,7 @@
 
 #include "array.h"
 #include "error.h"
+#include "finish.h"
 #include "gpu.h"
 #include "local_impl.h"
 #include "outcome.h"
@@ -72,6 +73,8 @@ struct runner {
 	uint32_t task_min, task_max;
 	char offset[16];
 	char host[256];
+	unsigned fail_fast; /* the sweep's fail_fast; 0 = none */
+	char *sweep_dir;    /* where the fail_fast counter is */
 };
 
 static volatile sig_atomic_t got_child, got_stop;
@@ -628,6 +631,16 @@ static int runner_load(struct runner *r, const char *state_dir, uint32_t job_id)
 	snprintf(r->offset, sizeof(r->offset), "%" PRIu32, r->arr.offset);
 	local_this_host(r->host, sizeof(r->host));
 	r->after_done = !r->arr.after_job_id;
+	{
+		struct sweep_policy p;
+		const char *slash = strrchr(r->arr.script, '/');
+
+		if (store_load_policy(r->st, &p, r->arr.sweep_id) < 0)
+			return SWEEP_ERR;
+		r->fail_fast = p.fail_fast;
+		sweep_policy_release(&p);
+		r->sweep_dir = xstrndup(r->arr.script, slash ? (size_t)(slash - r->arr.script) : 0);
+	}
 	return 0;
 }
 
@@ -640,6 +653,34 @@ static void runner_release(struct runner *r)
 	free(r->runs);
 	local_array_rec_release(&r->arr);
 	store_close(r->st);
+	free(r->sweep_dir);
+	memset(r, 0, sizeof(*r));
+}
+
+static int (*end_hook)(const char *state_dir, int64_t sweep_id, uint32_t job_id);
+
+void local_set_end_hook(int (*hook)(const char *state_dir, int64_t sweep_id, uint32_t job_id))
+{
+	end_hook = hook;
+}
+
+/*
+ * fail_fast: the failing task's script counts itself in the sweep folder;
+ * with no scheduler to scancel, the runner stops its own tasks once the
+ * count is reached.
+ */
+static void check_fail_fast(struct runner *r, double now)
+{
+	size_t *failed = NULL, n = 0;
+
+	if (!r->fail_fast || r->stopping)
+		return;
+	if (finish_read_failures(&failed, &n, r->sweep_dir) == 0 && n >= r->fail_fast) {
+		say("runner %d: %zu tasks failed (fail_fast: %u): stopping the rest", (int)getpid(),
+		    n, r->fail_fast);
+		begin_cancel(r, now);
+	}
+	free(failed);
 }
 
 int local_runner_main(int argc, char **argv)
@@ -695,6 +736,7 @@ int local_runner_main(int argc, char **argv)
 		if (got_stop && !r.stopping)
 			begin_cancel(&r, now);
 		enforce(&r, now);
+		check_fail_fast(&r, now);
 		if (now >= next_poll) {
 			poll_memory(&r, now);
 			if (!r.after_done)
@@ -713,6 +755,14 @@ int local_runner_main(int argc, char **argv)
 		pselect(0, NULL, NULL, NULL, &ts, &wait_mask);
 	}
 	say("runner %d: array job %" PRIu32 " done", (int)getpid(), r.arr.job_id);
+	if (end_hook) {
+		int64_t sweep_id = r.arr.sweep_id;
+		uint32_t job = r.arr.job_id;
+
+		runner_release(&r);
+		fflush(stdout);
+		return end_hook(argv[1], sweep_id, job) < 0 ? EXIT_ERROR : EXIT_OK;
+	}
 	runner_release(&r);
 	return EXIT_OK;
 }

@@ -179,4 +179,6 @@ const struct backend_ops slurm_backend_ops = {
     .cancel = slb_cancel_arrays,
     .find = slb_find,
     .limits = slb_quota_read,
+    .followup = slb_followup,
+    .mail_at_end = slb_mail_at_end,
 };

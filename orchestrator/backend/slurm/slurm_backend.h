@@ -31,8 +31,20 @@ const char *slb_name(void);
  * Runs "sbatch --parsable --array=... [extra] script OFFSET" and returns
  * the job id (the script reads its index offset from its argument). sbatch's own error text is
  * shown to the user in the error message; a silent sbatch is killed after the timeout.
+ * The job id is appended to SLB_JOBS_FILE beside the script, where a task
+ * that stops the sweep (fail_fast) finds the jobs to cancel.
  */
+#define SLB_JOBS_FILE "array-jobs"
 int slb_submit(uint32_t *job_id, const struct backend_submit *req);
+
+/*
+ * A follow-up job (backend.h): sbatch --parsable --dependency=afterany:...
+ * [--mail-type=END --mail-user=...] script ARG; sets its id.
+ */
+int slb_followup(uint32_t *job_id, const struct backend_followup *req);
+
+/* scontrol update of a running job's mail: END to addr. */
+int slb_mail_at_end(uint32_t job_id, const char *addr);
 
 /* Cancels array jobs (all their tasks). Already-finished jobs are not an error. */
 int slb_cancel(const uint32_t *job_ids, size_t n);

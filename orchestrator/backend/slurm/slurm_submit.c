@@ -6,6 +6,9 @@
 #include "slurm_backend.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,55 +40,35 @@ static void squeeze(struct strbuf *out, const struct strbuf *text)
 		strbuf_addstr(out, "(no message)");
 }
 
-int slb_submit(uint32_t *job_id, const struct backend_submit *req)
+/* Runs sbatch --parsable with argv (argv[0] is "sbatch") and reads the job id it prints. */
+static int run_sbatch(uint32_t *job_id, const char *const *argv, unsigned timeout_s,
+                      const struct quota *quota)
 {
-	const char **argv;
-	char *array = xstrfmt("--array=%s", req->array);
-	/*
-	 * The offset goes to the script as its argument. Not through --export:
-	 * any value but ALL or NONE there makes slurmd load the user's login
-	 * environment (su - user) for every task, which is slow and changes
-	 * what the task sees.
-	 */
-	char *offset = xstrfmt("%u", req->offset);
 	struct proc_result res;
 	struct strbuf msg = STRBUF_INIT;
-	size_t n = 0, nextra = 0;
 	unsigned long id;
 	char *end, *limit = NULL;
 	int ret = 0;
 
-	while (req->extra_args && req->extra_args[nextra])
-		nextra++;
-	argv = xcalloc(nextra + 6, sizeof(char *));
-	argv[n++] = "sbatch";
-	argv[n++] = "--parsable";
-	argv[n++] = array;
-	for (size_t i = 0; i < nextra; i++)
-		argv[n++] = req->extra_args[i];
-	argv[n++] = req->script;
-	argv[n++] = offset;
-	argv[n] = NULL;
-
 	proc_result_init(&res);
-	if (proc_run(&res, argv, NULL, req->timeout_s ? req->timeout_s : 60) < 0) {
+	if (proc_run(&res, argv, NULL, timeout_s ? timeout_s : 60) < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
 	squeeze(&msg, &res.err);
 	/* A controller that is up but at a limit must not be blamed for being down. */
-	limit = quota_explain_refusal(msg.buf, req->quota);
+	limit = quota_explain_refusal(msg.buf, quota);
 	if (res.timed_out && limit) {
 		ret = error("slurmctld refused new jobs for %u s: the limit reached is %s; wait "
 		            "until jobs end, or pack several tasks into one array task (pack: K): "
 		            "%s",
-		            req->timeout_s ? req->timeout_s : 60, limit, msg.buf);
+		            timeout_s ? timeout_s : 60, limit, msg.buf);
 		goto out;
 	}
 	if (res.timed_out) {
 		ret = error("sbatch did not answer within %u s (is slurmctld running? 'scontrol "
 		            "ping' tells): %s",
-		            req->timeout_s ? req->timeout_s : 60, msg.buf);
+		            timeout_s ? timeout_s : 60, msg.buf);
 		goto out;
 	}
 	if ((!res.exited || res.status != 0) && limit) {
@@ -111,8 +94,131 @@ out:
 	free(limit);
 	strbuf_release(&msg);
 	proc_result_release(&res);
+	return ret;
+}
+
+/*
+ * The sweep's folder (the script's) lists its array jobs in SLB_JOBS_FILE,
+ * one id a line, appended with O_APPEND: a task that stops the sweep
+ * (fail_fast) cancels them with scancel. A job missing from it (the write
+ * failed) is only not cancelled by the task: warn, go on.
+ */
+static void note_job(const char *script, uint32_t job_id)
+{
+	const char *slash = strrchr(script, '/');
+	char *dir = slash ? xstrndup(script, (size_t)(slash - script)) : xstrdup(".");
+	char *path = xstrfmt("%s/%s", dir, SLB_JOBS_FILE);
+	char line[16];
+	int fd, len = snprintf(line, sizeof(line), "%u\n", job_id);
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (fd < 0 || write(fd, line, (size_t)len) != len)
+		warning("cannot note array job %u in '%s': %s (fail_fast cannot cancel it)", job_id,
+		        path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(dir);
+}
+
+int slb_submit(uint32_t *job_id, const struct backend_submit *req)
+{
+	const char **argv;
+	char *array = xstrfmt("--array=%s", req->array);
+	/*
+	 * The offset goes to the script as its argument. Not through --export:
+	 * any value but ALL or NONE there makes slurmd load the user's login
+	 * environment (su - user) for every task, which is slow and changes
+	 * what the task sees.
+	 */
+	char *offset = xstrfmt("%u", req->offset);
+	size_t n = 0, nextra = 0, nargs = 0;
+	int ret;
+
+	while (req->extra_args && req->extra_args[nextra])
+		nextra++;
+	while (req->script_args && req->script_args[nargs])
+		nargs++;
+	argv = xcalloc(nextra + nargs + 6, sizeof(char *));
+	argv[n++] = "sbatch";
+	argv[n++] = "--parsable";
+	argv[n++] = array;
+	for (size_t i = 0; i < nextra; i++)
+		argv[n++] = req->extra_args[i];
+	argv[n++] = req->script;
+	if (req->script_args)
+		for (size_t i = 0; i < nargs; i++)
+			argv[n++] = req->script_args[i];
+	else
+		argv[n++] = offset;
+	argv[n] = NULL;
+
+	ret = run_sbatch(job_id, argv, req->timeout_s, req->quota);
+	if (ret == 0)
+		note_job(req->script, *job_id);
 	free(argv);
 	free(array);
 	free(offset);
+	return ret;
+}
+
+/*
+ * A follow-up job: sbatch --dependency=afterany:A:B... of the follow-up
+ * script. afterany is satisfied however the jobs end (cancelled too), and
+ * at once for jobs that have already ended.
+ */
+int slb_followup(uint32_t *job_id, const struct backend_followup *req)
+{
+	struct strbuf dep = STRBUF_INIT;
+	char *mail_user = NULL, *begin = NULL;
+	const char *argv[9];
+	size_t n = 0;
+	int ret;
+
+	strbuf_addstr(&dep, "--dependency=afterany");
+	for (size_t i = 0; i < req->nafter; i++)
+		strbuf_addf(&dep, ":%u", req->after[i]);
+	argv[n++] = "sbatch";
+	argv[n++] = "--parsable";
+	if (req->nafter)
+		argv[n++] = dep.buf;
+	if (req->mail) {
+		mail_user = xstrfmt("--mail-user=%s", req->mail);
+		argv[n++] = "--mail-type=END";
+		argv[n++] = mail_user;
+	}
+	if (req->begin_s) {
+		begin = xstrfmt("--begin=now+%u", req->begin_s);
+		argv[n++] = begin;
+	}
+	argv[n++] = req->script;
+	argv[n++] = req->arg;
+	argv[n] = NULL;
+	ret = run_sbatch(job_id, argv, 0, NULL);
+	free(mail_user);
+	free(begin);
+	strbuf_release(&dep);
+	return ret;
+}
+
+/* The mail of a running job can still be changed: scontrol update. */
+int slb_mail_at_end(uint32_t job_id, const char *addr)
+{
+	char *id = xstrfmt("JobId=%u", job_id), *user = xstrfmt("MailUser=%s", addr);
+	const char *argv[] = {"scontrol", "update", id, "MailType=END", user, NULL};
+	struct proc_result res;
+	int ret = 0;
+
+	proc_result_init(&res);
+	if (proc_run(&res, argv, NULL, 60) < 0) {
+		ret = SWEEP_ERR;
+	} else if (!res.exited || res.status != 0) {
+		strbuf_trim_trailing_newlines(&res.err);
+		ret =
+		    error("scontrol could not set the end mail of job %u: %s", job_id, res.err.buf);
+	}
+	proc_result_release(&res);
+	free(id);
+	free(user);
 	return ret;
 }
