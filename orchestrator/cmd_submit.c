@@ -200,6 +200,13 @@ static void print_plan(const struct quota *q, const struct rollout_plan *rp, siz
 	printf("# %" PRIu64 " array tasks do not fit: room for %" PRIu64 " now under %s "
 	       "(keeping 10%% of it free), %" PRIu64 " with nothing else queued\n",
 	       units, rp->budget, q->submit[rp->bound].what, rp->capacity);
+	if (rp->nnow)
+		printf("# rolling: %zu chunk%s of up to %" PRIu32 " array tasks now, the other %zu "
+		       "submitted by follow-up jobs as earlier chunks end\n",
+		       rp->nnow, rp->nnow == 1 ? "" : "s", rp->chunks[0].count,
+		       rp->nchunks - rp->nnow);
+	else
+		printf("# nothing fits now: submit refuses until queued jobs end\n");
 	if (rollout_pack_to_fit(ntasks, rp->budget) > pack)
 		printf("# pack: %" PRIu64 " would fit the whole sweep now\n",
 		       rollout_pack_to_fit(ntasks, rp->budget));
@@ -342,7 +349,8 @@ static int arrange_rolling(uint32_t *job_id, struct store *st, const struct swee
 	}
 	purpose = xstrfmt("submit the next chunks (%zu of %zu tasks submitted)",
 	                  next < rec->ntasks ? next : rec->ntasks, rec->ntasks);
-	ret = followup_arrange_for(job_id, st, rec, policy, 1, &jobs[0].job_id, 1, false, purpose, 0);
+	ret =
+	    followup_arrange_for(job_id, st, rec, policy, 1, &jobs[0].job_id, 1, false, purpose, 0);
 	free(purpose);
 	return ret;
 }

@@ -65,11 +65,11 @@ int rerun_plan(struct rerun *r, const struct resubmit_policy *base, bool dry_run
 	resubmit_plan_release(&r->rp);
 	if (r->l->rec.roll_chunk &&
 	    rolling_next_index(&r->l->rec, r->l->arrays, r->l->narrays) < r->l->rec.ntasks)
-		return error("sweep %" PRId64 " is still being submitted in chunks (%zu of %zu tasks "
-		             "submitted): run it again once every task is in ('sweep status' tells)",
-		             r->l->rec.id,
-		             rolling_next_index(&r->l->rec, r->l->arrays, r->l->narrays),
-		             r->l->rec.ntasks);
+		return error(
+		    "sweep %" PRId64 " is still being submitted in chunks (%zu of %zu tasks "
+		    "submitted): run it again once every task is in ('sweep status' tells)",
+		    r->l->rec.id, rolling_next_index(&r->l->rec, r->l->arrays, r->l->narrays),
+		    r->l->rec.ntasks);
 	if (submission_max_array_size(r->ops, &max_array, dry_run,
 	                              "planning without MaxArraySize: it is unknown") < 0)
 		return SWEEP_ERR;
