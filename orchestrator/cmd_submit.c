@@ -603,8 +603,9 @@ int cmd_submit(int argc, char **argv)
 
 	cli_hold_signals(&old);
 	if (!extend_from) {
-		jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent, &quota);
+		/* Rolling: the first chunks now, the rest by follow-ups. */
 		njobs = rolling ? rp.nnow : nchunks;
+		jobs = chunk_jobs(chunks, njobs, cfg.slurm.max_concurrent, &quota);
 	}
 	if (submission_run(ops, st, &rec, jobs, njobs, 1, NULL, NULL) < 0 ||
 	    (rolling && arrange_rolling(&followup_job, st, &rec, &policy, jobs, njobs) < 0) ||
