@@ -91,5 +91,6 @@ struct acct_rec *acct_set_add(struct acct_set *set)
 	rec->total_cpu_us = ACCT_NO_VALUE;
 	rec->gpu_util = ACCT_NO_VALUE;
 	rec->gpu_mem_bytes = ACCT_NO_VALUE;
+	rec->step_index = ACCT_NO_STEP;
 	return rec;
 }

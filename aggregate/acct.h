@@ -36,8 +36,11 @@ const char *task_state_name(enum task_state s);
 /* True for states after which the task will not run again by itself. */
 bool task_state_is_final(enum task_state s);
 
-#define ACCT_NO_TASK  UINT32_MAX /* array_task_id of the record holding pending tasks */
-#define ACCT_NO_VALUE UINT64_MAX
+#define ACCT_NO_TASK UINT32_MAX /* array_task_id of the record holding pending tasks */
+#define ACCT_NO_STEP UINT32_MAX /* step_index of a record that is a whole array task */
+/* A packed array task runs each sweep task as a job step named this and its sweep index. */
+#define ACCT_STEP_PREFIX "sweep-"
+#define ACCT_NO_VALUE    UINT64_MAX
 
 struct acct_rec {
 	uint32_t array_job_id;  /* %A */
@@ -61,6 +64,12 @@ struct acct_rec {
 	                           not record them */
 	char *nodes;            /* node list, or NULL */
 	int64_t submit_time, start_time, end_time; /* unix seconds, 0 if unknown */
+	/*
+	 * The sweep index of a packed task's job step ("sweep-<index>"), whose
+	 * state, exit, elapsed time and MaxRSS this record holds; ACCT_NO_STEP
+	 * for a record of a whole array task.
+	 */
+	uint32_t step_index;
 };
 
 struct acct_set {

@@ -407,7 +407,8 @@ void advise_estimate_mtbf(struct advise_mtbf *out, const struct acct_set *set)
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < set->n; i++)
-		if (set->recs[i].array_task_id != ACCT_NO_TASK)
+		if (set->recs[i].array_task_id != ACCT_NO_TASK &&
+		    set->recs[i].step_index == ACCT_NO_STEP)
 			runs[n++] = &set->recs[i];
 	qsort(runs, n, sizeof(*runs), cmp_run);
 	for (size_t i = 0; i < n; i++) {

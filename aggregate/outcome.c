@@ -36,6 +36,8 @@ struct slot {
 	uint32_t rank;              /* of the latest array job covering it (1 = first), 0 if none */
 	unsigned runs;              /* rows of this index in that array job */
 	bool from_bitmap;           /* rec is a pending record, not a row of this task */
+	int state;                  /* the state to show instead of rec's, or -1 */
+	uint32_t pack;              /* rec is a packed task's step: the array task's limit / pack */
 };
 
 /* Submit times order runs; when they are equal, the rest of the record decides. */
@@ -62,8 +64,9 @@ static bool is_later_run(const struct acct_rec *a, bool a_bitmap, const struct a
  * covers the index counts; one whose --array value is unknown covers what
  * its records name.
  */
-static void consider(struct slot *slot, struct task_outcome *out, const struct array_rec *arr,
-                     uint32_t rank, const struct acct_rec *rec, uint32_t task, bool from_bitmap)
+static void consider_as(struct slot *slot, struct task_outcome *out, const struct array_rec *arr,
+                        uint32_t rank, const struct acct_rec *rec, uint32_t task, bool from_bitmap,
+                        int state)
 {
 	if (slot->rank != rank) {
 		if (slot->rank > rank || (arr->spec && *arr->spec))
@@ -79,7 +82,15 @@ static void consider(struct slot *slot, struct task_outcome *out, const struct a
 		slot->rec = rec;
 		slot->task = task;
 		slot->from_bitmap = from_bitmap;
+		slot->state = state;
+		slot->pack = rec->step_index != ACCT_NO_STEP && arr->pack > 1 ? arr->pack : 0;
 	}
+}
+
+static void consider(struct slot *slot, struct task_outcome *out, const struct array_rec *arr,
+                     uint32_t rank, const struct acct_rec *rec, uint32_t task, bool from_bitmap)
+{
+	consider_as(slot, out, arr, rank, rec, task, from_bitmap, -1);
 }
 
 /* An array job's rank among the sweep's: by attempt, then in the order given. */
@@ -112,6 +123,56 @@ static uint32_t limit_after(size_t ntasks, uint32_t offset)
 	return left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
 }
 
+/*
+ * A packed array's sweep indices: array task a runs pack of them, from
+ * offset + a × pack on, or entries a × pack... of its index list.
+ */
+struct packing {
+	uint32_t pack;
+	uint32_t offset;
+	uint32_t *list; /* parsed arr->indices, or NULL */
+	size_t nlist;
+};
+
+static int packing_init(struct packing *pk, const struct array_rec *arr)
+{
+	const char *why;
+
+	memset(pk, 0, sizeof(*pk));
+	pk->pack = arr->pack > 1 ? arr->pack : 1;
+	pk->offset = arr->offset;
+	if (arr->indices &&
+	    array_parse_tasks(&pk->list, &pk->nlist, arr->indices, UINT32_MAX, &why) < 0)
+		return error("cannot read the task list of array job %u: %s", arr->job_id, why);
+	return 0;
+}
+
+/* Sweep index j of array task a, or SIZE_MAX when there is none below ntasks. */
+static size_t packing_index(const struct packing *pk, uint32_t a, uint32_t j, size_t ntasks)
+{
+	uint64_t k = (uint64_t)a * pk->pack + j, i;
+
+	if (j >= pk->pack)
+		return SIZE_MAX;
+	if (pk->list) {
+		if (k >= pk->nlist)
+			return SIZE_MAX;
+		i = pk->list[k];
+	} else {
+		i = pk->offset + k;
+	}
+	return i < ntasks ? (size_t)i : SIZE_MAX;
+}
+
+/* Array tasks a packed array may have: enough to cover ntasks from its offset. */
+static uint32_t packing_limit(const struct packing *pk, size_t ntasks)
+{
+	uint64_t n = pk->list ? pk->nlist : (pk->offset < ntasks ? ntasks - pk->offset : 0);
+	uint64_t tasks = (n + pk->pack - 1) / pk->pack;
+
+	return tasks > UINT32_MAX ? UINT32_MAX : (uint32_t)tasks;
+}
+
 /* Marks the indices each array job's --array value covers; ranks is in submission order. */
 static int cover_specs(struct slot *slots, struct task_outcome *out, size_t ntasks,
                        const struct array_rank *ranks, size_t narrays)
@@ -122,22 +183,101 @@ static int cover_specs(struct slot *slots, struct task_outcome *out, size_t ntas
 		size_t n;
 		const char *why;
 
+		struct packing pk;
+
 		if (!arr->spec || !*arr->spec)
 			continue;
-		if (array_parse_tasks(&tasks, &n, arr->spec, limit_after(ntasks, arr->offset),
-		                      &why) < 0)
+		if (packing_init(&pk, arr) < 0)
+			return SWEEP_ERR;
+		if (array_parse_tasks(&tasks, &n, arr->spec,
+		                      arr->pack > 1 ? packing_limit(&pk, ntasks)
+		                                    : limit_after(ntasks, arr->offset),
+		                      &why) < 0) {
+			free(pk.list);
 			return error("cannot read the --array value '%s' of array job %u: %s",
 			             arr->spec, arr->job_id, why);
-		for (size_t k = 0; k < n; k++) {
-			size_t i = (size_t)arr->offset + tasks[k];
-
-			if (slots[i].rank == ranks[r].rank)
-				continue;
-			slots[i].rank = ranks[r].rank;
-			out[i].attempts++;
 		}
+		for (size_t k = 0; k < n; k++) {
+			for (uint32_t j = 0; j < pk.pack; j++) {
+				size_t i = arr->pack > 1 ? packing_index(&pk, tasks[k], j, ntasks)
+				                         : (size_t)arr->offset + tasks[k];
+
+				if (i == SIZE_MAX || slots[i].rank == ranks[r].rank)
+					continue;
+				slots[i].rank = ranks[r].rank;
+				out[i].attempts++;
+			}
+		}
+		free(pk.list);
 		free(tasks);
 	}
+	return 0;
+}
+
+/*
+ * A packed array task's own record stands for those of its sweep tasks
+ * whose step has no record: not started yet while it runs, or never
+ * started when it ended early (time limit, cancelled, node failure). When
+ * it completed or failed on its own, a step with no record is missing.
+ */
+static int packed_job_state(enum task_state s)
+{
+	switch (s) {
+	case TS_RUNNING:
+	case TS_SUSPENDED:
+		return TS_PENDING;
+	case TS_COMPLETED:
+	case TS_FAILED:
+		return TS_MISSING;
+	default:
+		return (int)s;
+	}
+}
+
+static int add_packed(struct slot *slots, struct task_outcome *out, size_t ntasks,
+                      const struct array_rec *arr, uint32_t rank, const struct acct_rec *rec)
+{
+	struct packing pk;
+	uint32_t *tasks = NULL;
+	size_t n = 0;
+	const char *why;
+
+	if (rec->step_index != ACCT_NO_STEP) {
+		if (rec->step_index < ntasks)
+			consider(&slots[rec->step_index], &out[rec->step_index], arr, rank, rec,
+			         rec->array_task_id, false);
+		return 0;
+	}
+	if (packing_init(&pk, arr) < 0)
+		return SWEEP_ERR;
+	if (rec->array_task_id != ACCT_NO_TASK) {
+		int state = packed_job_state(rec->state);
+
+		for (uint32_t j = 0; state != TS_MISSING && j < pk.pack; j++) {
+			size_t i = packing_index(&pk, rec->array_task_id, j, ntasks);
+
+			if (i != SIZE_MAX)
+				consider_as(&slots[i], &out[i], arr, rank, rec, rec->array_task_id,
+				            true, state);
+		}
+	} else if (rec->pending_tasks) {
+		if (array_parse_tasks(&tasks, &n, rec->pending_tasks, packing_limit(&pk, ntasks),
+		                      &why) < 0) {
+			free(pk.list);
+			return error("cannot read the pending tasks of array job %u: %s",
+			             rec->array_job_id, why);
+		}
+		for (size_t k = 0; k < n; k++)
+			for (uint32_t j = 0; j < pk.pack; j++) {
+				size_t i = packing_index(&pk, tasks[k], j, ntasks);
+
+				if (i != SIZE_MAX)
+					consider(&slots[i], &out[i], arr, rank, rec, tasks[k],
+					         true);
+			}
+	}
+	free(tasks);
+	free(pk.list);
 	return 0;
 }
 
@@ -149,6 +289,10 @@ static int add_record(struct slot *slots, struct task_outcome *out, size_t ntask
 	size_t n;
 	const char *why;
 
+	if (arr->pack > 1)
+		return add_packed(slots, out, ntasks, arr, rank, rec);
+	if (rec->step_index != ACCT_NO_STEP)
+		return 0; /* a step of a task that is not packed is part of that task */
 	if (rec->array_task_id != ACCT_NO_TASK) {
 		if (rec->array_task_id < limit) {
 			size_t i = (size_t)arr->offset + rec->array_task_id;
@@ -181,11 +325,13 @@ static void fill(struct task_outcome *out, const struct slot *slot)
 
 	if (!rec)
 		return;
-	out->state = rec->state;
+	out->state = slot->state >= 0 ? (enum task_state)slot->state : rec->state;
 	out->exit_code = rec->exit_code;
 	out->signal = rec->signal;
 	out->elapsed_s = rec->elapsed_s;
 	out->timelimit_s = rec->timelimit_s;
+	if (slot->pack && rec->timelimit_s != ACCT_NO_VALUE)
+		out->timelimit_s = rec->timelimit_s / slot->pack; /* the step's share */
 	out->req_mem_mb = outcome_task_mem_mb(rec);
 	out->maxrss_bytes = rec->maxrss_bytes;
 	out->ncpus = rec->ncpus;
@@ -221,6 +367,8 @@ int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_re
 	if (!ntasks)
 		return 0;
 	slots = xcalloc(ntasks, sizeof(*slots));
+	for (size_t i = 0; i < ntasks; i++)
+		slots[i].state = -1;
 	ranks = xcalloc(narrays ? narrays : 1, sizeof(*ranks));
 	for (size_t p = 0; p < narrays; p++) {
 		ranks[p].job_id = arrays[p].job_id;

@@ -28,6 +28,7 @@ void resubmit_plan_release(struct resubmit_plan *plan)
 	for (size_t i = 0; i < plan->narrays; i++) {
 		free(plan->arrays[i].tasks);
 		free(plan->arrays[i].spec);
+		free(plan->arrays[i].indices);
 	}
 	free(plan->arrays);
 	free(plan->tasks);
@@ -147,6 +148,7 @@ static void group(struct resubmit_plan *out, struct slot *slots, size_t n, unsig
 			j++;
 		ALLOC_GROW(out->arrays, out->narrays + 1, alloc);
 		arr = &out->arrays[out->narrays++];
+		memset(arr, 0, sizeof(*arr));
 		arr->mem_mb = slots[i].mem_mb;
 		arr->time_min = slots[i].time_min;
 		arr->offset = slots[i].offset;
@@ -156,6 +158,40 @@ static void group(struct resubmit_plan *out, struct slot *slots, size_t n, unsig
 			arr->tasks[k - i] = slots[k].task;
 		array_spec_of_ids(&spec, arr->tasks, arr->ntasks, throttle);
 		arr->spec = strbuf_detach(&spec, NULL);
+		i = j;
+	}
+}
+
+/* Packed: slots hold sweep indices (in task) by overrides; pack of them per array task. */
+static void group_packed(struct resubmit_plan *out, struct slot *slots, size_t n,
+                         const struct resubmit_policy *p)
+{
+	uint64_t per_array = (uint64_t)(p->max_array ? p->max_array : UINT32_MAX) * p->pack;
+	size_t alloc = 0;
+
+	qsort(slots, n, sizeof(*slots), cmp_slot);
+	for (size_t i = 0; i < n;) {
+		struct resubmit_array *arr;
+		struct strbuf list = STRBUF_INIT, spec = STRBUF_INIT;
+		size_t j = i;
+
+		while (j < n && j - i < per_array && slots[j].mem_mb == slots[i].mem_mb &&
+		       slots[j].time_min == slots[i].time_min)
+			j++;
+		ALLOC_GROW(out->arrays, out->narrays + 1, alloc);
+		arr = &out->arrays[out->narrays++];
+		memset(arr, 0, sizeof(*arr));
+		arr->mem_mb = slots[i].mem_mb;
+		arr->time_min = slots[i].time_min;
+		arr->ntasks = (j - i + p->pack - 1) / p->pack;
+		arr->tasks = xcalloc(arr->ntasks, sizeof(*arr->tasks));
+		for (size_t k = 0; k < arr->ntasks; k++)
+			arr->tasks[k] = (uint32_t)k;
+		for (size_t k = i; k < j; k++)
+			strbuf_addf(&list, "%s%" PRIu32, k > i ? "," : "", slots[k].task);
+		array_spec_of_ids(&spec, arr->tasks, arr->ntasks, p->throttle);
+		arr->spec = strbuf_detach(&spec, NULL);
+		arr->indices = strbuf_detach(&list, NULL);
 		i = j;
 	}
 }
@@ -200,6 +236,16 @@ int resubmit_plan_build(struct resubmit_plan *out, const struct task_outcome *ou
 		request(t, o, p);
 	}
 	slots = xcalloc(out->ntasks ? out->ntasks : 1, sizeof(*slots));
+	if (p->pack > 1) {
+		for (size_t k = 0; k < out->ntasks; k++) {
+			slots[k].mem_mb = out->tasks[k].mem_mb;
+			slots[k].time_min = out->tasks[k].time_min;
+			slots[k].task = (uint32_t)out->tasks[k].index;
+		}
+		group_packed(out, slots, out->ntasks, p);
+		free(slots);
+		return 0;
+	}
 	for (size_t k = 0; k < out->ntasks; k++) {
 		slots[k].mem_mb = out->tasks[k].mem_mb;
 		slots[k].time_min = out->tasks[k].time_min;

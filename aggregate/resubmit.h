@@ -33,6 +33,11 @@ struct task_outcome;
  * Tasks with the same overrides go into the same array jobs; an index i
  * goes into the chunk with offset (i / max_array) * max_array, as array
  * task i - offset, so no task id reaches MaxArraySize.
+ *
+ * Packed sweeps (pack > 1) pack only the tasks that run again: those with
+ * the same overrides, in index order, pack per array task, at most
+ * max_array array tasks per array job, each array job with its list of
+ * indices (resubmit_array.indices).
  */
 
 struct resubmit_policy {
@@ -43,6 +48,7 @@ struct resubmit_policy {
 	uint32_t max_array;       /* the controller's MaxArraySize; 0 for no limit */
 	unsigned throttle;        /* the %K of every --array value; 0 for none */
 	bool missing_unsettled;   /* missing records may still appear: skip missing tasks */
+	uint32_t pack;            /* sweep tasks per array task (0 or 1: not packed) */
 	/*
 	 * NULL: every task resubmit_wanted takes. Else the tasks to run again
 	 * (only[i] = 1, e.g. finish_select's choice for a retry round); a
@@ -68,6 +74,12 @@ struct resubmit_array {
 	uint32_t *tasks;   /* array task ids, ascending; owned */
 	size_t ntasks;
 	char *spec; /* the --array value, e.g. "3-5,9%2"; owned */
+	/*
+	 * Packed sweeps: the sweep indices this array job runs, in order,
+	 * comma-separated ("3,17,18"), pack per array task (array task a runs
+	 * entries a x pack...); offset is 0 and unused. NULL when not packed.
+	 */
+	char *indices;
 };
 
 struct resubmit_plan {

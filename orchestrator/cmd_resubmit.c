@@ -220,7 +220,11 @@ static int print_commands(FILE *f, const struct state *s)
 			strbuf_addf(&line, " %s", time_opt.buf);
 		strbuf_addch(&line, ' ');
 		add_path(&line, s->l.rec.script);
-		strbuf_addf(&line, " %" PRIu32, arr->offset);
+		if (arr->indices)
+			strbuf_addf(&line, " @%s%s%.0" PRIu64, arr->indices, arr->time_min ? " " : "",
+			            arr->time_min);
+		else
+			strbuf_addf(&line, " %" PRIu32, arr->offset);
 		fprintf(f, "%s\n", line.buf);
 		strbuf_release(&mem);
 		strbuf_release(&time_opt);

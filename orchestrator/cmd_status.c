@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "error.h"
 #include "followup.h"
+#include "rolling.h"
 #include "loaded.h"
 #include "plan.h"
 #include "outcome.h"
@@ -168,6 +169,8 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 		else if (s != TS_MISSING)
 			v->active++;
 	}
+	if (rolling_describe(&v->finish, st, &v->rec, v->arrays, v->narrays) < 0)
+		return SWEEP_ERR;
 	return followup_describe(&v->finish, &v->followups_active, st, &v->rec, v->tasks,
 	                         plan->ntasks);
 }

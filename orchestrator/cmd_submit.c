@@ -23,6 +23,9 @@
 #include "followup.h"
 #include "plan.h"
 #include "path.h"
+#include "quota.h"
+#include "rollout.h"
+#include "rolling.h"
 #include "script.h"
 #include "sizing.h"
 #include "space.h"
@@ -104,25 +107,114 @@ static void print_task_table(const struct plan *plan)
 	}
 }
 
+/* The last sweep index of a chunk whose array tasks each run pack tasks. */
+static size_t chunk_last(const struct array_chunk *c, unsigned pack, size_t ntasks)
+{
+	size_t last = (size_t)c->offset + (size_t)c->count * pack - 1;
+
+	return last < ntasks ? last : ntasks - 1;
+}
+
 static void print_chunks(const struct backend_ops *ops, const struct array_chunk *chunks, size_t n,
-                         unsigned k)
+                         unsigned k, unsigned pack, size_t ntasks)
 {
 	char spec[64];
 
 	if (n <= 1)
 		return;
-	printf("# The sweep exceeds MaxArraySize: %zu array jobs%s.\n", n,
+	printf("# %zu array jobs%s.\n", n,
 	       k ? ", each starting after the previous one ends, so the throttle holds" : "");
 	for (size_t c = 0; c < n; c++) {
 		array_spec(spec, sizeof(spec), chunks[c].count, k);
-		printf("#   %s --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32 "-%" PRIu32 ")\n",
+		printf("#   %s --array=%s SCRIPT %" PRIu32 "   (tasks %" PRIu32 "-%zu)\n",
 		       ops->submitter, spec, chunks[c].offset, chunks[c].offset,
-		       chunks[c].offset + chunks[c].count - 1);
+		       chunk_last(&chunks[c], pack, ntasks));
 	}
 }
 
+/* The rollout plan's chunks as sweep indices: array task a covers pack tasks. */
+static struct array_chunk *plan_chunks(const struct rollout_plan *rp, unsigned pack, size_t *n)
+{
+	struct array_chunk *chunks = xcalloc(rp->nchunks ? rp->nchunks : 1, sizeof(*chunks));
+
+	for (size_t c = 0; c < rp->nchunks; c++) {
+		chunks[c].offset = (uint32_t)(rp->chunks[c].first * pack);
+		chunks[c].count = rp->chunks[c].count;
+	}
+	*n = rp->nchunks;
+	return chunks;
+}
+
+/*
+ * The limits and the plan they lead to, read before anything is
+ * submitted. A dry run works without a cluster: it then says what it could
+ * not read.
+ */
+static int read_limits(struct quota *q, struct rollout_plan *rp, const struct backend_ops *ops,
+                       const struct cfg *cfg, uint64_t units, int dry_run)
+{
+	uint32_t max_array = 0;
+
+	if (ops->limits) {
+		if (dry_run)
+			error_set_handler(error_as_warning);
+		if (ops->limits(q, cfg->slurm.account, cfg->slurm.qos) < 0) {
+			error_set_handler(NULL);
+			if (!dry_run)
+				return SWEEP_ERR;
+			warning("showing the sweep without the cluster's limits: they are unknown");
+		}
+		error_set_handler(NULL);
+		max_array = q->max_array;
+	} else if (submission_max_array_size(ops, &max_array, dry_run,
+	                                     "showing the sweep as one array: MaxArraySize is "
+	                                     "unknown") < 0) {
+		return SWEEP_ERR;
+	}
+	q->max_array = max_array;
+	return rollout_plan_make(rp, units, max_array, q->submit, q->nsubmit, ROLLOUT_HEADROOM);
+}
+
+static void print_plan(const struct quota *q, const struct rollout_plan *rp, size_t ntasks,
+                       unsigned pack, uint64_t units)
+{
+	printf("# --- limits ---\n");
+	if (q->user)
+		quota_print(q, "# ");
+	else
+		printf("# (not read)\n");
+	printf("# --- plan ---\n");
+	if (pack > 1)
+		printf("# pack %u: %zu tasks in %" PRIu64
+		       " array tasks, each task a job step of its "
+		       "own; each array task's time limit is %u times the task's\n",
+		       pack, ntasks, units, pack);
+	if (rp->nnow == rp->nchunks) {
+		printf("# all %" PRIu64 " array tasks fit now", units);
+		if (rp->bound >= 0)
+			printf(" (room for %" PRIu64 " under %s, keeping 10%% of it free)",
+			       rp->budget, q->submit[rp->bound].what);
+		printf("\n");
+		return;
+	}
+	printf("# %" PRIu64 " array tasks do not fit: room for %" PRIu64 " now under %s "
+	       "(keeping 10%% of it free), %" PRIu64 " with nothing else queued\n",
+	       units, rp->budget, q->submit[rp->bound].what, rp->capacity);
+	if (rp->nnow)
+		printf("# rolling: %zu chunk%s of up to %" PRIu32 " array tasks now, the other %zu "
+		       "submitted by follow-up jobs as earlier chunks end\n",
+		       rp->nnow, rp->nnow == 1 ? "" : "s", rp->chunks[0].count,
+		       rp->nchunks - rp->nnow);
+	else
+		printf("# nothing fits now: submit refuses until queued jobs end\n");
+	if (rollout_pack_to_fit(ntasks, rp->budget) > pack)
+		printf("# pack: %" PRIu64 " would fit the whole sweep now\n",
+		       rollout_pack_to_fit(ntasks, rp->budget));
+}
+
 /* The chunks as the array jobs of a submission (free with free_jobs). */
-static struct submission_job *chunk_jobs(const struct array_chunk *chunks, size_t n, unsigned k)
+static struct submission_job *chunk_jobs(const struct array_chunk *chunks, size_t n, unsigned k,
+                                         const struct quota *quota)
 {
 	struct submission_job *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
 	char spec[64];
@@ -131,6 +223,7 @@ static struct submission_job *chunk_jobs(const struct array_chunk *chunks, size_
 		array_spec(spec, sizeof(spec), chunks[c].count, k);
 		jobs[c].array = xstrdup(spec);
 		jobs[c].offset = chunks[c].offset;
+		jobs[c].quota = quota;
 	}
 	return jobs;
 }
@@ -239,6 +332,29 @@ static int arrange_followup(uint32_t *job_id, struct store *st, const struct swe
 	return ret;
 }
 
+/* Rolling: the first follow-up runs when the first chunk ends, to submit the next ones. */
+static int arrange_rolling(uint32_t *job_id, struct store *st, const struct sweep_rec *rec,
+                           const struct sweep_policy *policy, const struct submission_job *jobs,
+                           size_t n)
+{
+	size_t next = 0;
+	char *purpose;
+	int ret;
+
+	for (size_t c = 0; c < n; c++) {
+		size_t end = jobs[c].offset + (size_t)quota_count_tasks(jobs[c].array) * rec->pack;
+
+		if (end > next)
+			next = end;
+	}
+	purpose = xstrfmt("submit the next chunks (%zu of %zu tasks submitted)",
+	                  next < rec->ntasks ? next : rec->ntasks, rec->ntasks);
+	ret =
+	    followup_arrange_for(job_id, st, rec, policy, 1, &jobs[0].job_id, 1, false, purpose, 0);
+	free(purpose);
+	return ret;
+}
+
 static void print_followup(const struct sweep_policy *p, const struct sweep_rec *rec,
                            uint32_t job_id)
 {
@@ -288,6 +404,10 @@ int cmd_submit(int argc, char **argv)
 	uint32_t max_array = 0, followup_job = 0;
 	struct sweep_policy policy;
 	struct extend ext;
+	uint64_t units;
+	struct quota quota;
+	struct rollout_plan rp = {0};
+	bool rolling = false;
 	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
 	sigset_t old;
 	const struct backend_ops *ops;
@@ -297,6 +417,7 @@ int cmd_submit(int argc, char **argv)
 	cfg_init(&cfg);
 	plan_init(&plan);
 	sweep_rec_init(&rec);
+	quota_init(&quota);
 	memset(&policy, 0, sizeof(policy));
 	extend_init(&ext);
 	cli_getopt_start();
@@ -344,6 +465,12 @@ int cmd_submit(int argc, char **argv)
 		free(cfg.slurm.gpus_per_task);
 		cfg.slurm.gpus_per_task = strtoul(gpus_opt, NULL, 10) ? xstrdup(gpus_opt) : NULL;
 	}
+	if (local && cfg.pack > 1) {
+		error("'pack: %u' runs tasks as Slurm job steps (srun): it does not work with "
+		      "--local; use 'pack: 1'",
+		      cfg.pack);
+		goto out;
+	}
 	if (plan.ntasks > UINT32_MAX) {
 		error("the sweep has %zu tasks, more than Slurm can index", plan.ntasks);
 		goto out;
@@ -353,12 +480,27 @@ int cmd_submit(int argc, char **argv)
 		goto out;
 	}
 
-	/* A dry run works without a cluster: say so, and show one array. */
-	if (submission_max_array_size(ops, &max_array, dry_run,
-	                              "showing the sweep as one array: MaxArraySize is unknown") <
-	    0)
+	units = (plan.ntasks + cfg.pack - 1) / cfg.pack;
+	if (read_limits(&quota, &rp, ops, &cfg, units, dry_run) < 0)
 		goto out;
-	chunks = array_chunks(plan.ntasks, max_array, &nchunks);
+	max_array = quota.max_array;
+	chunks = plan_chunks(&rp, cfg.pack, &nchunks);
+	rolling = rp.nnow < rp.nchunks;
+	/* Rolling needs one chunk in to wait for, and follow-up jobs. */
+	if (!dry_run && rolling && (!rp.nnow || !ops->followup)) {
+		uint64_t fit = rollout_pack_to_fit(plan.ntasks, rp.budget);
+		char *how = fit ? xstrfmt("set 'pack: %" PRIu64 "' in the sweep file to pack that "
+		                          "many tasks into each array task (it fits now)",
+		                          fit)
+		                : xstrdup("wait until your queued jobs end");
+
+		error("the sweep's %" PRIu64 " array tasks do not fit under %s: room for %" PRIu64
+		      " now (keeping 10%% of the limit free)%s; %s",
+		      units, quota.submit[rp.bound].what, rp.budget,
+		      rp.budget < rp.capacity ? ", more once your queued jobs end" : "", how);
+		free(how);
+		goto out;
+	}
 
 	logs = path_absolute(cfg.logs ? cfg.logs : "logs", cwd);
 	source = path_absolute(argv[optind], cwd);
@@ -400,8 +542,11 @@ int cmd_submit(int argc, char **argv)
 	if (dry_run) {
 		fputs(script.buf, stdout);
 		printf("\n# --- %zu tasks ---\n", plan.ntasks);
-		if (!extend_from)
-			print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent);
+		if (!extend_from) {
+			print_plan(&quota, &rp, plan.ntasks, cfg.pack, units);
+			print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent, cfg.pack,
+			             plan.ntasks);
+		}
 		print_task_table(&plan);
 		if (extend_from) {
 			print_extend(&ext, plan.ntasks, "# ");
@@ -431,6 +576,13 @@ int cmd_submit(int argc, char **argv)
 	rec.logs = xstrdup(logs);
 	rec.backend = xstrdup(ops->name);
 	rec.max_concurrent = cfg.slurm.max_concurrent;
+	rec.pack = cfg.pack;
+	if (rolling) {
+		/* The first chunks now, the rest by follow-ups (rolling.h). */
+		rec.roll_chunk = rp.chunks[0].count;
+		if (followup_set_program(&policy) < 0)
+			goto out;
+	}
 	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
 		goto out;
 	if (store_set_policy(st, rec.id, &policy) < 0 || record_reused(st, &rec, &ext) < 0) {
@@ -450,7 +602,7 @@ int cmd_submit(int argc, char **argv)
 	in.script = rec.script;
 	if (script_render(&script, tmpl.buf, &in) < 0 || script_write_files(&in, script.buf) < 0 ||
 	    check_syntax(rec.script) < 0 ||
-	    (followup_wanted(&policy) && ops->followup &&
+	    ((followup_wanted(&policy) || rolling) && ops->followup &&
 	     followup_write_script(&rec, &cfg, policy.program, state_dir, cwd) < 0)) {
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
 		goto out;
@@ -458,11 +610,13 @@ int cmd_submit(int argc, char **argv)
 
 	cli_hold_signals(&old);
 	if (!extend_from) {
-		jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent);
-		njobs = nchunks;
+		/* Rolling: the first chunks now, the rest by follow-ups. */
+		njobs = rolling ? rp.nnow : nchunks;
+		jobs = chunk_jobs(chunks, njobs, cfg.slurm.max_concurrent, &quota);
 	}
 	if (submission_run(ops, st, &rec, jobs, njobs, 1, NULL, NULL) < 0 ||
-	    (followup_wanted(&policy) && njobs &&
+	    (rolling && arrange_rolling(&followup_job, st, &rec, &policy, jobs, njobs) < 0) ||
+	    (!rolling && followup_wanted(&policy) && njobs &&
 	     arrange_followup(&followup_job, st, &rec, &policy, jobs, njobs) < 0)) {
 		char *reason = xstrdup(error_last());
 
@@ -487,16 +641,26 @@ int cmd_submit(int argc, char **argv)
 			printf("array job %" PRIu32 ": --array=%s, offset %" PRIu32 "\n",
 			       jobs[c].job_id, jobs[c].array, jobs[c].offset);
 	} else {
-		for (size_t c = 0; c < nchunks; c++)
-			printf("array job %" PRIu32 ": tasks %" PRIu32 "-%" PRIu32 "\n",
-			       jobs[c].job_id, chunks[c].offset,
-			       chunks[c].offset + chunks[c].count - 1);
+		for (size_t c = 0; c < njobs; c++)
+			printf("array job %" PRIu32 ": tasks %" PRIu32 "-%zu\n", jobs[c].job_id,
+			       chunks[c].offset, chunk_last(&chunks[c], cfg.pack, plan.ntasks));
 	}
+	if (cfg.pack > 1)
+		printf("packed: %u tasks per array task, each a job step of its own; each array "
+		       "task's time limit is %u times the task's%s\n",
+		       cfg.pack, cfg.pack, cfg.slurm.time_min ? "" : " (no time limit given)");
 	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec.script, rec.logs,
 	       rec.id);
 	if (local)
 		printf("runs on this machine in the background: %s/runner-*.log\n", rec.dir);
-	if (followup_wanted(&policy) && njobs)
+	if (rolling)
+		printf("rolling: %zu of %zu tasks submitted now (room for %" PRIu64
+		       " array tasks under %s, keeping 10%% of it free); follow-up job %" PRIu32
+		       " submits the next chunks when array job %" PRIu32
+		       " ends, and so on until all are in ('sweep cancel' stops it)\n",
+		       chunk_last(&chunks[njobs - 1], cfg.pack, plan.ntasks) + 1, plan.ntasks,
+		       rp.budget, quota.submit[rp.bound].what, followup_job, jobs[0].job_id);
+	else if (followup_wanted(&policy) && njobs)
 		print_followup(&policy, &rec, followup_job);
 	ret = EXIT_OK;
 out:
@@ -506,6 +670,8 @@ out:
 		close(lock_fd);
 	free_jobs(jobs, njobs);
 	free(chunks);
+	quota_release(&quota);
+	rollout_plan_release(&rp);
 	free(logs);
 	free(source);
 	free(dry_dir);

@@ -29,6 +29,7 @@
 #include "quote.h"
 #include "result.h"
 #include "rerun.h"
+#include "rolling.h"
 #include "rightsize.h"
 #include "sbopt.h"
 #include "script.h"
@@ -51,10 +52,6 @@ bool followup_wanted(const struct sweep_policy *p)
 
 int followup_policy_from_cfg(struct sweep_policy *out, const struct cfg *cfg)
 {
-	char exe[PATH_MAX];
-	struct stat sb;
-	ssize_t n;
-
 	memset(out, 0, sizeof(*out));
 	out->retries = cfg->retries;
 	out->retry_on_exit = cfg->retry_on_exit;
@@ -62,6 +59,17 @@ int followup_policy_from_cfg(struct sweep_policy *out, const struct cfg *cfg)
 	out->mail = cfg->notify.mail ? xstrdup(cfg->notify.mail) : NULL;
 	out->command = cfg->notify.command ? xstrdup(cfg->notify.command) : NULL;
 	if (!followup_wanted(out))
+		return 0;
+	return followup_set_program(out);
+}
+
+int followup_set_program(struct sweep_policy *out)
+{
+	char exe[PATH_MAX];
+	struct stat sb;
+	ssize_t n;
+
+	if (out->program)
 		return 0;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
@@ -182,6 +190,13 @@ int followup_arrange(uint32_t *job_id, struct store *st, const struct sweep_rec 
                      const struct sweep_policy *p, unsigned seq, const uint32_t *after,
                      size_t nafter, bool mail)
 {
+	return followup_arrange_for(job_id, st, rec, p, seq, after, nafter, mail, NULL, 0);
+}
+
+int followup_arrange_for(uint32_t *job_id, struct store *st, const struct sweep_rec *rec,
+                         const struct sweep_policy *p, unsigned seq, const uint32_t *after,
+                         size_t nafter, bool mail, const char *purpose, unsigned begin_s)
+{
 	const struct backend_ops *ops = backend_get(rec->backend);
 	struct strbuf afters = STRBUF_INIT;
 	struct followup_rec f = {0};
@@ -206,6 +221,7 @@ int followup_arrange(uint32_t *job_id, struct store *st, const struct sweep_rec 
 		req.after = after;
 		req.nafter = nafter;
 		req.mail = mail ? p->mail : NULL;
+		req.begin_s = begin_s;
 		ret = ops->followup(job_id, &req);
 		if (ret < 0)
 			goto out;
@@ -213,7 +229,7 @@ int followup_arrange(uint32_t *job_id, struct store *st, const struct sweep_rec 
 	f.seq = seq;
 	f.job_id = *job_id;
 	f.after = afters.buf;
-	f.purpose = purpose_text(p, last ? last - 1 : 0);
+	f.purpose = purpose ? xstrdup(purpose) : purpose_text(p, last ? last - 1 : 0);
 	f.mail = mail && ops->followup; /* the local side has no mail */
 	ret = store_add_followup(st, rec->id, &f);
 	free(f.purpose);
@@ -526,6 +542,22 @@ static int run_followup(struct loaded_sweep *l, unsigned seq, uint32_t self_job)
 		ret = loaded_outcomes(l);
 	if (ret == 0)
 		ret = rerun_start(&r, l);
+	if (ret == 0)
+		ret = finish_read_failures(&failures, &nfailures, rec->dir);
+	if (ret < 0)
+		goto fail;
+	/* Rolling: chunks still to submit come first; the running ones need no wait. */
+	if (rec->roll_chunk && rolling_next_index(rec, l->arrays, l->narrays) < rec->ntasks &&
+	    !(p.fail_fast && nfailures >= p.fail_fast)) {
+		ret = rolling_continue(&note, st, rec, &p, l->arrays, l->narrays, seq);
+		printf("%s\n", note.buf);
+		if (store_end_followup(st, rec->id, seq, ret < 0 ? FOLLOWUP_FAILED : FOLLOWUP_DONE,
+		                       note.buf) < 0)
+			ret = SWEEP_ERR;
+		goto out;
+	}
+	free(failures);
+	failures = NULL;
 	if (ret == 0)
 		ret = wait_for_records(&r);
 	if (ret == 0)

@@ -79,6 +79,18 @@ int followup_arrange(uint32_t *job_id, struct store *st, const struct sweep_rec 
                      const struct sweep_policy *p, unsigned seq, const uint32_t *after,
                      size_t nafter, bool mail);
 
+/*
+ * The same with the purpose in words (NULL: the retry or report one) and a
+ * start no earlier than begin_s seconds from now (0: as soon as the jobs
+ * in after have ended): rolling submission (rolling.h) backs off this way.
+ */
+int followup_arrange_for(uint32_t *job_id, struct store *st, const struct sweep_rec *rec,
+                         const struct sweep_policy *p, unsigned seq, const uint32_t *after,
+                         size_t nafter, bool mail, const char *purpose, unsigned begin_s);
+
+/* Sets out->program to this binary's absolute path, unless set (see followup_policy_from_cfg). */
+int followup_set_program(struct sweep_policy *out);
+
 /* `sweep __followup --state-dir DIR SWEEP_ID SEQ`: runs one follow-up (see above). */
 int followup_main(int argc, char **argv);
 

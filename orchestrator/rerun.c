@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "error.h"
 #include "loaded.h"
+#include "rolling.h"
 #include "script.h"
 #include "store.h"
 #include "strbuf.h"
@@ -62,11 +63,20 @@ int rerun_plan(struct rerun *r, const struct resubmit_policy *base, bool dry_run
 	const char *why;
 
 	resubmit_plan_release(&r->rp);
+	if (r->l->rec.roll_chunk &&
+	    rolling_next_index(&r->l->rec, r->l->arrays, r->l->narrays) < r->l->rec.ntasks)
+		return error(
+		    "sweep %" PRId64 " is still being submitted in chunks (%zu of %zu tasks "
+		    "submitted): run it again once every task is in ('sweep status' tells)",
+		    r->l->rec.id, rolling_next_index(&r->l->rec, r->l->arrays, r->l->narrays),
+		    r->l->rec.ntasks);
 	if (submission_max_array_size(r->ops, &max_array, dry_run,
 	                              "planning without MaxArraySize: it is unknown") < 0)
 		return SWEEP_ERR;
 	p.script_mem_mb = resubmit_script_mem_mb(&r->script);
-	p.script_time_min = r->script.time_min;
+	/* A packed array task's --time is the task's times the pack. */
+	p.pack = r->l->rec.pack > 1 ? r->l->rec.pack : 1;
+	p.script_time_min = r->script.time_min / p.pack;
 	p.max_array = max_array;
 	p.throttle = r->l->rec.max_concurrent;
 	p.missing_unsettled = !settled && cli_records_may_lag(r->l->arrays, r->l->narrays);
@@ -85,7 +95,9 @@ int rerun_override_args(struct strbuf *mem, struct strbuf *time_opt, const struc
 	if (arr->mem_mb && resubmit_mem_option(mem, &r->script, arr->mem_mb, &why) < 0)
 		return error("%s", why);
 	if (arr->time_min) {
-		units_format_time(buf, sizeof(buf), arr->time_min * 60);
+		/* A packed array task runs its tasks one after another. */
+		units_format_time(buf, sizeof(buf),
+		                  arr->time_min * 60 * (r->l->rec.pack > 1 ? r->l->rec.pack : 1));
 		strbuf_addf(time_opt, "--time=%s", buf);
 	}
 	return 0;
@@ -129,6 +141,8 @@ int rerun_submit(struct rerun *r)
 	for (size_t a = 0; a < r->rp.narrays; a++) {
 		r->jobs[a].array = r->rp.arrays[a].spec;
 		r->jobs[a].offset = r->rp.arrays[a].offset;
+		r->jobs[a].indices = r->rp.arrays[a].indices;
+		r->jobs[a].step_min = r->rp.arrays[a].time_min;
 	}
 	cli_hold_signals(&old);
 	ret =

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "backend.h"
 #include "error.h"
@@ -51,6 +52,8 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 	struct backend_submit req = {0};
 	struct array_rec arr = {0};
 	char dep[64];
+	char *list = NULL, *minutes = NULL;
+	const char *args[3] = {NULL, NULL, NULL};
 	size_t n = 0;
 	int ret = opts ? opts(data, i, &opt1, &opt2) : 0;
 
@@ -69,7 +72,18 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 		req.array = jobs[i].array;
 		req.offset = jobs[i].offset;
 		req.extra_args = extra;
+		req.quota = jobs[i].quota;
+		if (jobs[i].indices) {
+			/* Packed, by list: the indices, and the minutes each task's step gets. */
+			list = xstrfmt("@%s", jobs[i].indices);
+			minutes = jobs[i].step_min ? xstrfmt("%" PRIu64, jobs[i].step_min) : NULL;
+			args[0] = list;
+			args[1] = minutes;
+			req.script_args = args;
+		}
 		ret = ops->submit(&jobs[i].job_id, &req);
+		free(list);
+		free(minutes);
 	}
 	strbuf_release(&opt1);
 	strbuf_release(&opt2);
@@ -79,6 +93,8 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 	arr.offset = jobs[i].offset;
 	arr.spec = jobs[i].array;
 	arr.attempt = attempt;
+	arr.pack = rec->pack;
+	arr.indices = jobs[i].indices;
 	if (store_add_array(st, rec->id, &arr) < 0) {
 		/* The backend has it but we could not record it: do not leave it running. */
 		submission_cancel(ops, st, rec, jobs + i, 1);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 struct backend_ops;
+struct quota;
 struct store;
 struct strbuf;
 struct sweep_rec;
@@ -27,6 +28,15 @@ struct submission_job {
 	char *array;     /* the --array value */
 	uint32_t offset; /* the index offset, the script's argument */
 	uint32_t job_id; /* set once the backend accepted it; 0 before, or when a cancel failed */
+	const struct quota *quota; /* the limits read before, to name one in a refusal; or NULL */
+	/*
+	 * Packed sweeps (rec->pack > 1) resubmitted by list: the sweep indices,
+	 * comma-separated, pack per array task (the script's argument "@list"),
+	 * and the minutes each task's step gets (0: the script's). NULL: the
+	 * array's tasks start at offset.
+	 */
+	char *indices;
+	uint64_t step_min;
 };
 
 /*

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 struct acct_set;
+struct quota;
 struct array_rec;
 struct store;
 struct sweep_rec;
@@ -27,6 +28,11 @@ struct backend_submit {
 	const char *const
 	    *extra_args;    /* sbatch options overriding the script's, NULL-terminated, or NULL */
 	unsigned timeout_s; /* give up after this long (0 = 60) */
+	const char *const *script_args; /* the script's arguments instead of the offset
+	                                   (packed resubmissions: "@i,j,k" and the step's
+	                                   minutes), NULL-terminated, or NULL */
+	const struct quota *quota;      /* limits read before submitting, to name the one a
+	                                   refusal is about; may be NULL */
 };
 
 /*
@@ -39,6 +45,7 @@ struct backend_followup {
 	const uint32_t *after; /* the jobs it waits for */
 	size_t nafter;
 	const char *mail; /* the scheduler's own mail at its end to this address, or NULL */
+	unsigned begin_s; /* start no earlier than this many seconds from now (0 = at once) */
 };
 
 struct backend_ops {
@@ -80,6 +87,11 @@ struct backend_ops {
 	 * ends. NULL when this side has no mail.
 	 */
 	int (*mail_at_end)(uint32_t job_id, const char *addr);
+	/*
+	 * What the scheduler lets this user queue now, for a job of this account
+	 * and QOS (NULL: the defaults): quota.h. NULL on a side without limits.
+	 */
+	int (*limits)(struct quota *out, const char *account, const char *qos);
 };
 
 /* The side named name (NULL: the default, Slurm); reports and returns NULL for an unknown one. */

@@ -16,6 +16,7 @@
 void array_rec_release(struct array_rec *rec)
 {
 	free(rec->spec);
+	free(rec->indices);
 	memset(rec, 0, sizeof(*rec));
 }
 

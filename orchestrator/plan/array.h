@@ -17,6 +17,15 @@ struct array_rec {
 	char *spec;       /* the --array value it was submitted with, e.g. "0-49%10" or "3,17" */
 	unsigned attempt; /* 1 for the first submission, 2 for the first resubmission... */
 	int64_t submitted_at;
+	/*
+	 * Packed arrays (pack > 1; 0 or 1 = not packed): array task a runs pack
+	 * sweep tasks, each a job step named sweep-<index>. Their indices are
+	 * offset + a × pack + j, or, when indices is set (a resubmission, whose
+	 * script argument is "@" and this list), entries a × pack + j of this
+	 * comma-separated list.
+	 */
+	uint32_t pack;
+	char *indices;
 };
 
 void array_rec_release(struct array_rec *rec);

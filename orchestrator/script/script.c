@@ -189,7 +189,8 @@ int script_render_sbatch(struct strbuf *out, const struct script_input *in)
 	const struct cfg_slurm *sl = &in->cfg->slurm;
 	char buf[256];
 	char *path;
-	uint32_t n = (uint32_t)in->plan->ntasks;
+	uint32_t pack = in->cfg->pack ? in->cfg->pack : 1;
+	uint32_t n = (uint32_t)((in->plan->ntasks + pack - 1) / pack);
 	const char *why;
 
 	if (in->array_limit && n > in->array_limit)
@@ -252,7 +253,8 @@ int script_render_sbatch(struct strbuf *out, const struct script_input *in)
 	if (sl->time_unlimited) {
 		sbatch_line(out, "time", "UNLIMITED");
 	} else if (sl->time_min) {
-		units_format_time(buf, sizeof(buf), (uint64_t)sl->time_min * 60);
+		/* A packed array task runs its tasks one after another. */
+		units_format_time(buf, sizeof(buf), (uint64_t)sl->time_min * 60 * pack);
 		sbatch_line(out, "time", buf);
 	}
 	for (size_t i = 0; i < sl->nextra; i++) {
@@ -280,7 +282,69 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 	strbuf_addf(out, ")\nSWEEP_SIGNAL=%s", sl->signal ? sl->signal : "USR1");
 	strbuf_addf(out, "\nSWEEP_REQUEUE=%d\nSWEEP_MAX_RESTARTS=%u", sl->requeue ? 1 : 0,
 	            sl->max_restarts);
+	strbuf_addf(out, "\nSWEEP_PACK=%u\nSWEEP_NTASKS=%zu\nSWEEP_SCRIPT=",
+	            in->cfg->pack ? in->cfg->pack : 1, in->plan->ntasks);
+	quote_sh(out, in->script);
 	strbuf_addf(out, "\nSWEEP_FAIL_FAST=%u", in->cfg->fail_fast);
+}
+
+/*
+ * Packed: the array task runs its sweep tasks one after another, each as a
+ * job step of its own (srun) named sweep-<index>, so accounting keeps one
+ * record per sweep task. The step runs this same script, which then finds
+ * its index in SWEEP_STEP_INDEX. The argument is the index offset, or
+ * "@i,j,k" (a resubmission: the indices, SWEEP_PACK per array task).
+ */
+static void render_pack(struct strbuf *out, const struct script_input *in)
+{
+	const struct cfg_slurm *sl = &in->cfg->slurm;
+
+	if (!in->cfg->pack || in->cfg->pack == 1) {
+		strbuf_addstr(out,
+		              "SWEEP_STEP_INDEX=   # not packed: one sweep task per array task");
+		return;
+	}
+	strbuf_addstr(
+	    out,
+	    "if [ -z \"${SWEEP_STEP_INDEX:-}\" ]; then\n"
+	    "\tsweep_pack=()\n"
+	    "\tcase $SWEEP_INDEX_OFFSET in\n"
+	    "\t@*)\tIFS=, read -r -a sweep_list <<<\"${SWEEP_INDEX_OFFSET#@}\"\n"
+	    "\t\tsweep_pack=(\"${sweep_list[@]:SLURM_ARRAY_TASK_ID*SWEEP_PACK:SWEEP_PACK}\") ;;\n"
+	    "\t*)\tsweep_first=$(( SWEEP_INDEX_OFFSET + ${SLURM_ARRAY_TASK_ID:?not run as an "
+	    "array task} * SWEEP_PACK ))\n"
+	    "\t\tfor (( sweep_i = sweep_first; sweep_i < sweep_first + SWEEP_PACK && sweep_i < "
+	    "SWEEP_NTASKS; sweep_i++ )); do\n"
+	    "\t\t\tsweep_pack+=(\"$sweep_i\")\n"
+	    "\t\tdone ;;\n"
+	    "\tesac\n"
+	    "\techo \"sweep: array task $SLURM_ARRAY_TASK_ID runs tasks ${sweep_pack[*]} of sweep "
+	    "$SWEEP_ID, one job step each\"\n"
+	    "\t# Minutes per task: the sweep file's, or what a resubmission gives.\n"
+	    "\tSWEEP_STEP_TIME=${2:-");
+	if (sl->time_min && !sl->time_unlimited)
+		strbuf_addf(out, "%u", sl->time_min);
+	strbuf_addstr(out, "}\n"
+	                   "\tsweep_worst=0\n"
+	                   "\tfor sweep_i in \"${sweep_pack[@]}\"; do\n"
+	                   "\t\tset -m\n"
+	                   "\t\tSWEEP_STEP_INDEX=$sweep_i srun --ntasks=1 --nodes=1 "
+	                   "--job-name=\"sweep-$sweep_i\" \\\n"
+	                   "\t\t\t${SWEEP_STEP_TIME:+--time=\"$SWEEP_STEP_TIME\"} "
+	                   "bash \"$SWEEP_SCRIPT\" \"$@\" &\n"
+	                   "\t\tsweep_child=$!\n"
+	                   "\t\tset +m\n"
+	                   "\t\t[ -z \"${sweep_signalled:-}\" ] || sweep_forward\n"
+	                   "\t\twhile kill -0 \"$sweep_child\" 2>/dev/null; do\n"
+	                   "\t\t\twait \"$sweep_child\"\n"
+	                   "\t\tdone\n"
+	                   "\t\twait \"$sweep_child\"\n"
+	                   "\t\tsweep_status=$?\n"
+	                   "\t\t[ \"$sweep_status\" -eq 0 ] || sweep_worst=$sweep_status\n"
+	                   "\t\tsweep_child=\n"
+	                   "\tdone\n"
+	                   "\texit \"$sweep_worst\"\n"
+	                   "fi");
 }
 
 static void render_exports(struct strbuf *out, const struct plan *plan)
@@ -325,6 +389,8 @@ static int render_marker(struct strbuf *out, const char *name, size_t len,
 		strbuf_addstr(out, in->script);
 	else if (IS("VARIABLES"))
 		render_variables(out, in);
+	else if (IS("PACK"))
+		render_pack(out, in);
 	else if (IS("EXPORTS"))
 		render_exports(out, in->plan);
 	else if (IS("ENV"))
@@ -353,6 +419,11 @@ static int render_marker(struct strbuf *out, const char *name, size_t len,
 int script_render(struct strbuf *out, const char *tmpl, const struct script_input *in)
 {
 	const char *p = tmpl;
+
+	if (in->cfg->pack > 1 && !strstr(tmpl, "{{PACK}}"))
+		return error("'pack: %u' needs the {{PACK}} marker in the script template, after "
+		             "SWEEP_INDEX_OFFSET is set (see templates/array.sbatch)",
+		             in->cfg->pack);
 
 	while (*p) {
 		const char *open = strstr(p, "{{");

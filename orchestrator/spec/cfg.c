@@ -28,6 +28,7 @@
 #define MAX_NAME_LEN       100
 #define DEFAULT_SIGNAL     "USR1"
 #define DEFAULT_SIGNAL_SEC 120
+#define MAX_PACK           100000
 
 struct loader {
 	const char *file; /* for messages */
@@ -36,6 +37,7 @@ struct loader {
 	size_t nshown, shown_alloc;
 	const struct ytree_node *mem_key, *mem_per_cpu_key;
 	const struct ytree_node *time_value, *signal_value, *max_restarts_value;
+	const struct ytree_node *pack_value;
 	const struct ytree_node *cases; /* checked once grid and zip are known */
 	const struct ytree_node *command;
 	const struct ytree_node *retry_on_exit_value;
@@ -44,7 +46,7 @@ struct loader {
 static const char *const top_keys[] = {
     "name",    "command", "seeds",         "grid",   "zip",       "cases",
     "slurm",   "env",     "setup",         "logs",   "template",  "checkpoint",
-    "metrics", "retries", "retry_on_exit", "notify", "fail_fast",
+    "metrics", "retries", "retry_on_exit", "notify", "fail_fast", "pack",
 };
 
 static const char *const slurm_keys[] = {
@@ -870,6 +872,15 @@ static int read_top(struct loader *ld, const struct ytree_node *key, const struc
 		return read_checkpoint(ld, v);
 	if (!strcmp(k, "metrics"))
 		return read_metrics(ld, v);
+	if (!strcmp(k, "pack")) {
+		ld->pack_value = v;
+		if (get_positive(ld, &cfg->pack, v, "pack"))
+			return SWEEP_ERR;
+		if (cfg->pack > MAX_PACK)
+			return AT(ld, v, "'pack': at most %d tasks per array task, found '%s'",
+			          MAX_PACK, show(ld, v->text));
+		return 0;
+	}
 	if (!strcmp(k, "retries")) {
 		if (get_positive(ld, &cfg->retries, v, "retries"))
 			return SWEEP_ERR;
@@ -1051,6 +1062,30 @@ out:
 	return ret;
 }
 
+/*
+ * A packed array task runs its sweep tasks one after another, each as a
+ * one-process job step: a requeue would run all of them again, and a
+ * multi-process job would start the command once per process.
+ */
+static int check_pack(struct loader *ld)
+{
+	const struct cfg *cfg = ld->cfg;
+
+	if (!ld->pack_value || cfg->pack == 1)
+		return 0;
+	if (cfg->slurm.requeue)
+		return AT(
+		    ld, ld->pack_value,
+		    "'pack' cannot be combined with 'slurm.requeue: true' (a requeue would run "
+		    "every task of the pack again); use 'pack: 1' or drop 'requeue'");
+	if (cfg->slurm.nodes > 1 || cfg->slurm.ntasks > 1)
+		return AT(ld, ld->pack_value,
+		          "'pack' runs each task as a one-process job step: it cannot be combined "
+		          "with 'slurm.%s' above 1",
+		          cfg->slurm.nodes > 1 ? "nodes" : "ntasks");
+	return 0;
+}
+
 /* ---- the public functions ---- */
 
 void cfg_init(struct cfg *cfg)
@@ -1176,6 +1211,10 @@ int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t 
 	}
 	if (!out->slurm.max_restarts)
 		out->slurm.max_restarts = DEFAULT_MAX_RESTARTS;
+	if (check_pack(&ld))
+		goto out;
+	if (!out->pack)
+		out->pack = 1;
 	if (ld.retry_on_exit_value && !out->retries) {
 		AT(&ld, ld.retry_on_exit_value, "'retry_on_exit' needs 'retries'");
 		goto out;

@@ -104,6 +104,7 @@ struct cfg {
 	struct cfg_checkpoint checkpoint;
 	struct cfg_metric *metrics; /* `metrics:` in file order */
 	size_t nmetrics;
+	unsigned pack;      /* sweep tasks per array task, each its own job step (default 1) */
 	unsigned retries;   /* follow-up retry rounds; 0 = none */
 	bool retry_on_exit; /* retry non-zero exits and missing metrics too */
 	struct cfg_notify notify;

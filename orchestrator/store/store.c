@@ -137,6 +137,15 @@ static const char *const migrations[] = {
     "  from_sweep INTEGER NOT NULL REFERENCES sweeps(id),"
     "  from_index INTEGER NOT NULL,"
     "  PRIMARY KEY (sweep_id, task_index)) WITHOUT ROWID;",
+    /*
+     * 5: packed tasks (each array task runs `pack` sweep tasks as job steps)
+     * and rolling submission (chunks of roll_chunk array tasks, submitted by
+     * follow-ups as earlier ones end).
+     */
+    "ALTER TABLE sweeps ADD COLUMN pack INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE sweeps ADD COLUMN roll_chunk INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE arrays ADD COLUMN pack INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE arrays ADD COLUMN indices TEXT;",
 };
 
 const char *sweep_status_name(enum sweep_status s)
@@ -422,8 +431,8 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	if (store_prepare(
 	        st, &stmt,
 	        "INSERT INTO sweeps (name, source, spec, dir, script, logs, backend, status,"
-	        " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds)"
-	        " VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
+	        " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds, pack,"
+	        " roll_chunk) VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -440,6 +449,8 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	sqlite3_bind_int(stmt, 11, (int)rec->max_concurrent);
 	sqlite3_bind_text(stmt, 12, params, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 13, seeds, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 14, rec->pack > 1 ? (int)rec->pack : 1);
+	sqlite3_bind_int64(stmt, 15, rec->roll_chunk);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
 		ret = store_db_error(st, "cannot record the sweep");
 		goto out;
@@ -483,7 +494,7 @@ int store_add_array(struct store *st, int64_t sweep_id, const struct array_rec *
 
 	if (store_prepare(st, &stmt,
 	                  "INSERT INTO arrays (sweep_id, job_id, index_offset, spec, attempt,"
-	                  " submitted_at) VALUES (?, ?, ?, ?, ?, ?)") < 0)
+	                  " submitted_at, pack, indices) VALUES (?, ?, ?, ?, ?, ?, ?, ?)") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
 	sqlite3_bind_int64(stmt, 2, arr->job_id);
@@ -491,6 +502,11 @@ int store_add_array(struct store *st, int64_t sweep_id, const struct array_rec *
 	sqlite3_bind_text(stmt, 4, arr->spec, -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 5, (int)arr->attempt);
 	sqlite3_bind_int64(stmt, 6, arr->submitted_at ? arr->submitted_at : (int64_t)time(NULL));
+	sqlite3_bind_int(stmt, 7, arr->pack > 1 ? (int)arr->pack : 1);
+	if (arr->indices)
+		sqlite3_bind_text(stmt, 8, arr->indices, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(stmt, 8);
 	/* A single statement is its own transaction in SQLite. */
 	if (sqlite3_step(stmt) != SQLITE_DONE)
 		ret = store_db_error(st, "cannot record the array job");
@@ -527,7 +543,7 @@ int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status sta
 
 #define SWEEP_COLUMNS                                                                              \
 	"id, name, source, dir, script, logs, backend, status, error, created_at,"                 \
-	" submitted_at, ntasks, nsettings, nseeds, max_concurrent"
+	" submitted_at, ntasks, nsettings, nseeds, max_concurrent, pack, roll_chunk"
 
 char *store_column_text(sqlite3_stmt *stmt, int col)
 {
@@ -553,6 +569,8 @@ static void read_sweep_row(struct sweep_rec *rec, sqlite3_stmt *stmt)
 	rec->nsettings = (size_t)sqlite3_column_int64(stmt, 12);
 	rec->nseeds = (size_t)sqlite3_column_int64(stmt, 13);
 	rec->max_concurrent = (unsigned)sqlite3_column_int(stmt, 14);
+	rec->pack = (unsigned)sqlite3_column_int(stmt, 15);
+	rec->roll_chunk = (uint32_t)sqlite3_column_int64(stmt, 16);
 }
 
 static int all_digits(const char *s)
@@ -759,7 +777,8 @@ int store_load_arrays(struct store *st, struct array_rec **out, size_t *n, int64
 	*out = NULL;
 	*n = 0;
 	if (store_prepare(st, &stmt,
-	                  "SELECT job_id, index_offset, spec, attempt, submitted_at FROM arrays"
+	                  "SELECT job_id, index_offset, spec, attempt, submitted_at, pack, indices"
+	                  " FROM arrays"
 	                  " WHERE sweep_id = ? ORDER BY attempt, submitted_at, job_id") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
@@ -770,6 +789,8 @@ int store_load_arrays(struct store *st, struct array_rec **out, size_t *n, int64
 		recs[nr].spec = store_column_text(stmt, 2);
 		recs[nr].attempt = (unsigned)sqlite3_column_int(stmt, 3);
 		recs[nr].submitted_at = sqlite3_column_int64(stmt, 4);
+		recs[nr].pack = (uint32_t)sqlite3_column_int64(stmt, 5);
+		recs[nr].indices = store_column_text(stmt, 6);
 		nr++;
 	}
 	if (rc != SQLITE_DONE) {

@@ -50,6 +50,13 @@ struct sweep_rec {
 	size_t nsettings;
 	size_t nseeds;
 	unsigned max_concurrent; /* the %K throttle it was submitted with; 0 = none */
+	unsigned pack;           /* sweep tasks per array task (1 = not packed) */
+	/*
+	 * Rolling submission: the array tasks per chunk when the sweep did not
+	 * fit under the cluster's limits at once and follow-ups submit the rest
+	 * as earlier chunks end (see rolling.h); 0 = submitted at once.
+	 */
+	uint32_t roll_chunk;
 };
 
 void sweep_rec_init(struct sweep_rec *rec);

@@ -67,6 +67,11 @@ require_root() {
 # Serialise up/down/daemon: parallel test jobs may call them at the same time.
 # Daemons are started with 9>&- so that they do not inherit (and hold) the lock.
 take_lock() {
+    # Whatever lock a caller holds on an inherited descriptor (flock(1) in
+    # a wrapper such as `flock -x /tmp/x.lock tests/cluster/up` passes its fd 3)
+    # must not pass on to the daemons, which would hold it for their lifetime.
+    local fd
+    for fd in 3 4 5 6 7 8; do eval "exec $fd>&-"; done
     mkdir -p "$STATE"
     exec 9>"$STATE/lock"
     flock -w 300 9 || die "another tests/cluster script holds $STATE/lock for more than 300 s"
@@ -356,6 +361,15 @@ ensure_accounting() {
         sacctmgr_do add account "$ACCOUNT" Cluster="$CLUSTER_NAME" Description=sweep-tests Organization=sweep
     sacct_has show assoc where cluster="$CLUSTER_NAME" account="$ACCOUNT" user=root format=user ||
         sacctmgr_do add user root Account="$ACCOUNT" Cluster="$CLUSTER_NAME" DefaultAccount="$ACCOUNT"
+    # A QOS with a per-user submit limit, as real sites have: sweeps bigger than it must
+    # roll. `normal` (the default, no limits) stays root's default QOS.
+    sacct_has show qos small format=name ||
+        sacctmgr_do add qos small MaxSubmitJobsPerUser=100
+    [[ $(timeout 20 sacctmgr -n -P show qos small format=maxsubmitpu 2>>"$log") == 100 ]] ||
+        sacctmgr_do modify qos small set MaxSubmitJobsPerUser=100
+    [[ $(timeout 20 sacctmgr -n -P show assoc where cluster="$CLUSTER_NAME" account="$ACCOUNT" \
+        user=root format=qos 2>>"$log") == *small* ]] ||
+        sacctmgr_do modify user root where cluster="$CLUSTER_NAME" set qos=normal,small defaultqos=normal
 }
 
 start_slurmctld() {

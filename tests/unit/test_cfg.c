@@ -368,6 +368,22 @@ static const struct bad_case value_errors[] = {
     {BASE "logs: {a: 1}\n", "t.yaml:3:7: 'logs': expected a scalar, found a mapping"},
     {BASE "template: \"\"\n", "t.yaml:3:11: 'template' is empty"},
     {BASE "template: [a]\n", "t.yaml:3:11: 'template': expected a scalar, found a list"},
+    /* pack */
+    {BASE "pack: 0\n", "t.yaml:3:7: 'pack': expected a positive integer, found '0'"},
+    {BASE "pack: two\n", "t.yaml:3:7: 'pack': expected a positive integer, found 'two'"},
+    {BASE "pack: [2]\n", "t.yaml:3:7: 'pack': expected a scalar, found a list"},
+    {BASE "pack: 100001\n",
+     "t.yaml:3:7: 'pack': at most 100000 tasks per array task, found '100001'"},
+    {BASE "pack: 4\nslurm: {requeue: true}\n",
+     "t.yaml:3:7: 'pack' cannot be combined with 'slurm.requeue: true' (a requeue would run "
+     "every task of the pack again); use 'pack: 1' or drop 'requeue'"},
+    {BASE "pack: 4\nslurm: {ntasks: 2}\n",
+     "t.yaml:3:7: 'pack' runs each task as a one-process job step: it cannot be combined with "
+     "'slurm.ntasks' above 1"},
+    {BASE "slurm: {nodes: 2}\npack: 4\n",
+     "t.yaml:4:7: 'pack' runs each task as a one-process job step: it cannot be combined with "
+     "'slurm.nodes' above 1"},
+    {BASE "pak: 4\n", "t.yaml:3:1: unknown key 'pak'; did you mean 'pack'?"},
 };
 
 static void check_bad(const struct bad_case *cases, size_t n)
@@ -751,6 +767,7 @@ static void test_cfg_slurm_forms(void **state)
 	assert_int_equal(cfg.slurm.mem_per_cpu_mb, 1536);
 	assert_false(cfg.slurm.requeue);
 	assert_int_equal(cfg.slurm.max_restarts, 5);
+	assert_int_equal(cfg.pack, 1);
 	assert_int_equal(cfg.checkpoint.size_mb, 0);
 	load_ok(&cfg,
 	        BASE "slurm: {requeue: true, max_restarts: 2}\ncheckpoint: {size: 2G, keep: 3}\n");
@@ -758,6 +775,8 @@ static void test_cfg_slurm_forms(void **state)
 	assert_int_equal(cfg.slurm.max_restarts, 2);
 	assert_int_equal(cfg.checkpoint.size_mb, 2048);
 	assert_int_equal(cfg.checkpoint.keep, 3);
+	load_ok(&cfg, BASE "pack: 20\nslurm: {ntasks: 1, time: 5}\n");
+	assert_int_equal(cfg.pack, 20);
 	assert_int_equal(cfg.retries, 0);
 	assert_null(cfg.notify.mail);
 	assert_int_equal(cfg.fail_fast, 0);

@@ -655,6 +655,10 @@ static void test_local_migration(void **state)
 	                              "DROP TABLE reused; DROP TABLE followups;"
 	                              " DROP TABLE policies;"
 	                              " DROP TABLE local_tasks; DROP TABLE local_arrays;"
+	                              " ALTER TABLE sweeps DROP COLUMN pack;"
+	                              " ALTER TABLE sweeps DROP COLUMN roll_chunk;"
+	                              " ALTER TABLE arrays DROP COLUMN pack;"
+	                              " ALTER TABLE arrays DROP COLUMN indices;"
 	                              " PRAGMA user_version = 1",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);

@@ -157,7 +157,7 @@ static struct acct_rec *add_pending(struct acct_set *set, uint32_t array, const 
 
 static struct array_rec array(uint32_t job_id, uint32_t offset, const char *spec, unsigned attempt)
 {
-	struct array_rec a = {job_id, offset, (char *)spec, attempt, 0};
+	struct array_rec a = {job_id, offset, (char *)spec, attempt, 0, 1, NULL};
 
 	return a;
 }
@@ -815,10 +815,168 @@ static void test_outcome_log_path(void **state)
 	assert_null(outcome_log_path(NULL, "demo", TS_COMPLETED, 1234, 7));
 }
 
+/* ---- packed tasks: one job step per sweep task ---- */
+
+static struct acct_rec *add_step(struct acct_set *set, uint32_t array, uint32_t task,
+                                 uint32_t index, enum task_state state, int exit_code)
+{
+	struct acct_rec *rec = add_run(set, array, task, state, 100, 200 + index);
+
+	rec->step_index = index;
+	rec->exit_code = exit_code;
+	rec->timelimit_s = 600; /* the array task's: 10 tasks of a minute */
+	rec->maxrss_bytes = 1000 + index;
+	return rec;
+}
+
+/*
+ * 23 tasks, pack 10: array tasks 0-2. Array task 0 finished (step 3
+ * failed), array task 1 runs its third step, array task 2 is pending.
+ */
+static void test_outcome_packed(void **state)
+{
+	struct acct_set set;
+	struct array_rec arr = array(500, 0, "0-2", 1);
+	struct task_outcome *out;
+
+	(void)state;
+	arr.pack = 10;
+	acct_set_init(&set);
+	add_run(&set, 500, 0, TS_FAILED, 100, 150)->timelimit_s = 600;
+	for (uint32_t i = 0; i < 10; i++)
+		add_step(&set, 500, 0, i, i == 3 ? TS_FAILED : TS_COMPLETED, i == 3 ? 1 : 0);
+	add_run(&set, 500, 1, TS_RUNNING, 100, 160);
+	add_step(&set, 500, 1, 10, TS_COMPLETED, 0);
+	add_step(&set, 500, 1, 11, TS_COMPLETED, 0);
+	add_step(&set, 500, 1, 12, TS_RUNNING, 0);
+	add_pending(&set, 500, "2");
+
+	out = build(23, &arr, 1, &set);
+	assert_int_equal(out[0].state, TS_COMPLETED);
+	assert_int_equal(out[3].state, TS_FAILED);
+	assert_int_equal(out[3].exit_code, 1);
+	assert_int_equal(out[3].maxrss_bytes, 1003);
+	assert_int_equal(out[3].timelimit_s, 60); /* the step's share of the array task's limit */
+	assert_int_equal(out[3].array_task_id, 0);
+	assert_int_equal(out[3].attempts, 1);
+	assert_int_equal(out[9].state, TS_COMPLETED);
+	assert_int_equal(out[11].state, TS_COMPLETED);
+	assert_int_equal(out[12].state, TS_RUNNING);
+	/* later steps of a running array task have not started */
+	assert_int_equal(out[13].state, TS_PENDING);
+	assert_int_equal(out[19].state, TS_PENDING);
+	assert_int_equal(out[13].array_task_id, 1);
+	/* the last array task has only three tasks */
+	assert_int_equal(out[20].state, TS_PENDING);
+	assert_int_equal(out[22].state, TS_PENDING);
+	assert_int_equal(out[22].array_task_id, 2);
+	assert_int_equal(out[22].attempts, 1);
+	free(out);
+	acct_set_release(&set);
+}
+
+/*
+ * An array task that hit its time limit in its second step: that step is
+ * TIMEOUT, the ones it never reached take the array task's state; one that
+ * completed without a record for a step leaves that step missing.
+ */
+static void test_outcome_packed_ended_early(void **state)
+{
+	struct acct_set set;
+	struct array_rec arr = array(600, 0, "0-1", 1);
+	struct task_outcome *out;
+
+	(void)state;
+	arr.pack = 3;
+	acct_set_init(&set);
+	add_run(&set, 600, 0, TS_TIMEOUT, 100, 150);
+	add_step(&set, 600, 0, 0, TS_COMPLETED, 0);
+	add_step(&set, 600, 0, 1, TS_TIMEOUT, 0);
+	add_run(&set, 600, 1, TS_COMPLETED, 100, 150);
+	add_step(&set, 600, 1, 3, TS_COMPLETED, 0);
+	add_step(&set, 600, 1, 4, TS_COMPLETED, 0);
+	out = build(6, &arr, 1, &set);
+	assert_int_equal(out[0].state, TS_COMPLETED);
+	assert_int_equal(out[1].state, TS_TIMEOUT);
+	assert_int_equal(out[2].state, TS_TIMEOUT);
+	assert_int_equal(out[2].job_id, 0);
+	assert_int_equal(out[5].state, TS_MISSING);
+	assert_int_equal(out[5].attempts, 1);
+	free(out);
+	acct_set_release(&set);
+}
+
+/*
+ * A resubmission packs only the failed tasks: its task list maps array
+ * task a to entries a x pack..., and it becomes their latest attempt.
+ */
+static void test_outcome_packed_resubmission(void **state)
+{
+	struct acct_set set;
+	struct array_rec arrs[2] = {array(700, 0, "0-2", 1), array(701, 0, "0-1", 2)};
+	struct task_outcome *out;
+
+	(void)state;
+	arrs[0].pack = 4;
+	arrs[1].pack = 4;
+	arrs[1].indices = (char *)"1,6,7,8,9";
+	acct_set_init(&set);
+	add_run(&set, 700, 0, TS_FAILED, 100, 150);
+	for (uint32_t i = 0; i < 4; i++)
+		add_step(&set, 700, 0, i, i == 1 ? TS_FAILED : TS_COMPLETED, i == 1);
+	add_run(&set, 700, 1, TS_CANCELLED, 100, 150);
+	add_step(&set, 700, 1, 4, TS_COMPLETED, 0);
+	add_step(&set, 700, 1, 5, TS_COMPLETED, 0);
+	add_step(&set, 700, 1, 6, TS_CANCELLED, 0);
+	/* the resubmission: array task 0 ran 1, 6, 7 and 8; array task 1 (9) pends */
+	add_run(&set, 701, 0, TS_COMPLETED, 300, 350);
+	add_step(&set, 701, 0, 1, TS_COMPLETED, 0);
+	add_step(&set, 701, 0, 6, TS_COMPLETED, 0);
+	add_step(&set, 701, 0, 7, TS_COMPLETED, 0);
+	add_step(&set, 701, 0, 8, TS_COMPLETED, 0);
+	add_pending(&set, 701, "1");
+	out = build(10, arrs, 2, &set);
+	assert_int_equal(out[0].state, TS_COMPLETED);
+	assert_int_equal(out[0].attempts, 1);
+	assert_int_equal(out[1].state, TS_COMPLETED);
+	assert_int_equal(out[1].attempts, 2);
+	assert_int_equal(out[1].array_job_id, 701);
+	assert_int_equal(out[6].state, TS_COMPLETED);
+	assert_int_equal(out[9].state, TS_PENDING);
+	assert_int_equal(out[9].attempts, 2);
+	assert_int_equal(out[9].array_task_id, 1);
+	assert_int_equal(out[5].attempts, 1);
+	free(out);
+	acct_set_release(&set);
+}
+
+/* A step named like a packed task's inside a task that is not packed is ignored. */
+static void test_outcome_unpacked_ignores_steps(void **state)
+{
+	struct acct_set set;
+	struct array_rec arr = array(800, 0, "0-1", 1);
+	struct task_outcome *out;
+
+	(void)state;
+	acct_set_init(&set);
+	add_run(&set, 800, 0, TS_COMPLETED, 100, 150);
+	add_step(&set, 800, 0, 1, TS_FAILED, 3);
+	add_run(&set, 800, 1, TS_COMPLETED, 100, 150);
+	out = build(2, &arr, 1, &set);
+	assert_int_equal(out[1].state, TS_COMPLETED);
+	assert_int_equal(out[1].exit_code, 0);
+	free(out);
+	acct_set_release(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_outcome_task_mem, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_packed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_packed_ended_early, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_packed_resubmission, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outcome_unpacked_ignores_steps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_recorded_chunks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_recorded_array50, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_recorded_cancelled_pending, setup,

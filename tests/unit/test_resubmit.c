@@ -177,6 +177,43 @@ static void test_resubmit_plan_chunks(void **state)
 	resubmit_plan_release(&rp);
 }
 
+/*
+ * Packed: only the tasks that run again are packed, pack per array task,
+ * grouped by overrides; at most max_array array tasks per array job.
+ */
+static void test_resubmit_plan_packed(void **state)
+{
+	struct task_outcome o[130];
+	struct resubmit_policy p = policy(2, 3);
+	struct resubmit_plan rp;
+	const char *why = NULL;
+
+	(void)state;
+	p.pack = 2;
+	for (size_t i = 0; i < 130; i++)
+		o[i] = task(TS_COMPLETED, 0, 0);
+	o[3] = task(TS_FAILED, 1, 0);
+	o[49] = task(TS_FAILED, 1, 0);
+	o[50] = task(TS_MISSING, 0, 0);
+	o[51] = task(TS_FAILED, 1, 0);
+	o[127] = task(TS_FAILED, 1, 0);
+	o[128] = task(TS_OUT_OF_MEMORY, 0, 0);
+	resubmit_plan_init(&rp);
+	assert_int_equal(resubmit_plan_build(&rp, o, 130, &p, &why), 0);
+	assert_int_equal(rp.ntasks, 6);
+	assert_int_equal(rp.narrays, 3);
+	/* 3, 49, 50, 51: two array tasks of two; then 127 alone */
+	assert_string_equal(rp.arrays[0].indices, "3,49,50,51");
+	assert_string_equal(rp.arrays[0].spec, "0-1%3");
+	assert_int_equal(rp.arrays[0].offset, 0);
+	assert_string_equal(rp.arrays[1].indices, "127");
+	assert_string_equal(rp.arrays[1].spec, "0%3");
+	/* more memory for the one that ran out: an array job of its own */
+	assert_string_equal(rp.arrays[2].indices, "128");
+	assert_int_equal(rp.arrays[2].mem_mb, 256);
+	resubmit_plan_release(&rp);
+}
+
 static void test_resubmit_nothing(void **state)
 {
 	struct task_outcome o[3] = {task(TS_COMPLETED, 0, 0), task(TS_RUNNING, 0, 0),
@@ -393,8 +430,8 @@ static void test_resubmit_latest_attempt_counts(void **state)
 	struct acct_rec *rec;
 	/* Listed with the resubmission first: the attempt number orders them, not the list. */
 	struct array_rec arrays[] = {
-	    {200, 0, (char *)"1,2", 2, 0},
-	    {100, 0, (char *)"0-2", 1, 0},
+	    {200, 0, (char *)"1,2", 2, 0, 1, NULL},
+	    {100, 0, (char *)"0-2", 1, 0, 1, NULL},
 	};
 	struct task_outcome o[3];
 	static const struct {
@@ -437,6 +474,7 @@ int main(void)
 	    cmocka_unit_test(test_resubmit_selection),
 	    cmocka_unit_test(test_resubmit_plan),
 	    cmocka_unit_test(test_resubmit_plan_chunks),
+	    cmocka_unit_test(test_resubmit_plan_packed),
 	    cmocka_unit_test(test_resubmit_nothing),
 	    cmocka_unit_test(test_resubmit_keeps_raised_request),
 	    cmocka_unit_test(test_resubmit_reason),

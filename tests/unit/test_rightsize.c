@@ -230,7 +230,7 @@ static void test_rightsize_per_cpu_memory(void **state)
 {
 	struct acct_set set;
 	struct acct_rec *rec;
-	struct array_rec arr = {77, 0, (char *)"0", 1, 0};
+	struct array_rec arr = {77, 0, (char *)"0", 1, 0, 1, NULL};
 	struct task_outcome o;
 	struct rightsize_task t;
 	struct rightsize_group g;

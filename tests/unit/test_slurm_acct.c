@@ -643,6 +643,96 @@ static void test_acct_fetch_slurmdbd_down(void **state)
 	assert_true(seconds_since(&t0) < 10.0);
 }
 
+/* A packed array task: one more record per step named sweep-<index>, the sweep task. */
+static void test_acct_packed_steps(void **state)
+{
+	slurmdb_job_rec_t job;
+	slurmdb_step_rec_t steps[5];
+	struct acct_set set;
+	const struct acct_rec *r;
+
+	(void)state;
+	finished_job(&job);
+	job.state = JOB_FAILED;
+	job.exitcode = 1 << 8;
+	memset(steps, 0, sizeof(steps));
+	steps[0].stepname = "batch";
+	steps[0].stats.tres_usage_in_max = "2=4096";
+	steps[1].stepname = "sweep-40";
+	steps[1].state = JOB_COMPLETE;
+	steps[1].elapsed = 11;
+	steps[1].start = 1700000006;
+	steps[1].end = 1700000017;
+	steps[1].nodes = "vm";
+	steps[1].stats.tres_usage_in_max = "1=3,2=7340032";
+	steps[2].stepname = "sweep-41";
+	steps[2].state = JOB_FAILED;
+	steps[2].exitcode = 3 << 8;
+	steps[2].elapsed = 2;
+	steps[3].stepname = "sweep-x1";  /* not ours: a user's own step name */
+	steps[4].stepname = "sweep-42a"; /* likewise */
+	job.steps = slurm_list_create(NULL);
+	for (size_t i = 0; i < 5; i++)
+		slurm_list_append(job.steps, &steps[i]);
+	acct_set_init(&set);
+	assert_int_equal(slb_acct_decode_job(&set, &job), 1);
+	assert_int_equal(set.n, 3);
+	r = &set.recs[0];
+	assert_int_equal(r->step_index, ACCT_NO_STEP);
+	assert_int_equal(r->state, TS_FAILED);
+	r = &set.recs[1];
+	assert_int_equal(r->step_index, 40);
+	assert_int_equal(r->array_job_id, 100);
+	assert_int_equal(r->array_task_id, 3);
+	assert_int_equal(r->job_id, 103);
+	assert_int_equal(r->state, TS_COMPLETED);
+	assert_int_equal(r->exit_code, 0);
+	assert_int_equal(r->elapsed_s, 11);
+	assert_int_equal(r->maxrss_bytes, 7340032);
+	assert_int_equal(r->timelimit_s, 3600); /* the job's; outcome_build divides by the pack */
+	assert_int_equal(r->req_mem_mb, 100);
+	assert_true(r->req_mem_per_cpu);
+	assert_int_equal(r->start_time, 1700000006);
+	assert_string_equal(r->nodes, "vm");
+	r = &set.recs[2];
+	assert_int_equal(r->step_index, 41);
+	assert_int_equal(r->state, TS_FAILED);
+	assert_int_equal(r->exit_code, 3);
+	assert_true(r->maxrss_bytes == ACCT_NO_VALUE);
+	acct_set_release(&set);
+	slurm_list_destroy(job.steps);
+}
+
+/* Many steps: the set's array moves while they are added (a copy of the job's record is used). */
+static void test_acct_packed_many_steps(void **state)
+{
+	slurmdb_job_rec_t job;
+	slurmdb_step_rec_t steps[100];
+	char names[100][16];
+	struct acct_set set;
+
+	(void)state;
+	finished_job(&job);
+	memset(steps, 0, sizeof(steps));
+	job.steps = slurm_list_create(NULL);
+	for (int i = 0; i < 100; i++) {
+		snprintf(names[i], sizeof(names[i]), "sweep-%d", 1000 + i);
+		steps[i].stepname = names[i];
+		steps[i].state = JOB_COMPLETE;
+		slurm_list_append(job.steps, &steps[i]);
+	}
+	acct_set_init(&set);
+	assert_int_equal(slb_acct_decode_job(&set, &job), 1);
+	assert_int_equal(set.n, 101);
+	for (size_t i = 1; i < set.n; i++) {
+		assert_int_equal(set.recs[i].step_index, 999 + i);
+		assert_int_equal(set.recs[i].array_job_id, 100);
+		assert_int_equal(set.recs[i].job_id, 103);
+	}
+	acct_set_release(&set);
+	slurm_list_destroy(job.steps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +748,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_acct_pending_record, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_not_an_array_skipped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_set_add_defaults, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_packed_steps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_packed_many_steps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_state_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_without_slurm_conf, setup, teardown),

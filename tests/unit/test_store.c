@@ -375,7 +375,11 @@ static void test_store_migration_to_followups(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 	                              "DROP TABLE reused; DROP TABLE followups;"
-	                              " DROP TABLE policies; PRAGMA user_version = 3",
+	                              " DROP TABLE policies; ALTER TABLE sweeps DROP COLUMN pack;"
+	                              " ALTER TABLE sweeps DROP COLUMN roll_chunk;"
+	                              " ALTER TABLE arrays DROP COLUMN pack;"
+	                              " ALTER TABLE arrays DROP COLUMN indices;"
+	                              " PRAGMA user_version = 3",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
 	sqlite3_close(db);

@@ -182,6 +182,74 @@ static int64_t unix_time(time_t t)
 	return (int64_t)t;
 }
 
+/* The sweep index a packed task's step is named after ("sweep-<index>"), or ACCT_NO_STEP. */
+static uint32_t step_sweep_index(const char *name)
+{
+	char *end;
+	unsigned long v;
+
+	if (!name || strncmp(name, ACCT_STEP_PREFIX, strlen(ACCT_STEP_PREFIX)))
+		return ACCT_NO_STEP;
+	name += strlen(ACCT_STEP_PREFIX);
+	if (*name < '0' || *name > '9')
+		return ACCT_NO_STEP;
+	errno = 0;
+	v = strtoul(name, &end, 10);
+	if (errno || *end || v >= ACCT_NO_STEP)
+		return ACCT_NO_STEP;
+	return (uint32_t)v;
+}
+
+/*
+ * One record per step of a packed array task: the step is the sweep task.
+ * Requested memory and CPUs are the job's (each step has the whole
+ * allocation); the time limit is the array task's, which outcome_build
+ * divides by the pack.
+ */
+static void decode_steps(struct acct_set *out, const slurmdb_job_rec_t *job,
+                         const struct acct_rec *job_rec)
+{
+	/* A copy: adding records may move the set's array. */
+	const struct acct_rec copy = *job_rec, *jrec = &copy;
+	slurmdb_step_rec_t *step;
+	SLIST_ITER it;
+
+	if (!job->steps)
+		return;
+	it = slurm_list_iterator_create(job->steps);
+	while ((step = slurm_list_next(it))) {
+		uint32_t index = step_sweep_index(step->stepname);
+		struct acct_rec *rec;
+		uint64_t rss;
+		int status;
+
+		if (index == ACCT_NO_STEP)
+			continue;
+		rec = acct_set_add(out);
+		rec->job_id = jrec->job_id;
+		rec->array_job_id = jrec->array_job_id;
+		rec->array_task_id = jrec->array_task_id;
+		rec->step_index = index;
+		rec->state = decode_state(step->state);
+		status = step->exitcode == (int32_t)NO_VAL ? 0 : (int)step->exitcode;
+		rec->exit_code = WEXITSTATUS(status);
+		rec->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		rec->elapsed_s = step->elapsed;
+		rec->timelimit_s = jrec->timelimit_s;
+		rec->req_mem_mb = jrec->req_mem_mb;
+		rec->req_mem_per_cpu = jrec->req_mem_per_cpu;
+		rec->ncpus = jrec->ncpus;
+		if (tres_value(&rss, step->stats.tres_usage_in_max, TRES_MEM))
+			rec->maxrss_bytes = rss;
+		if (step->nodes && *step->nodes)
+			rec->nodes = xstrdup(step->nodes);
+		rec->submit_time = jrec->submit_time;
+		rec->start_time = unix_time(step->start);
+		rec->end_time = unix_time(step->end);
+	}
+	slurm_list_iterator_destroy(it);
+}
+
 int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job)
 {
 	struct acct_rec *rec;
@@ -233,6 +301,7 @@ int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job)
 	rec->submit_time = unix_time(job->submit);
 	rec->start_time = unix_time(job->start);
 	rec->end_time = unix_time(job->end);
+	decode_steps(out, job, &out->recs[out->n - 1]);
 	return 1;
 }
 

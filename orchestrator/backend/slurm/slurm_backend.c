@@ -20,6 +20,7 @@
 #include "error.h"
 #include "store.h"
 #include "proc.h"
+#include "quota.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -177,6 +178,7 @@ const struct backend_ops slurm_backend_ops = {
     .records = slb_records,
     .cancel = slb_cancel_arrays,
     .find = slb_find,
+    .limits = slb_quota_read,
     .followup = slb_followup,
     .mail_at_end = slb_mail_at_end,
 };

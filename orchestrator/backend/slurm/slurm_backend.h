@@ -49,6 +49,15 @@ int slb_mail_at_end(uint32_t job_id, const char *addr);
 /* Cancels array jobs (all their tasks). Already-finished jobs are not an error. */
 int slb_cancel(const uint32_t *job_ids, size_t n);
 
+struct quota;
+/*
+ * Reads the limits for a job of this account and QOS (NULL: the user's
+ * defaults, as sbatch would choose them) into q (quota.h). Fails only when
+ * slurmctld cannot be reached; limits slurmdbd should give but cannot are
+ * left out and q->note says so.
+ */
+int slb_quota_read(struct quota *q, const char *account, const char *qos);
+
 /* This side of the seam (backend.h): submission, accounting, cancellation.
  * Only backend.c names it. */
 extern const struct backend_ops slurm_backend_ops;

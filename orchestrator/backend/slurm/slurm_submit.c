@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "proc.h"
+#include "quota.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -40,12 +41,13 @@ static void squeeze(struct strbuf *out, const struct strbuf *text)
 }
 
 /* Runs sbatch --parsable with argv (argv[0] is "sbatch") and reads the job id it prints. */
-static int run_sbatch(uint32_t *job_id, const char *const *argv, unsigned timeout_s)
+static int run_sbatch(uint32_t *job_id, const char *const *argv, unsigned timeout_s,
+                      const struct quota *quota)
 {
 	struct proc_result res;
 	struct strbuf msg = STRBUF_INIT;
 	unsigned long id;
-	char *end;
+	char *end, *limit = NULL;
 	int ret = 0;
 
 	proc_result_init(&res);
@@ -54,10 +56,23 @@ static int run_sbatch(uint32_t *job_id, const char *const *argv, unsigned timeou
 		goto out;
 	}
 	squeeze(&msg, &res.err);
+	/* A controller that is up but at a limit must not be blamed for being down. */
+	limit = quota_explain_refusal(msg.buf, quota);
+	if (res.timed_out && limit) {
+		ret = error("slurmctld refused new jobs for %u s: the limit reached is %s; wait "
+		            "until jobs end, or pack several tasks into one array task (pack: K): "
+		            "%s",
+		            timeout_s ? timeout_s : 60, limit, msg.buf);
+		goto out;
+	}
 	if (res.timed_out) {
 		ret = error("sbatch did not answer within %u s (is slurmctld running? 'scontrol "
 		            "ping' tells): %s",
 		            timeout_s ? timeout_s : 60, msg.buf);
+		goto out;
+	}
+	if ((!res.exited || res.status != 0) && limit) {
+		ret = error("sbatch refused the job: the limit reached is %s: %s", limit, msg.buf);
 		goto out;
 	}
 	if (!res.exited || res.status != 0) {
@@ -76,6 +91,7 @@ static int run_sbatch(uint32_t *job_id, const char *const *argv, unsigned timeou
 	}
 	*job_id = (uint32_t)id;
 out:
+	free(limit);
 	strbuf_release(&msg);
 	proc_result_release(&res);
 	return ret;
@@ -116,22 +132,28 @@ int slb_submit(uint32_t *job_id, const struct backend_submit *req)
 	 * what the task sees.
 	 */
 	char *offset = xstrfmt("%u", req->offset);
-	size_t n = 0, nextra = 0;
+	size_t n = 0, nextra = 0, nargs = 0;
 	int ret;
 
 	while (req->extra_args && req->extra_args[nextra])
 		nextra++;
-	argv = xcalloc(nextra + 6, sizeof(char *));
+	while (req->script_args && req->script_args[nargs])
+		nargs++;
+	argv = xcalloc(nextra + nargs + 6, sizeof(char *));
 	argv[n++] = "sbatch";
 	argv[n++] = "--parsable";
 	argv[n++] = array;
 	for (size_t i = 0; i < nextra; i++)
 		argv[n++] = req->extra_args[i];
 	argv[n++] = req->script;
-	argv[n++] = offset;
+	if (req->script_args)
+		for (size_t i = 0; i < nargs; i++)
+			argv[n++] = req->script_args[i];
+	else
+		argv[n++] = offset;
 	argv[n] = NULL;
 
-	ret = run_sbatch(job_id, argv, req->timeout_s);
+	ret = run_sbatch(job_id, argv, req->timeout_s, req->quota);
 	if (ret == 0)
 		note_job(req->script, *job_id);
 	free(argv);
@@ -148,8 +170,8 @@ int slb_submit(uint32_t *job_id, const struct backend_submit *req)
 int slb_followup(uint32_t *job_id, const struct backend_followup *req)
 {
 	struct strbuf dep = STRBUF_INIT;
-	char *mail_user = NULL;
-	const char *argv[8];
+	char *mail_user = NULL, *begin = NULL;
+	const char *argv[9];
 	size_t n = 0;
 	int ret;
 
@@ -165,11 +187,16 @@ int slb_followup(uint32_t *job_id, const struct backend_followup *req)
 		argv[n++] = "--mail-type=END";
 		argv[n++] = mail_user;
 	}
+	if (req->begin_s) {
+		begin = xstrfmt("--begin=now+%u", req->begin_s);
+		argv[n++] = begin;
+	}
 	argv[n++] = req->script;
 	argv[n++] = req->arg;
 	argv[n] = NULL;
-	ret = run_sbatch(job_id, argv, 0);
+	ret = run_sbatch(job_id, argv, 0, NULL);
 	free(mail_user);
+	free(begin);
 	strbuf_release(&dep);
 	return ret;
 }
