@@ -16,7 +16,8 @@ struct plan;
  *
  * Template markers ({{NAME}}, replaced wherever they stand): SBATCH (the
  * #SBATCH lines), VERSION, SOURCE, SUMMARY, SCRIPT, VARIABLES (SWEEP_ID,
- * SWEEP_DIR, SWEEP_SEEDS, SWEEP_SIGNAL), EXPORTS (export of the
+ * SWEEP_DIR, SWEEP_SEEDS, SWEEP_SIGNAL: empty when no warning signal is
+ * used), EXPORTS (export of the
  * SWEEP_PARAM_* variables), ENV (the sweep file's env:), SETUP, COMMAND. An
  * unknown marker is an error.
  */
