@@ -77,13 +77,15 @@ printf '%s\n' "$out" >&2
 mapfile -t -O "${#JOBS[@]}" JOBS < <(printf '%s\n' "$out" | sed -n 's/^array job \([0-9]*\):.*/\1/p')
 ((${#JOBS[@]} == 2)) || fail "expected one array job per resubmission, got: ${JOBS[*]}"
 CLEANUP_JOBS+=("${JOBS[@]}")
-sacct -n -P -X -j "$(jobs_csv)" -o JobID,Timelimit >limits.txt
-cat limits.txt >&2
 # Twice what they had (A's tasks ran a little past their minute, KillWait):
 # no row of either array job (pending tasks share one) asks a minute or less.
-for j in "${JOBS[@]}"; do
-	grep -q "^${j}_" limits.txt || fail "no record of array job $j"
-done
+recorded() {
+	local j
+	sacct -n -P -X -j "$(jobs_csv)" -o JobID,Timelimit >limits.txt 2>/dev/null || return 1
+	for j in "${JOBS[@]}"; do grep -q "^${j}_" limits.txt || return 1; done
+}
+wait_until 60 "accounting to record the resubmitted array jobs" recorded
+cat limits.txt >&2
 grep -q -E '\|00:0[0-1]:[0-9]{2}$' limits.txt && fail "the tasks were not given more time"
 wait_sweep 4 300
 
