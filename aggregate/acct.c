@@ -87,10 +87,26 @@ struct acct_rec *acct_set_add(struct acct_set *set)
 	rec = &set->recs[set->n++];
 	memset(rec, 0, sizeof(*rec));
 	rec->maxrss_bytes = ACCT_NO_VALUE;
+	rec->node_mem_bytes = ACCT_NO_VALUE;
 	rec->timelimit_s = ACCT_NO_VALUE;
 	rec->total_cpu_us = ACCT_NO_VALUE;
 	rec->gpu_util = ACCT_NO_VALUE;
 	rec->gpu_mem_bytes = ACCT_NO_VALUE;
 	rec->step_index = ACCT_NO_STEP;
 	return rec;
+}
+
+/* Slurm's NO_VAL, as the Slurm side may pass it through for "unknown". */
+#define SLURM_NO_VAL32 0xfffffffeu
+
+uint64_t acct_node_need(uint64_t maxrss, uint32_t ntasks, uint32_t nnodes, uint32_t *tasks_per_node)
+{
+	uint32_t per = 1;
+
+	if (ntasks && ntasks != SLURM_NO_VAL32 && nnodes && nnodes != SLURM_NO_VAL32)
+		per = ntasks / nnodes + (ntasks % nnodes != 0);
+	*tasks_per_node = per;
+	if (maxrss > (UINT64_MAX - 1) / per)
+		return UINT64_MAX - 1;
+	return maxrss * per;
 }

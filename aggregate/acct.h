@@ -62,7 +62,23 @@ struct acct_rec {
 	uint64_t gpu_util;     /* TRES gres/gpuutil (percent, the peak over steps) and */
 	uint64_t gpu_mem_bytes; /* gres/gpumem (bytes): ACCT_NO_VALUE where the cluster does
 	                           not record them */
-	char *nodes;            /* node list, or NULL */
+	/*
+	 * What one node needed: per step, its MaxRSS (the largest task's peak)
+	 * times the most tasks the step ran on one node, an upper bound of the
+	 * sum of that node's task peaks (accounting keeps no per-node sum); the
+	 * maximum over the steps. ACCT_NO_VALUE when none measured.
+	 */
+	uint64_t node_mem_bytes;
+	uint32_t tasks_per_node; /* of the step that gave node_mem_bytes; 1 = exact */
+	uint32_t nnodes;         /* nodes the job ran on (0 unknown) */
+	char *nodes;             /* node list, or NULL */
+	/*
+	 * The command died of the warning signal the script forwarded (its
+	 * note in the task's folder says so) and was not requeued: the time
+	 * limit ended it. state is then TS_TIMEOUT, whatever Slurm recorded
+	 * (FAILED, exit 128+N), so every consumer treats it as a time limit.
+	 */
+	bool by_warning_signal;
 	int64_t submit_time, start_time, end_time; /* unix seconds, 0 if unknown */
 	/*
 	 * The sweep index of a packed task's job step ("sweep-<index>"), whose
@@ -93,5 +109,14 @@ void acct_set_release(struct acct_set *set);
  * figures set to ACCT_NO_VALUE) and returns it.
  */
 struct acct_rec *acct_set_add(struct acct_set *set);
+
+/*
+ * The per-node memory rule for one step: maxrss times the tasks it ran on
+ * its busiest node, ceil(ntasks / nnodes) (1 when either is unknown: 0 or
+ * Slurm's NO_VAL), which is stored in *tasks_per_node. Saturates at
+ * UINT64_MAX - 1.
+ */
+uint64_t acct_node_need(uint64_t maxrss, uint32_t ntasks, uint32_t nnodes,
+                        uint32_t *tasks_per_node);
 
 #endif

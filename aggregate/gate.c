@@ -58,7 +58,8 @@ bool gate_run_failed(struct strbuf *why, const struct task_outcome *o)
 		strbuf_addstr(why, "out of memory");
 		return true;
 	case TS_TIMEOUT:
-		strbuf_addstr(why, "time limit");
+		strbuf_addstr(why, o->by_warning_signal ? "time limit (ended by the warning signal)"
+		                                        : "time limit");
 		return true;
 	case TS_NODE_FAIL:
 		strbuf_addstr(why, "node failure");
@@ -141,7 +142,8 @@ static void discover_metrics(struct gate_result *g, const struct task_outcome *o
 			const char *key = res->entries[k].key;
 			size_t lo = 0, hi = g->nmetrics;
 
-			if (res->entries[k].kind == RESULT_OTHER)
+			/* A metric the log was searched for counts even without a value. */
+			if (res->entries[k].kind == RESULT_OTHER && !res->entries[k].from_log)
 				continue;
 			while (lo < hi) {
 				size_t mid = lo + (hi - lo) / 2;
@@ -180,7 +182,9 @@ static bool result_failed(struct strbuf *why, const struct result *res, char *co
 			continue;
 		if (why->len)
 			strbuf_addstr(why, "; ");
-		if (!e)
+		if (e && e->why)
+			strbuf_addstr(why, e->why);
+		else if (!e)
 			strbuf_addf(why, "metric '%s' absent", metrics[m]);
 		else if (e->kind == RESULT_NONFINITE)
 			strbuf_addf(why, "metric '%s' is %s, not a finite number", metrics[m],

@@ -17,8 +17,8 @@ struct task_outcome;
  * the plan, one outcome and one result per task index, does no I/O.
  *
  * A task passes only when the latest run of its index is COMPLETED with
- * exit code 0 and no signal, and its result file is a JSON object that
- * holds every metric as a finite number. Every other task is a failure
+ * exit code 0 and no signal, and its result (file and log) holds every
+ * metric as a finite number. Every other task is a failure
  * with its reason in words; none is dropped silently.
  */
 

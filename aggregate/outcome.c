@@ -9,6 +9,7 @@
 #include "outcome.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,49 @@
 #include "strbuf.h"
 
 #include "banned.h"
+
+/* The signals sweep lets a user choose (cfg.c), by name. */
+static int signal_number(const char *name, size_t len)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = {
+	    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"INT", SIGINT},
+	    {"HUP", SIGHUP},   {"QUIT", SIGQUIT}, {"ALRM", SIGALRM},
+	};
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (strlen(sigs[i].name) == len && !strncmp(sigs[i].name, name, len))
+			return sigs[i].sig;
+	return 0;
+}
+
+bool outcome_apply_signal_note(struct acct_rec *rec, const char *note)
+{
+	char *end;
+	unsigned long job;
+	size_t len;
+	int sig;
+
+	if (rec->state != TS_FAILED || rec->array_task_id == ACCT_NO_TASK)
+		return false;
+	job = strtoul(note, &end, 10);
+	if (end == note || *end != ' ' || job != rec->job_id)
+		return false;
+	note = end + 1;
+	len = strcspn(note, " \n");
+	sig = signal_number(note, len);
+	/*
+	 * The script exits 128 + N for a command killed by N; Slurm's accounting
+	 * (22.05) records that as exit code N (sacct: "10:0" for SIGUSR1).
+	 */
+	if (!sig || (rec->exit_code != 128 + sig && rec->exit_code != sig && rec->signal != sig))
+		return false;
+	rec->state = TS_TIMEOUT;
+	rec->by_warning_signal = true;
+	return true;
+}
 
 uint64_t outcome_task_mem_mb(const struct acct_rec *rec)
 {
@@ -35,6 +79,7 @@ struct slot {
 	uint32_t task;              /* its array task id */
 	uint32_t rank;              /* of the latest array job covering it (1 = first), 0 if none */
 	unsigned runs;              /* rows of this index in that array job */
+	uint32_t earlier;           /* 1 << state of each of its runs but the latest */
 	bool from_bitmap;           /* rec is a pending record, not a row of this task */
 	int state;                  /* the state to show instead of rec's, or -1 */
 	uint32_t pack;              /* rec is a packed task's step: the array task's limit / pack */
@@ -74,16 +119,21 @@ static void consider_as(struct slot *slot, struct task_outcome *out, const struc
 		slot->rank = rank;
 		slot->rec = NULL;
 		slot->runs = 0;
+		slot->earlier = 0;
 		out->attempts++;
 	}
 	if (!from_bitmap)
 		slot->runs++;
 	if (!slot->rec || is_later_run(rec, from_bitmap, slot->rec, slot->from_bitmap)) {
+		if (slot->rec && !slot->from_bitmap)
+			slot->earlier |= UINT32_C(1) << slot->rec->state;
 		slot->rec = rec;
 		slot->task = task;
 		slot->from_bitmap = from_bitmap;
 		slot->state = state;
 		slot->pack = rec->step_index != ACCT_NO_STEP && arr->pack > 1 ? arr->pack : 0;
+	} else if (!from_bitmap) {
+		slot->earlier |= UINT32_C(1) << rec->state;
 	}
 }
 
@@ -338,12 +388,19 @@ static void fill(struct task_outcome *out, const struct slot *slot)
 	out->total_cpu_us = rec->total_cpu_us;
 	out->gpu_util = rec->gpu_util;
 	out->gpu_mem_bytes = rec->gpu_mem_bytes;
+	out->node_mem_bytes =
+	    rec->node_mem_bytes != ACCT_NO_VALUE ? rec->node_mem_bytes : rec->maxrss_bytes;
+	out->tasks_per_node = rec->tasks_per_node ? rec->tasks_per_node : 1;
+	out->req_mem_per_cpu = rec->req_mem_per_cpu;
+	out->cpus_per_node = rec->nnodes ? rec->ncpus / rec->nnodes : rec->ncpus;
 	out->array_job_id = rec->array_job_id;
 	out->array_task_id = slot->task;
 	/* A task still inside the pending record gets its own job id only when it starts. */
 	out->job_id = slot->from_bitmap ? 0 : rec->job_id;
 	out->restarts = slot->runs ? slot->runs - 1 : 0;
+	out->restart_states = out->restarts ? slot->earlier : 0;
 	out->nodes = rec->nodes;
+	out->by_warning_signal = rec->by_warning_signal;
 }
 
 int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_rec *arrays,
@@ -363,6 +420,7 @@ int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_re
 		out[i].total_cpu_us = ACCT_NO_VALUE;
 		out[i].gpu_util = ACCT_NO_VALUE;
 		out[i].gpu_mem_bytes = ACCT_NO_VALUE;
+		out[i].node_mem_bytes = ACCT_NO_VALUE;
 	}
 	if (!ntasks)
 		return 0;
@@ -424,6 +482,22 @@ out:
 	free(ranks);
 	free(slots);
 	return ret;
+}
+
+void outcome_restart_reasons(struct strbuf *out, const struct task_outcome *o)
+{
+	size_t start = out->len;
+
+	for (int s = 0; s < TS_NSTATES; s++) {
+		if (!(o->restart_states & (UINT32_C(1) << s)))
+			continue;
+		if (out->len > start)
+			strbuf_addstr(out, ", ");
+		if (s == TS_REQUEUED)
+			strbuf_addstr(out, "requeued by signal");
+		else
+			strbuf_addstr(out, task_state_name((enum task_state)s));
+	}
 }
 
 char *outcome_log_path(const char *logs, const char *name, enum task_state state,

@@ -7,6 +7,7 @@
 #include "acct.h"
 
 struct array_rec;
+struct strbuf;
 
 /*
  * One outcome per task index: what happened to its latest attempt. Pure:
@@ -24,12 +25,23 @@ struct task_outcome {
 	uint64_t total_cpu_us;  /* TotalCPU; ACCT_NO_VALUE if not recorded */
 	uint64_t gpu_util;      /* peak gres/gpuutil, percent; ACCT_NO_VALUE if not recorded */
 	uint64_t gpu_mem_bytes; /* peak gres/gpumem; ACCT_NO_VALUE if not recorded */
+	/*
+	 * What a node needed (acct_rec.node_mem_bytes): MaxRSS times
+	 * tasks_per_node, an upper bound when that is above 1. ACCT_NO_VALUE
+	 * if not measured.
+	 */
+	uint64_t node_mem_bytes;
+	uint32_t tasks_per_node;
+	bool req_mem_per_cpu;   /* the request was per CPU (--mem-per-cpu) */
+	uint32_t cpus_per_node; /* allocated CPUs / nodes, to size a per-CPU request; 0 unknown */
 	uint32_t array_job_id;  /* of the latest attempt (0 if missing) */
 	uint32_t array_task_id;
 	uint32_t job_id;
-	unsigned restarts; /* earlier runs of this index in the same array job (requeues) */
-	unsigned attempts; /* array jobs (submission attempts) that covered this index */
-	char *nodes;       /* borrowed from the acct_set, may be NULL */
+	unsigned restarts;       /* earlier runs of this index in the same array job (requeues) */
+	uint32_t restart_states; /* bit 1 << state for each state an earlier run ended in */
+	unsigned attempts;       /* array jobs (submission attempts) that covered this index */
+	char *nodes;             /* borrowed from the acct_set, may be NULL */
+	bool by_warning_signal;  /* TS_TIMEOUT through the warning signal (acct_rec) */
 };
 
 /*
@@ -44,6 +56,24 @@ struct task_outcome {
  */
 int outcome_build(struct task_outcome *out, size_t ntasks, const struct array_rec *arrays,
                   size_t narrays, const struct acct_set *set);
+
+/*
+ * The script's note of a forwarded warning signal (the text of
+ * <task dir>/.signalled: "JOBID SIGNAME") against a run: when the note
+ * names this run's job id and the run died of that signal (FAILED with exit
+ * code 128+N, or N as Slurm 22.05 records the script's 128+N, or ended by
+ * signal N), the run is marked as ended by the time limit (state TS_TIMEOUT, by_warning_signal) and
+ * true is returned. A run that was requeued shows as REQUEUED and is left alone.
+ */
+bool outcome_apply_signal_note(struct acct_rec *rec, const char *note);
+
+/*
+ * Why a task restarted, in words, from the states its earlier runs ended
+ * in: "NODE_FAIL", "PREEMPTED", "requeued by signal" (REQUEUED: the script
+ * requeues a task only after the warning signal) and any other state's
+ * name, ", "-separated, appended to out; nothing when it never restarted.
+ */
+void outcome_restart_reasons(struct strbuf *out, const struct task_outcome *o);
 
 /* Memory a task asked for in MiB: per-CPU requests times its CPUs (saturating); 0 if none. */
 uint64_t outcome_task_mem_mb(const struct acct_rec *rec);

@@ -277,18 +277,24 @@ static void print_failures_table(FILE *f, const struct report *r)
 	free(cols);
 }
 
-static char *metric_cell(const struct stats_summary *st, int digits, size_t nseeds)
+/*
+ * mean ± std at the std's place (stats_print_place); without a std, or a
+ * std of 0, the mean with the metric's significant digits.
+ */
+static char *metric_cell(const struct stats_summary *st, int digits, int sig, size_t nseeds)
 {
 	struct strbuf sb = STRBUF_INIT;
+	int place;
 
 	if (!st->has_mean) {
 		strbuf_addstr(&sb, "n/a");
+	} else if (st->has_std && stats_print_place(&place, st->std, sig)) {
+		stats_format_at(&sb, st->mean, place);
+		strbuf_addstr(&sb, " ± ");
+		stats_format_at(&sb, st->std, place);
 	} else {
 		strbuf_addf(&sb, "%.*g ± ", digits, st->mean);
-		if (st->has_std)
-			strbuf_addf(&sb, "%.6g", st->std);
-		else
-			strbuf_addstr(&sb, "n/a");
+		strbuf_addstr(&sb, st->has_std ? "0" : "n/a");
 	}
 	if (st->n < nseeds)
 		strbuf_addf(&sb, " (n = %zu of %zu)", st->n, nseeds);
@@ -297,11 +303,22 @@ static char *metric_cell(const struct stats_summary *st, int digits, size_t nsee
 	return strbuf_detach(&sb, NULL);
 }
 
-static char *ci_cell(const struct stats_summary *st, int digits)
+static char *ci_cell(const struct stats_summary *st, int digits, int sig)
 {
+	struct strbuf sb = STRBUF_INIT;
+	int place;
+
 	if (!st->has_std)
 		return xstrdup("n/a");
-	return xstrfmt("[%.*g, %.*g]", digits, st->mean - st->ci95, digits, st->mean + st->ci95);
+	if (!stats_print_place(&place, st->std, sig))
+		return xstrfmt("[%.*g, %.*g]", digits, st->mean - st->ci95, digits,
+		               st->mean + st->ci95);
+	strbuf_addch(&sb, '[');
+	stats_format_at(&sb, st->mean - st->ci95, place);
+	strbuf_addstr(&sb, ", ");
+	stats_format_at(&sb, st->mean + st->ci95, place);
+	strbuf_addch(&sb, ']');
+	return strbuf_detach(&sb, NULL);
 }
 
 /* "best", "p = 0.012", "p = 0.31 (n.s.)" or "n/a". */
@@ -382,8 +399,8 @@ static void print_stats_table(FILE *f, const struct report *r)
 
 			const struct compare_entry *e = rank_of(r, s, m);
 
-			table_add(&t, metric_cell(st, digits[m], plan->nseeds));
-			table_add(&t, ci_cell(st, digits[m]));
+			table_add(&t, metric_cell(st, digits[m], r->digits, plan->nseeds));
+			table_add(&t, ci_cell(st, digits[m], r->digits));
 			if (e)
 				table_add(&t, rank_cell(e));
 		}

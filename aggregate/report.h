@@ -27,6 +27,10 @@ struct result;
  *    passed, every short setting marked "n = k of N", and the list of the
  *    excluded tasks. Nothing is left out silently.
  *
+ * The table prints numbers as papers do (stats_print_place): the std to 2
+ * significant digits (3 when it starts with a 1), the mean and the CI to
+ * the same decimal place; JSON and CSV keep full precision.
+ *
  * Undefined values (the std of one seed, the mean of none) print as "n/a"
  * in the table, null in JSON and an empty field in CSV.
  */
@@ -37,6 +41,7 @@ struct report {
 	const char *logs; /* the logs folder; NULL leaves log paths out */
 	const char *dir;  /* the sweep's folder, to say where result files are; may be NULL */
 	bool allow_incomplete;
+	int digits; /* the table's std to this many significant digits; 0: 2, or 3 from a 1 */
 
 	/* Filled in by report_build. */
 	const struct plan *plan;        /* borrowed */

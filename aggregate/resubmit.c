@@ -272,6 +272,9 @@ void resubmit_reason(struct strbuf *out, const struct task_outcome *o)
 		if (o->maxrss_bytes != ACCT_NO_VALUE) {
 			units_format_bytes(used, sizeof(used), o->maxrss_bytes);
 			strbuf_addf(out, ", MaxRSS %s", used);
+			if (o->tasks_per_node > 1)
+				strbuf_addf(out, " x %u tasks per node",
+				            (unsigned)o->tasks_per_node);
 		}
 		strbuf_addch(out, ')');
 	} else if (rightsize_out_of_time(o)) {
@@ -281,7 +284,8 @@ void resubmit_reason(struct strbuf *out, const struct task_outcome *o)
 			units_format_time(had, sizeof(had), o->timelimit_s);
 			strbuf_addf(out, "had %s, ", had);
 		}
-		strbuf_addf(out, "ran %s)", used);
+		strbuf_addf(out, "ran %s%s)", used,
+		            o->by_warning_signal ? ", ended by the warning signal" : "");
 	} else {
 		gate_run_failed(out, o);
 	}

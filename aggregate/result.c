@@ -2,12 +2,17 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "error.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -26,16 +31,26 @@ void result_init(struct result *res)
 {
 	res->status = RESULT_NOT_READ;
 	res->detail = NULL;
+	res->file = NULL;
 	res->entries = NULL;
 	res->nentries = 0;
 }
 
+void result_init_empty(struct result *res)
+{
+	result_init(res);
+	res->status = RESULT_OK;
+}
+
 void result_release(struct result *res)
 {
-	for (size_t i = 0; i < res->nentries; i++)
+	for (size_t i = 0; i < res->nentries; i++) {
 		free(res->entries[i].key);
+		free(res->entries[i].why);
+	}
 	free(res->entries);
 	free(res->detail);
+	free(res->file);
 	result_init(res);
 }
 
@@ -53,21 +68,97 @@ char *result_path(const char *sweep_dir, size_t index)
 	return xstrfmt("%s/tasks/%zu/result.json", sweep_dir, index);
 }
 
+/* Reads fd to its end into out, expecting about size bytes; more than limit fails (EFBIG). */
+static int read_all(struct strbuf *out, int fd, size_t size, size_t limit)
+{
+	strbuf_grow(out, (size < limit ? size : limit) + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (out->alloc - out->len <= 1)
+			strbuf_grow(out, 8192);
+		n = read(fd, out->buf + out->len, out->alloc - out->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+		if (out->len > limit) {
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	out->buf[out->len] = '\0';
+	return 0;
+}
+
+int result_read_text(struct strbuf *out, const char *path, bool tail)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int ret = -1, saved;
+
+	strbuf_reset(out);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto out;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > RESULT_MAX_BYTES) {
+		if (!tail) {
+			errno = EFBIG;
+			goto out;
+		}
+		if (lseek(fd, st.st_size - (off_t)RESULT_MAX_BYTES, SEEK_SET) < 0)
+			goto out;
+	}
+	if (read_all(out, fd, (size_t)st.st_size, RESULT_MAX_BYTES) < 0)
+		goto out;
+	if ((uint64_t)st.st_size > RESULT_MAX_BYTES) {
+		/* Start at a whole line. */
+		char *nl = memchr(out->buf, '\n', out->len);
+		size_t skip = nl ? (size_t)(nl - out->buf) + 1 : 0;
+
+		memmove(out->buf, out->buf + skip, out->len - skip + 1);
+		out->len -= skip;
+	}
+	ret = 0;
+out:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}
+
 void result_read(struct result *res, const char *path)
+{
+	result_read_format(res, path, RESULT_JSON);
+}
+
+void result_read_format(struct result *res, const char *path, enum result_format format)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	result_release(res);
-	if (strbuf_read_file(&sb, path) < 0) {
+	if (result_read_text(&sb, path, format == RESULT_JSONL) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR) {
 			res->status = RESULT_ABSENT;
+		} else if (errno == EFBIG) {
+			res->status = RESULT_TOO_LARGE;
 		} else {
 			res->status = RESULT_UNREADABLE;
-			res->detail = xstrdup(strerror(errno));
+			res->detail =
+			    xstrdup(errno == EINVAL ? "not a regular file" : strerror(errno));
 		}
 		goto out;
 	}
-	result_parse(res, sb.buf, sb.len);
+	result_parse_format(res, sb.buf, sb.len, format);
 out:
 	strbuf_release(&sb);
 }
@@ -211,7 +302,8 @@ static bool is_blank(const char *text, size_t len)
 	return true;
 }
 
-void result_parse(struct result *res, const char *text, size_t len)
+/* A JSON object; where names the text in error details ("" or "last line, "). */
+static void parse_json(struct result *res, const char *text, size_t len, const char *where)
 {
 	const size_t flags = JSON_DECODE_ANY | JSON_REJECT_DUPLICATES;
 	struct strbuf fixed = STRBUF_INIT;
@@ -228,7 +320,9 @@ void result_parse(struct result *res, const char *text, size_t len)
 		root = json_loadb(fixed.buf, fixed.len, flags | JSON_ALLOW_NUL, NULL);
 	if (!root) {
 		res->status = RESULT_INVALID;
-		if (err.line > 0)
+		if (*where)
+			res->detail = xstrfmt("%scolumn %d: %s", where, err.column, err.text);
+		else if (err.line > 0)
 			res->detail =
 			    xstrfmt("line %d column %d: %s", err.line, err.column, err.text);
 		else
@@ -247,6 +341,423 @@ out:
 	strbuf_release(&fixed);
 }
 
+void result_parse(struct result *res, const char *text, size_t len)
+{
+	parse_json(res, text, len, "");
+}
+
+/* JSON Lines: the last line that is not blank holds the latest metrics. */
+static void parse_jsonl(struct result *res, const char *text, size_t len)
+{
+	size_t end = len, start;
+
+	for (;;) {
+		while (end > 0 && isspace((unsigned char)text[end - 1]))
+			end--;
+		start = end;
+		while (start > 0 && text[start - 1] != '\n')
+			start--;
+		if (end == 0 || !is_blank(text + start, end - start))
+			break;
+		end = start;
+	}
+	parse_json(res, text + start, end - start, "last line, ");
+}
+
+/* ---- CSV (RFC 4180) ---- */
+
+struct csv_row {
+	char **fields;
+	size_t n, alloc;
+	size_t line; /* where it starts, 1-based */
+};
+
+static void csv_row_clear(struct csv_row *row)
+{
+	for (size_t i = 0; i < row->n; i++)
+		free(row->fields[i]);
+	row->n = 0;
+}
+
+/*
+ * Reads one record from text[*pos..len) into row: fields separated by ',',
+ * the record ended by CRLF, LF or the end; a field in double quotes may
+ * hold commas, line breaks and "" for a quote. Returns 0, or -1 with *why
+ * set (a quote that is never closed, text after a closing quote).
+ */
+static int csv_record(struct csv_row *row, const char *text, size_t len, size_t *pos, size_t *line,
+                      const char **why)
+{
+	struct strbuf field = STRBUF_INIT;
+	size_t i = *pos;
+	int ret = 0;
+
+	csv_row_clear(row);
+	row->line = *line;
+	for (;;) {
+		bool quoted = i < len && text[i] == '"';
+
+		strbuf_reset(&field);
+		if (quoted) {
+			for (i++;; i++) {
+				if (i >= len) {
+					*why = "a quoted field is never closed";
+					ret = -1;
+					goto out;
+				}
+				if (text[i] == '"' && i + 1 < len && text[i + 1] == '"') {
+					strbuf_addch(&field, '"');
+					i++;
+				} else if (text[i] == '"') {
+					i++;
+					break;
+				} else {
+					if (text[i] == '\n')
+						(*line)++;
+					strbuf_addch(&field, text[i]);
+				}
+			}
+			if (i < len && text[i] != ',' && text[i] != '\n' &&
+			    !(text[i] == '\r' && i + 1 < len && text[i + 1] == '\n') &&
+			    !(text[i] == '\r' && i + 1 == len)) {
+				*why = "text after a closing quote";
+				ret = -1;
+				goto out;
+			}
+		} else {
+			while (i < len && text[i] != ',' && text[i] != '\n' &&
+			       !(text[i] == '\r' && (i + 1 == len || text[i + 1] == '\n')))
+				strbuf_addch(&field, text[i++]);
+		}
+		ALLOC_GROW(row->fields, row->n + 1, row->alloc);
+		row->fields[row->n++] = strbuf_detach(&field, NULL);
+		if (i < len && text[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < len && text[i] == '\r')
+			i++;
+		if (i < len && text[i] == '\n') {
+			i++;
+			(*line)++;
+		}
+		break;
+	}
+out:
+	*pos = i;
+	strbuf_release(&field);
+	return ret;
+}
+
+static bool is_blank_row(const struct csv_row *row)
+{
+	return row->n == 1 && is_blank(row->fields[0], strlen(row->fields[0]));
+}
+
+/* Static words for a non-finite number as strtod reads it, or NULL. */
+static const char *nonfinite_name(double v)
+{
+	if (isnan(v))
+		return "NaN";
+	if (isinf(v))
+		return v > 0 ? "Infinity" : "-Infinity";
+	return NULL;
+}
+
+/* Reads text (trimmed of blanks) as a number into e: a number, non-finite, or other. */
+static void entry_from_text(struct result_entry *e, const char *text, const char *other)
+{
+	size_t len = strlen(text);
+	char *copy, *end;
+	const char *p = text;
+	double v;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	while (len > (size_t)(p - text) && isspace((unsigned char)text[len - 1]))
+		len--;
+	e->value = NAN;
+	e->what = NULL;
+	if (len <= (size_t)(p - text)) {
+		e->kind = RESULT_OTHER;
+		e->what = "empty";
+		return;
+	}
+	copy = xstrndup(p, len - (size_t)(p - text));
+	errno = 0;
+	v = strtod(copy, &end);
+	/* Hexadecimal floats are not how anyone prints a metric. */
+	if (end == copy || *end || strchr(copy, 'x') || strchr(copy, 'X')) {
+		e->kind = RESULT_OTHER;
+		e->what = other;
+	} else if (nonfinite_name(v)) {
+		e->kind = RESULT_NONFINITE;
+		e->what = nonfinite_name(v);
+	} else if (errno == ERANGE && fabs(v) > 1.0) {
+		e->kind = RESULT_NONFINITE;
+		e->what = v > 0 ? "Infinity" : "-Infinity";
+	} else {
+		e->kind = RESULT_NUMBER;
+		e->value = v;
+	}
+	free(copy);
+}
+
+static void parse_csv(struct result *res, const char *text, size_t len)
+{
+	struct csv_row header = {0}, row = {0}, last = {0};
+	size_t pos = 0, line = 1;
+	const char *why = NULL;
+	bool have_row = false;
+
+	result_release(res);
+	if (is_blank(text, len)) {
+		res->status = RESULT_EMPTY;
+		return;
+	}
+	if (csv_record(&header, text, len, &pos, &line, &why) < 0)
+		goto invalid;
+	while (pos < len) {
+		if (csv_record(&row, text, len, &pos, &line, &why) < 0)
+			goto invalid;
+		if (is_blank_row(&row))
+			continue;
+		if (row.n != header.n) {
+			res->status = RESULT_INVALID;
+			res->detail = xstrfmt("line %zu has %zu field%s, the header %zu", row.line,
+			                      row.n, row.n == 1 ? "" : "s", header.n);
+			goto out;
+		}
+		/* Keep the last row: swap, so that the buffers are reused. */
+		{
+			struct csv_row tmp = last;
+
+			last = row;
+			row = tmp;
+		}
+		have_row = true;
+	}
+	if (!have_row) {
+		res->status = RESULT_INVALID;
+		res->detail = xstrdup("a header and no row under it");
+		goto out;
+	}
+	for (size_t i = 0; i < header.n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(header.fields[i], header.fields[j])) {
+				res->status = RESULT_INVALID;
+				res->detail = xstrfmt("line %zu: column %zu repeats a name of the "
+				                      "header",
+				                      header.line, i + 1);
+				goto out;
+			}
+	res->entries = xcalloc(header.n, sizeof(*res->entries));
+	for (size_t i = 0; i < header.n; i++) {
+		struct result_entry *e = &res->entries[res->nentries++];
+
+		e->key = xstrdup(header.fields[i]);
+		entry_from_text(e, last.fields[i], "text");
+	}
+	qsort(res->entries, res->nentries, sizeof(*res->entries), compare_entries);
+	res->status = RESULT_OK;
+	goto out;
+invalid:
+	res->status = RESULT_INVALID;
+	res->detail = xstrfmt("line %zu: %s", line, why);
+out:
+	csv_row_clear(&header);
+	csv_row_clear(&row);
+	csv_row_clear(&last);
+	free(header.fields);
+	free(row.fields);
+	free(last.fields);
+}
+
+void result_parse_format(struct result *res, const char *text, size_t len,
+                         enum result_format format)
+{
+	switch (format) {
+	case RESULT_JSON:
+		parse_json(res, text, len, "");
+		return;
+	case RESULT_JSONL:
+		parse_jsonl(res, text, len);
+		return;
+	case RESULT_CSV:
+		parse_csv(res, text, len);
+		return;
+	}
+}
+
+/* ---- the log ---- */
+
+int result_log_spec_init(struct result_log_spec *out, const char *const *names,
+                         const char *const *patterns, size_t n)
+{
+	out->names = xcalloc(n ? n : 1, sizeof(*out->names));
+	out->patterns = xcalloc(n ? n : 1, sizeof(*out->patterns));
+	out->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		int rc = regcomp(&out->patterns[i], patterns[i], REG_EXTENDED);
+
+		if (rc) {
+			char msg[256];
+
+			regerror(rc, &out->patterns[i], msg, sizeof(msg));
+			result_log_spec_release(out);
+			return error("the pattern for '%s' is not a valid regular expression: %s",
+			             names[i], msg);
+		}
+		out->names[i] = xstrdup(names[i]);
+		out->n++;
+	}
+	return 0;
+}
+
+void result_log_spec_release(struct result_log_spec *spec)
+{
+	for (size_t i = 0; i < spec->n; i++) {
+		free(spec->names[i]);
+		regfree(&spec->patterns[i]);
+	}
+	free(spec->names);
+	free(spec->patterns);
+	memset(spec, 0, sizeof(*spec));
+}
+
+/*
+ * The last match of re in line (NUL-terminated): its first group in
+ * [*start, *end). Returns false when the line has none.
+ */
+static bool last_match(const regex_t *re, const char *line, size_t *start, size_t *end)
+{
+	size_t len = strlen(line), off = 0;
+	bool found = false;
+	regmatch_t m[2];
+
+	while (off <= len && !regexec(re, line + off, 2, m, off ? REG_NOTBOL : 0)) {
+		if (m[1].rm_so >= 0) {
+			*start = off + (size_t)m[1].rm_so;
+			*end = off + (size_t)m[1].rm_eo;
+			found = true;
+		}
+		off += m[0].rm_eo > m[0].rm_so ? (size_t)m[0].rm_eo : (size_t)m[0].rm_so + 1;
+	}
+	return found;
+}
+
+/*
+ * The last match of re in text, line by line from the end (the first line
+ * that matches holds it): its first group copied to group. Lines holding a
+ * NUL byte are skipped.
+ */
+static bool find_last(struct strbuf *group, const regex_t *re, const char *text, size_t len)
+{
+	struct strbuf line = STRBUF_INIT;
+	size_t end = len, gs, ge;
+	bool found = false;
+
+	while (end > 0 && !found) {
+		size_t start = end;
+
+		while (start > 0 && text[start - 1] != '\n')
+			start--;
+		strbuf_reset(&line);
+		strbuf_add(&line, text + start, end - start);
+		if (!memchr(line.buf, '\0', line.len) && last_match(re, line.buf, &gs, &ge)) {
+			strbuf_add(group, line.buf + gs, ge - gs);
+			found = true;
+		}
+		end = start ? start - 1 : 0;
+	}
+	strbuf_release(&line);
+	return found;
+}
+
+/* Removes the entry for key from res, if there is one (a log metric wins). */
+static void drop_entry(struct result *res, const char *key)
+{
+	for (size_t i = 0; i < res->nentries; i++)
+		if (!strcmp(res->entries[i].key, key)) {
+			free(res->entries[i].key);
+			free(res->entries[i].why);
+			memmove(&res->entries[i], &res->entries[i + 1],
+			        (res->nentries - i - 1) * sizeof(*res->entries));
+			res->nentries--;
+			return;
+		}
+}
+
+static struct result_entry *add_log_entry(struct result *res, const char *name)
+{
+	struct result_entry *e;
+
+	drop_entry(res, name);
+	res->entries = xrealloc(res->entries, (res->nentries + 1) * sizeof(*res->entries));
+	e = &res->entries[res->nentries++];
+	memset(e, 0, sizeof(*e));
+	e->key = xstrdup(name);
+	e->value = NAN;
+	e->from_log = true;
+	return e;
+}
+
+void result_scan_log(struct result *res, const char *text, size_t len, const char *log_name,
+                     const struct result_log_spec *spec)
+{
+	struct strbuf group = STRBUF_INIT, shown = STRBUF_INIT;
+
+	for (size_t k = 0; k < spec->n; k++) {
+		struct result_entry *e = add_log_entry(res, spec->names[k]);
+
+		strbuf_reset(&group);
+		if (!find_last(&group, &spec->patterns[k], text, len)) {
+			e->kind = RESULT_MISSING;
+			e->why =
+			    xstrfmt("pattern for '%s' not found in %s", spec->names[k], log_name);
+			continue;
+		}
+		entry_from_text(e, group.buf, "text");
+		if (e->kind != RESULT_OTHER)
+			continue;
+		/* Show a little of what the group held, escaped. */
+		if (group.len > 40)
+			strbuf_setlen(&group, 40);
+		strbuf_reset(&shown);
+		strbuf_add_shown(&shown, group.buf);
+		e->why = xstrfmt("metric '%s' in %s is '%s', not a number", spec->names[k],
+		                 log_name, shown.buf);
+	}
+	strbuf_release(&group);
+	strbuf_release(&shown);
+	qsort(res->entries, res->nentries, sizeof(*res->entries), compare_entries);
+}
+
+void result_read_log(struct result *res, const char *path, const struct result_log_spec *spec)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!path || result_read_text(&sb, path, true) < 0) {
+		char *why = !path
+		                ? xstrdup("the task has no log yet")
+		                : xstrfmt("cannot read its log %s: %s", path,
+		                          errno == EINVAL ? "not a regular file" : strerror(errno));
+
+		for (size_t k = 0; k < spec->n; k++) {
+			struct result_entry *e = add_log_entry(res, spec->names[k]);
+
+			e->kind = RESULT_MISSING;
+			e->why = xstrfmt("metric '%s': %s", spec->names[k], why);
+		}
+		free(why);
+		qsort(res->entries, res->nentries, sizeof(*res->entries), compare_entries);
+		goto out;
+	}
+	result_scan_log(res, sb.buf, sb.len, path, spec);
+out:
+	strbuf_release(&sb);
+}
+
 const struct result_entry *result_find(const struct result *res, const char *key)
 {
 	struct result_entry probe = {0};
@@ -259,27 +770,40 @@ const struct result_entry *result_find(const struct result *res, const char *key
 
 void result_describe(struct strbuf *out, const struct result *res)
 {
+	struct strbuf name = STRBUF_INIT;
+
+	if (res->file) {
+		strbuf_addch(&name, ' ');
+		strbuf_add_shown(&name, res->file);
+	}
 	switch (res->status) {
 	case RESULT_OK:
 		break;
 	case RESULT_NOT_READ:
-		strbuf_addstr(out, "result file not read");
+		strbuf_addf(out, "result file%s not read", name.buf);
 		break;
 	case RESULT_ABSENT:
-		strbuf_addstr(out, "no result file");
+		strbuf_addf(out, "no result file%s", name.buf);
 		break;
 	case RESULT_UNREADABLE:
-		strbuf_addf(out, "unreadable result file: %s", res->detail ? res->detail : "?");
+		strbuf_addf(out, "unreadable result file%s: %s", name.buf,
+		            res->detail ? res->detail : "?");
 		break;
 	case RESULT_EMPTY:
-		strbuf_addstr(out, "empty result file");
+		strbuf_addf(out, "empty result file%s", name.buf);
 		break;
 	case RESULT_INVALID:
-		strbuf_addf(out, "invalid result file: %s", res->detail ? res->detail : "?");
+		strbuf_addf(out, "invalid result file%s: %s", name.buf,
+		            res->detail ? res->detail : "?");
 		break;
 	case RESULT_NOT_OBJECT:
-		strbuf_addf(out, "invalid result file: %s, not an object",
+		strbuf_addf(out, "invalid result file%s: %s, not an object", name.buf,
 		            res->detail ? res->detail : "a value");
 		break;
+	case RESULT_TOO_LARGE:
+		strbuf_addf(out, "result file%s larger than %zu MiB", name.buf,
+		            RESULT_MAX_BYTES >> 20);
+		break;
 	}
+	strbuf_release(&name);
 }

@@ -1,6 +1,8 @@
 #ifndef SWEEP_RESULT_H
 #define SWEEP_RESULT_H
 
+#include <regex.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct strbuf;
@@ -19,6 +21,11 @@ struct strbuf;
  * non-finite values, so that the gate can name the metric that diverged
  * instead of refusing the whole file.
  *
+ * Other sources, for programs that know nothing of sweep (the sweep file's
+ * `results:` key): a JSON Lines file (its last line is the object), a CSV
+ * file with a header (its last row), and the task's own log, where a
+ * regular expression per metric finds the value (last match, first group).
+ *
  * A file that cannot be used is not an error of sweep but a fact about the
  * task: result_read records why in the struct and the gate reports it.
  */
@@ -31,12 +38,23 @@ enum result_status {
 	RESULT_EMPTY,      /* the file is empty or only white space */
 	RESULT_INVALID,    /* detail: "line L column C: <jansson's message>" */
 	RESULT_NOT_OBJECT, /* detail: what the file holds instead, e.g. "an array" */
+	RESULT_TOO_LARGE,  /* larger than RESULT_MAX_BYTES */
 };
+
+enum result_format {
+	RESULT_JSON,  /* one JSON object */
+	RESULT_JSONL, /* JSON Lines: the last non-blank line is the object */
+	RESULT_CSV,   /* RFC 4180 with a header: the last row */
+};
+
+/* The most a result file (or the end of a log) that sweep reads. */
+#define RESULT_MAX_BYTES ((size_t)16 << 20)
 
 enum result_kind {
 	RESULT_NUMBER,    /* a finite number: value */
 	RESULT_NONFINITE, /* NaN or an infinity; what holds the token as written */
 	RESULT_OTHER,     /* not a number; what says what it is, e.g. "a string" */
+	RESULT_MISSING,   /* a metric from the log that has no value; why says why */
 };
 
 struct result_entry {
@@ -45,11 +63,18 @@ struct result_entry {
 	double value; /* RESULT_NUMBER only; else NAN */
 	/* Static text for the others: "NaN", "-Infinity", "a string", "null"...; else NULL. */
 	const char *what;
+	/*
+	 * For a metric the log was searched for and that has no number, why,
+	 * in words ("pattern for 'acc' not found in LOG"); owned, else NULL.
+	 */
+	char *why;
+	bool from_log; /* asked for by the sweep file: a metric even without a value */
 };
 
 struct result {
 	enum result_status status;
 	char *detail;                 /* see enum result_status; may be NULL */
+	char *file;                   /* the file as named in messages; NULL for $SWEEP_RESULT */
 	struct result_entry *entries; /* sorted by key (strcmp) */
 	size_t nentries;
 };
@@ -64,21 +89,69 @@ void results_free(struct result *res, size_t n);
 char *result_path(const char *sweep_dir, size_t index);
 
 /*
+ * The one function that reads what tasks wrote (result files, logs): a
+ * regular file only (never waits on a FIFO), at most RESULT_MAX_BYTES. With
+ * tail false a larger file is refused (errno EFBIG); with tail true its
+ * last RESULT_MAX_BYTES are read, from the start of a line. Returns 0, or
+ * -1 with errno set (EINVAL: not a regular file).
+ */
+int result_read_text(struct strbuf *out, const char *path, bool tail);
+
+/*
  * Reads the result file at path into res (initialised, or released before).
  * Never fails: res->status says whether the file could be used, and why not.
  */
 void result_read(struct result *res, const char *path);
 
+/* The same for a file in format (JSON Lines and CSV: the last line or row). */
+void result_read_format(struct result *res, const char *path, enum result_format format);
+
 /* The same from text in memory (len bytes, need not be NUL-terminated). */
 void result_parse(struct result *res, const char *text, size_t len);
+void result_parse_format(struct result *res, const char *text, size_t len,
+                         enum result_format format);
+
+/*
+ * Metrics from a task's log: one compiled POSIX ERE per metric. The value
+ * is the first group of the last match (lines are matched one by one, from
+ * the end), read as a number.
+ */
+struct result_log_spec {
+	char **names;
+	regex_t *patterns;
+	size_t n;
+};
+
+/*
+ * Compiles patterns[i] for names[i] (REG_EXTENDED). Returns 0, or an error
+ * naming the metric (the sweep file reader checked them at submit already).
+ */
+int result_log_spec_init(struct result_log_spec *out, const char *const *names,
+                         const char *const *patterns, size_t n);
+void result_log_spec_release(struct result_log_spec *spec);
+
+/*
+ * Adds spec's metrics from the log text (log_name names it in messages) to
+ * res, whose status must be RESULT_OK (a result without a file starts as
+ * one with result_init_empty). A metric whose pattern does not match, or
+ * whose group is not a number, gets an entry with why set; a log metric
+ * replaces a file's key of the same name.
+ */
+void result_scan_log(struct result *res, const char *text, size_t len, const char *log_name,
+                     const struct result_log_spec *spec);
+/* The same reading the log at path (its end, result_read_text); NULL: there is no log yet. */
+void result_read_log(struct result *res, const char *path, const struct result_log_spec *spec);
+
+/* An empty RESULT_OK result, for metrics that come only from the log. */
+void result_init_empty(struct result *res);
 
 /* Borrowed from res: the entry for key, or NULL when the object has none. */
 const struct result_entry *result_find(const struct result *res, const char *key);
 
 /*
  * Describes in words why res cannot be used at all ("no result file",
- * "invalid result file: line 1 column 9: ..."), appended to the buffer
- * out; does nothing for RESULT_OK.
+ * "invalid result file: line 1 column 9: ...", with res->file named when
+ * set), appended to the buffer out; does nothing for RESULT_OK.
  */
 void result_describe(struct strbuf *out, const struct result *res);
 

@@ -124,9 +124,16 @@ static uint64_t bytes_to_mib(uint64_t bytes)
 	return bytes / MIB + (bytes % MIB != 0);
 }
 
+uint64_t rightsize_need_bytes(const struct task_outcome *o)
+{
+	/* With one task per node the node needed what that task did. */
+	return o->tasks_per_node > 1 ? o->node_mem_bytes : o->maxrss_bytes;
+}
+
 uint64_t rightsize_mem_bound_mb(const struct task_outcome *o)
 {
-	uint64_t rss = o->maxrss_bytes == ACCT_NO_VALUE ? 0 : bytes_to_mib(o->maxrss_bytes);
+	uint64_t need = rightsize_need_bytes(o);
+	uint64_t rss = need == ACCT_NO_VALUE ? 0 : bytes_to_mib(need);
 
 	return rss > o->req_mem_mb ? rss : o->req_mem_mb;
 }
@@ -134,8 +141,9 @@ uint64_t rightsize_mem_bound_mb(const struct task_outcome *o)
 static uint64_t mem_bound_bytes(const struct task_outcome *o)
 {
 	uint64_t req = o->req_mem_mb > UINT64_MAX / MIB ? UINT64_MAX : o->req_mem_mb * MIB;
+	uint64_t need = rightsize_need_bytes(o);
 
-	return o->maxrss_bytes != ACCT_NO_VALUE && o->maxrss_bytes > req ? o->maxrss_bytes : req;
+	return need != ACCT_NO_VALUE && need > req ? need : req;
 }
 
 uint64_t rightsize_time_bound_s(const struct task_outcome *o)
@@ -152,8 +160,9 @@ void rightsize_task_eval(struct rightsize_task *out, const struct task_outcome *
 	out->cpu_eff = NAN;
 	if (!rightsize_ran(o))
 		return;
-	if (o->maxrss_bytes != ACCT_NO_VALUE && o->req_mem_mb && o->req_mem_mb != UINT64_MAX)
-		out->mem_eff = (double)o->maxrss_bytes / ((double)o->req_mem_mb * MIB);
+	if (rightsize_need_bytes(o) != ACCT_NO_VALUE && o->req_mem_mb &&
+	    o->req_mem_mb != UINT64_MAX)
+		out->mem_eff = (double)rightsize_need_bytes(o) / ((double)o->req_mem_mb * MIB);
 	if (o->timelimit_s != ACCT_NO_VALUE && o->timelimit_s)
 		out->time_eff = (double)o->elapsed_s / (double)o->timelimit_s;
 	if (o->total_cpu_us != ACCT_NO_VALUE && o->elapsed_s && o->ncpus)
@@ -186,10 +195,17 @@ static void measure(struct rightsize_group *g, const struct task_outcome *o)
 		g->timelimit_s = g->timelimit_s == ACCT_NO_VALUE
 		                     ? o->timelimit_s
 		                     : max_u64(g->timelimit_s, o->timelimit_s);
-	if (o->maxrss_bytes == ACCT_NO_VALUE)
+	if (rightsize_need_bytes(o) == ACCT_NO_VALUE)
 		g->nno_rss++;
-	else if (g->peak_rss == ACCT_NO_VALUE || o->maxrss_bytes > g->peak_rss)
-		g->peak_rss = o->maxrss_bytes;
+	else if (g->peak_rss == ACCT_NO_VALUE || rightsize_need_bytes(o) > g->peak_rss)
+		g->peak_rss = rightsize_need_bytes(o);
+	if (o->tasks_per_node > g->tasks_per_node)
+		g->tasks_per_node = o->tasks_per_node;
+	/* A per-CPU recommendation only when every task asked per CPU. */
+	if (!o->req_mem_per_cpu || !o->cpus_per_node)
+		g->per_cpu = false;
+	else if (!g->cpus_per_node || o->cpus_per_node < g->cpus_per_node)
+		g->cpus_per_node = o->cpus_per_node;
 	g->longest_s = max_u64(g->longest_s, o->elapsed_s);
 	if (rightsize_out_of_memory(o)) {
 		g->noom++;
@@ -234,6 +250,9 @@ static void recommend(struct rightsize_group *g, const struct rightsize_policy *
 	if (need) {
 		g->mem_mb = rightsize_clean_mem_mb(need);
 		g->mem_gap = RIGHTSIZE_OK;
+		if (g->per_cpu && g->cpus_per_node)
+			g->mem_per_cpu_mb = rightsize_clean_mem_mb(
+			    g->mem_mb / g->cpus_per_node + (g->mem_mb % g->cpus_per_node != 0));
 	} else {
 		g->mem_gap = RIGHTSIZE_NO_MAXRSS;
 	}
@@ -253,6 +272,7 @@ void rightsize_group_build(struct rightsize_group *out, const struct task_outcom
 	out->timelimit_s = ACCT_NO_VALUE;
 	out->peak_rss = ACCT_NO_VALUE;
 	out->mem_eff_min = out->mem_eff_max = NAN;
+	out->per_cpu = true;
 	out->time_eff_min = out->time_eff_max = NAN;
 	out->cores_busy = out->cpu_eff = NAN;
 	out->gpu_util = out->gpu_mem_bytes = ACCT_NO_VALUE;
@@ -324,9 +344,18 @@ void rightsize_explain_bounds(struct strbuf *out, const struct rightsize_group *
 		            g->noom, output_plural(g->noom, "", "s"), g->noom > 1 ? "up to " : "",
 		            buf, output_plural(g->noom, "it", "they"), p->mem_factor);
 	}
+	if (g->tasks_per_node > 1) {
+		if (g->noom && g->mem_bound_mb)
+			strbuf_addstr(out, sep);
+		strbuf_addf(out,
+		            "up to %u tasks ran on one node: the memory a node needed is taken as "
+		            "MaxRSS x %u, an upper bound (accounting keeps each task's peak, not "
+		            "their sum per node)",
+		            (unsigned)g->tasks_per_node, (unsigned)g->tasks_per_node);
+	}
 	if (g->ntimeout) {
 		units_format_time(buf, sizeof(buf), g->time_bound_s);
-		if (g->noom && g->mem_bound_mb)
+		if ((g->noom && g->mem_bound_mb) || g->tasks_per_node > 1)
 			strbuf_addstr(out, sep);
 		strbuf_addf(out,
 		            "%zu task%s hit the time limit after %s%s: %s needed more, so --time "
@@ -485,7 +514,9 @@ static const char *lower_bound_of(const struct task_outcome *o)
 	if (rightsize_out_of_memory(o))
 		return "out of memory: needed more";
 	if (rightsize_out_of_time(o))
-		return "time limit: needed more";
+		return o->by_warning_signal
+		           ? "time limit (ended by the warning signal): needed more"
+		           : "time limit: needed more";
 	if (!rightsize_ran(o))
 		return "not measured";
 	if (o->maxrss_bytes == ACCT_NO_VALUE)
@@ -604,14 +635,20 @@ static void print_sweep(FILE *f, const struct rightsize *r)
 	units_format_mem(mem, sizeof(mem), g->mem_mb);
 	units_format_time(time, sizeof(time), g->time_min * 60);
 	fprintf(f, "\nrecommended (measured peaks x %g, rounded up):\n", r->policy.headroom);
-	if (g->mem_gap == RIGHTSIZE_OK)
+	if (g->mem_per_cpu_mb) {
+		units_format_mem(mem, sizeof(mem), g->mem_per_cpu_mb);
+		fprintf(f, "  #SBATCH --mem-per-cpu=%s\n", mem);
+	} else if (g->mem_gap == RIGHTSIZE_OK) {
 		fprintf(f, "  #SBATCH --mem=%s\n", mem);
+	}
 	if (g->time_gap == RIGHTSIZE_OK)
 		fprintf(f, "  #SBATCH --time=%s\n", time);
 	if (g->cpus)
 		fprintf(f, "  #SBATCH --cpus-per-task=%u\n", g->cpus);
 	fprintf(f, "in the sweep file:\n  slurm:\n");
-	if (g->mem_gap == RIGHTSIZE_OK)
+	if (g->mem_per_cpu_mb)
+		fprintf(f, "    mem_per_cpu: %s\n", mem);
+	else if (g->mem_gap == RIGHTSIZE_OK)
 		fprintf(f, "    mem: %s\n", mem);
 	if (g->time_gap == RIGHTSIZE_OK)
 		fprintf(f, "    time: \"%s\"\n", time);
@@ -699,6 +736,10 @@ static json_t *json_group(const struct rightsize_group *g, const struct rightsiz
 	units_format_mem(buf, sizeof(buf), g->mem_mb);
 	json_object_set_new(o, "mem", mem_ok ? json_string(buf) : json_null());
 	json_object_set_new(o, "mem_mb", json_known(g->mem_mb, mem_ok));
+	units_format_mem(buf, sizeof(buf), g->mem_per_cpu_mb);
+	json_object_set_new(o, "mem_per_cpu", g->mem_per_cpu_mb ? json_string(buf) : json_null());
+	json_object_set_new(o, "mem_per_cpu_mb", json_known(g->mem_per_cpu_mb, g->mem_per_cpu_mb));
+	json_object_set_new(o, "tasks_per_node", json_count(g->tasks_per_node));
 	json_object_set_new(o, "mem_why_not", json_gap(g, g->mem_gap));
 	units_format_time(buf, sizeof(buf), g->time_min * 60);
 	json_object_set_new(o, "time", time_ok ? json_string(buf) : json_null());

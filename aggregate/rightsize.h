@@ -30,8 +30,10 @@ struct task_outcome;
  * where the cluster records them (TRES gres/gpuutil, gres/gpumem).
  *
  * Per group of tasks (one setting, or the whole sweep):
- *  - --mem: the peak MaxRSS times the headroom, rounded up to a clean size
- *    (rightsize_clean_mem_mb);
+ *  - --mem: the peak memory a node needed (MaxRSS, or MaxRSS x tasks per
+ *    node when a step ran several tasks on a node) times the headroom,
+ *    rounded up to a clean size (rightsize_clean_mem_mb); when every task
+ *    asked memory per CPU, also --mem-per-cpu: that over the CPUs per node;
  *  - --time: the longest elapsed time times the headroom, rounded up to
  *    whole minutes, at least 1.
  * A task that ran out of memory (OUT_OF_MEMORY, or FAILED with signal 9:
@@ -89,6 +91,13 @@ bool rightsize_out_of_time(const struct task_outcome *o);
 bool rightsize_ran(const struct task_outcome *o);
 
 /*
+ * The memory a task's node needed, in bytes: the sum of the peaks of the
+ * tasks it ran there (MaxRSS x tasks per node, an upper bound, when a step
+ * ran several), else its MaxRSS; ACCT_NO_VALUE when not measured.
+ */
+uint64_t rightsize_need_bytes(const struct task_outcome *o);
+
+/*
  * What an out-of-memory task had, in MiB: the larger of its request and its
  * MaxRSS (rounded up); 0 when neither is known. What a task over its time
  * limit had, in seconds: the larger of its limit and its elapsed time.
@@ -125,24 +134,30 @@ struct rightsize_group {
 	size_t ntimeout;      /* hit the time limit */
 	uint64_t req_mem_mb;  /* the largest request among those that ran; 0 if unknown */
 	uint64_t timelimit_s; /* the largest limit among those that ran; ACCT_NO_VALUE if unknown */
-	uint64_t peak_rss;    /* bytes; ACCT_NO_VALUE when no task has a MaxRSS */
-	uint64_t longest_s;   /* longest elapsed among those that ran */
-	uint64_t mem_bound_mb;             /* the most an out-of-memory task had; 0 if none */
-	uint64_t mem_bound_bytes;          /* the same before rounding up to MiB, for people */
-	uint64_t time_bound_s;             /* the most a task over its time limit had; 0 if none */
+	uint64_t peak_rss; /* bytes a node needed (rightsize_need_bytes); ACCT_NO_VALUE if none */
+	uint32_t tasks_per_node;  /* the most tasks one step ran on a node; above 1: peak_rss is
+	                             MaxRSS x that, an upper bound */
+	bool per_cpu;             /* every task that ran asked memory per CPU */
+	uint32_t cpus_per_node;   /* the fewest CPUs a node of such a task had */
+	uint64_t longest_s;       /* longest elapsed among those that ran */
+	uint64_t mem_bound_mb;    /* the most an out-of-memory task had; 0 if none */
+	uint64_t mem_bound_bytes; /* the same before rounding up to MiB, for people */
+	uint64_t time_bound_s;    /* the most a task over its time limit had; 0 if none */
 	double mem_eff_min, mem_eff_max;   /* over the tasks that ran; NAN if none */
 	double time_eff_min, time_eff_max; /* likewise */
 	enum rightsize_gap mem_gap, time_gap;
-	uint64_t cpu_used_us;   /* TotalCPU over the tasks with a CPU figure */
-	uint64_t cpu_alloc_us;  /* their elapsed x allocated CPUs */
-	size_t ncpu_known;      /* tasks that ran with TotalCPU, elapsed and CPUs known */
-	uint32_t ncpus;         /* the most CPUs a task had; 0 if unknown */
-	double cores_busy;      /* the most CPUs a task kept busy on average; NAN if unknown */
-	double cpu_eff;         /* cpu_used_us / cpu_alloc_us; NAN if unknown */
-	unsigned cpus;          /* recommended --cpus-per-task when most sat idle; 0 = none */
-	uint64_t gpu_util;      /* peak gres/gpuutil over the tasks (%); ACCT_NO_VALUE if none */
-	uint64_t gpu_mem_bytes; /* peak gres/gpumem; ACCT_NO_VALUE if none */
-	uint64_t mem_mb;        /* recommended --mem (clean); 0 unless mem_gap is RIGHTSIZE_OK */
+	uint64_t cpu_used_us;    /* TotalCPU over the tasks with a CPU figure */
+	uint64_t cpu_alloc_us;   /* their elapsed x allocated CPUs */
+	size_t ncpu_known;       /* tasks that ran with TotalCPU, elapsed and CPUs known */
+	uint32_t ncpus;          /* the most CPUs a task had; 0 if unknown */
+	double cores_busy;       /* the most CPUs a task kept busy on average; NAN if unknown */
+	double cpu_eff;          /* cpu_used_us / cpu_alloc_us; NAN if unknown */
+	unsigned cpus;           /* recommended --cpus-per-task when most sat idle; 0 = none */
+	uint64_t gpu_util;       /* peak gres/gpuutil over the tasks (%); ACCT_NO_VALUE if none */
+	uint64_t gpu_mem_bytes;  /* peak gres/gpumem; ACCT_NO_VALUE if none */
+	uint64_t mem_mb;         /* recommended --mem (clean); 0 unless mem_gap is RIGHTSIZE_OK */
+	uint64_t mem_per_cpu_mb; /* with per_cpu: recommended --mem-per-cpu, mem_mb / CPUs per
+	                            node (clean); else 0 */
 	uint64_t time_min; /* recommended --time in minutes; 0 unless time_gap is RIGHTSIZE_OK */
 };
 

@@ -3,6 +3,11 @@
 #include <assert.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
 
 #include "banned.h"
 
@@ -72,4 +77,47 @@ double stats_t_quantile(double p, double df)
 	if (p == 0.5)
 		return 0.0;
 	return gsl_cdf_tdist_Pinv(p, df);
+}
+
+bool stats_print_place(int *out, double std, int sig_digits)
+{
+	char buf[64];
+	int sig, exponent;
+	char *e;
+
+	if (!(std > 0.0) || !isfinite(std))
+		return false;
+	/* The digits as printf rounds them, so that 0.0996 gives 0.10, not 0.100. */
+	snprintf(buf, sizeof(buf), "%.16e", std);
+	sig = sig_digits > 0 ? sig_digits : buf[0] == '1' ? 3 : 2;
+	if (sig > STATS_MAX_DIGITS)
+		sig = STATS_MAX_DIGITS;
+	snprintf(buf, sizeof(buf), "%.*e", sig - 1, std);
+	e = strchr(buf, 'e');
+	if (!e)
+		return false;
+	exponent = (int)strtol(e + 1, NULL, 10);
+	*out = exponent - (sig - 1);
+	return true;
+}
+
+void stats_format_at(struct strbuf *out, double x, int place)
+{
+	size_t start = out->len;
+	bool zero = true;
+
+	if (place < 0) {
+		strbuf_addf(out, "%.*f", -place, x);
+	} else {
+		double unit = pow(10.0, place);
+
+		strbuf_addf(out, "%.0f", round(x / unit) * unit);
+	}
+	for (size_t i = start; i < out->len; i++)
+		if (out->buf[i] >= '1' && out->buf[i] <= '9')
+			zero = false;
+	if (zero && out->buf[start] == '-') {
+		memmove(out->buf + start, out->buf + start + 1, out->len - start);
+		out->len--;
+	}
 }

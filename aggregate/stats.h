@@ -5,7 +5,8 @@
 #include <stddef.h>
 
 /*
- * Statistics over the seeds of one setting. Pure: no I/O, no allocation.
+ * Statistics over the seeds of one setting. Pure: no I/O, no allocation
+ * (but for stats_format_at's buffer).
  *
  * The accumulator is Welford's, run on the values minus the first value
  * seen, so that values such as 1e9 + x keep the digits of x: the
@@ -38,6 +39,26 @@ struct stats_summary {
 };
 
 void stats_summarize(struct stats_summary *out, const struct stats_acc *acc);
+
+/*
+ * Numbers as papers print them. stats_print_place gives the decimal place
+ * (the power of ten of the last digit printed) for a setting's mean ± std:
+ * the std's place at sig_digits significant digits, or, with sig_digits 0,
+ * at 2 significant digits, 3 when the std starts with a 1 (0.0197847 ->
+ * 0.0198, 7.41171e-05 -> 7.4e-05). The mean and the CI are printed at the
+ * same place. Returns false when std is 0 or not finite (no place: the
+ * caller prints the mean with its own precision).
+ */
+#define STATS_MAX_DIGITS 17
+bool stats_print_place(int *out, double std, int sig_digits);
+
+/*
+ * Appends x rounded to decimal place (as stats_print_place gives): fixed
+ * notation with -place decimals, or rounded to a multiple of 10^place when
+ * place > 0. Never "-0": a value that rounds to zero prints unsigned.
+ */
+struct strbuf;
+void stats_format_at(struct strbuf *out, double x, int place);
 
 /*
  * Student's t distribution with df degrees of freedom (df > 0, need not be

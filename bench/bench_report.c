@@ -5,7 +5,9 @@
  * the completeness gate, Welford statistics per setting, the table printed
  * to /dev/null. Prints wall time and this process's peak memory, next to
  * the peak memory of the same process before the work (the reference: what
- * the binary and its libraries cost at rest). The accounting query itself
+ * the binary and its libraries cost at rest). Also the metrics of the
+ * sweep file's `results: log:` read from every task's log (100 epoch lines
+ * each, two patterns), next to reading the JSON result files. The accounting query itself
  * is measured on the real cluster by bench/status_vs_sacct.sh.
  *
  *   build/bench/bench_report [TASKS]
@@ -59,7 +61,11 @@ int main(int argc, char **argv)
 	struct gate_result gate;
 	struct report rep;
 	char spec[64];
-	double rest_mb, t0, t_outcome, t_results, t_stats, t_print;
+	double rest_mb, t0, t_outcome, t_results, t_logs, t_stats, t_print;
+	const char *names[] = {"accuracy", "loss"};
+	const char *patterns[] = {"test accuracy: ([0-9.eE+-]+)", "loss=([^ ]+)"};
+	struct result_log_spec log_spec;
+	size_t log_bytes = 0;
 	FILE *devnull = fopen("/dev/null", "w");
 
 	ntasks = nsettings * nseeds;
@@ -115,6 +121,17 @@ int main(int argc, char **argv)
 		        0.5 + 1e-3 * (double)(i % 13), 0.9 - 1e-3 * (double)(i % 11));
 		fclose(f);
 		free(file);
+		file = xstrfmt("%s/task.out", path);
+		f = fopen(file, "w");
+		if (!f)
+			return 1;
+		for (int e = 1; e <= 100; e++)
+			fprintf(f, "epoch %d: loss=%.6f lr=%g step time 0.123 s\n", e,
+			        0.5 + 1.0 / e + 1e-3 * (double)(i % 13), 1e-3);
+		fprintf(f, "test accuracy: %.6f\n", 0.9 - 1e-3 * (double)(i % 11));
+		log_bytes += (size_t)ftell(f);
+		fclose(f);
+		free(file);
 		free(path);
 	}
 	rest_mb = peak_mb();
@@ -136,6 +153,24 @@ int main(int argc, char **argv)
 	}
 	t_results = now() - t0;
 
+	if (result_log_spec_init(&log_spec, names, patterns, 2) < 0)
+		return 1;
+	t0 = now();
+	for (size_t i = 0; i < ntasks; i++) {
+		char *path = xstrfmt("%s/tasks/%zu/task.out", dir, i);
+		struct result r;
+
+		result_init_empty(&r);
+		result_read_log(&r, path, &log_spec);
+		if (!result_find(&r, "accuracy") ||
+		    result_find(&r, "accuracy")->kind != RESULT_NUMBER)
+			return 1;
+		result_release(&r);
+		free(path);
+	}
+	t_logs = now() - t0;
+	result_log_spec_release(&log_spec);
+
 	t0 = now();
 	gate_result_init(&gate);
 	gate_check(&gate, &plan, oc, results, NULL, 0);
@@ -154,6 +189,8 @@ int main(int argc, char **argv)
 	       gate_complete(&gate) ? "complete" : "INCOMPLETE");
 	printf("  outcomes from accounting %8.1f ms\n", t_outcome * 1e3);
 	printf("  read %zu result files %8.1f ms\n", ntasks, t_results * 1e3);
+	printf("  metrics from %zu logs %8.1f ms (%.1f MB of logs, 2 patterns)\n", ntasks,
+	       t_logs * 1e3, (double)log_bytes / 1e6);
 	printf("  gate and statistics      %8.1f ms\n", t_stats * 1e3);
 	printf("  print table and JSON     %8.1f ms\n", t_print * 1e3);
 	printf("  peak memory              %8.1f MB (at rest with the data loaded: %.1f MB)\n",

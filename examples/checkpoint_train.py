@@ -73,7 +73,7 @@ def main():
     args = ap.parse_args()
 
     folder = os.environ.get("SWEEP_TASK_DIR", ".")
-    signame = os.environ.get("SWEEP_SIGNAL", "USR1")
+    signame = os.environ.get("SWEEP_SIGNAL") or "USR1"  # empty: the sweep asks for none
     signal.signal(getattr(signal, "SIG" + signame), on_signal)
 
     state, path = load_newest(folder)

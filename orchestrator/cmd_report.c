@@ -4,7 +4,9 @@
  * -> a printer. The statistics are printed only when every task passed the
  * gate, or with --allow-incomplete, and then with the gaps marked.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +26,11 @@
 #include "plan.h"
 #include "outcome.h"
 #include "plot.h"
+#include "placeholder.h"
 #include "report.h"
 #include "result.h"
+#include "sbopt.h"
+#include "stats.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -57,6 +62,9 @@ static const char options[] =
     "  --step KEY           the step key of the curve files (default: step)\n"
     "  --json               print JSON\n"
     "  --csv                print CSV\n"
+    "  --digits N           print the std to N significant digits, the mean and CI to\n"
+    "                       the same place (default: 2, or 3 when the std starts with\n"
+    "                       a 1); JSON and CSV always have full precision\n"
     "  --allow-incomplete   print statistics over the tasks that passed, marking the\n"
     "                       settings that miss some and listing the excluded tasks\n"
     "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
@@ -85,6 +93,7 @@ struct report_opts {
 	const char *step;
 	const char *x;
 	bool logx;
+	int digits;
 };
 
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
@@ -100,6 +109,7 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {"logx", no_argument, NULL, 'l'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"csv", no_argument, NULL, 'c'},
+	    {"digits", required_argument, NULL, 'd'},
 	    {"allow-incomplete", no_argument, NULL, 'a'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
@@ -151,6 +161,18 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		case 'c':
 			csv = true;
 			break;
+		case 'd': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || n < 1 || n > STATS_MAX_DIGITS) {
+				error("--digits takes a whole number from 1 to %d, not '%s'",
+				      STATS_MAX_DIGITS, optarg);
+				return cli_usage(stderr, usage, options);
+			}
+			o->digits = (int)n;
+			break;
+		}
 		case 'a':
 			o->allow_incomplete = true;
 			break;
@@ -183,21 +205,156 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
 }
 
-/* Reads the result of every task whose run passed; the others' are not looked at. */
-static struct result *read_results(const struct sweep_rec *rec, const struct task_outcome *oc,
-                                   size_t ntasks)
+/*
+ * Where the tasks' metrics are: the sweep file's `results:` key, from the
+ * sweep file as it was submitted (kept in the store).
+ */
+struct results_source {
+	struct cfg cfg;
+	char *workdir; /* the script's --chdir: where relative result files are */
+	struct result_log_spec log;
+	enum result_format format;
+};
+
+static int remember_chdir(void *data, const char *name, const char *value)
 {
-	struct result *results = xcalloc(ntasks ? ntasks : 1, sizeof(*results));
+	char **workdir = data;
 
-	for (size_t i = 0; i < ntasks; i++) {
-		char *path;
+	(void)name;
+	if (value) {
+		free(*workdir);
+		*workdir = xstrdup(value);
+	}
+	return 0;
+}
 
+static int source_load(struct results_source *src, struct store *st, const struct sweep_rec *rec)
+{
+	static const struct sbopt_name chdir_name[] = {{"chdir", 'D'}};
+	const struct cfg_results *r = &src->cfg.results;
+	const char **names = NULL, **patterns = NULL;
+	struct strbuf script = STRBUF_INIT;
+	char *spec = NULL;
+	int ret;
+
+	ret = store_load_spec(st, &spec, rec->id);
+	if (ret < 0)
+		return ret;
+	if (!*spec) {
+		/* Recorded without its sweep file: sweep's own result files. */
+		free(spec);
+		return result_log_spec_init(&src->log, NULL, NULL, 0);
+	}
+	ret = cfg_load_string(&src->cfg, rec->source ? rec->source : "the sweep file", spec,
+	                      strlen(spec));
+	free(spec);
+	if (ret < 0)
+		return error("cannot tell where sweep %" PRId64
+		             "'s metrics are: its sweep file (above) "
+		             "no longer reads",
+		             rec->id);
+	src->format = r->format == CFG_RESULTS_CSV     ? RESULT_CSV
+	              : r->format == CFG_RESULTS_JSONL ? RESULT_JSONL
+	                                               : RESULT_JSON;
+	if (r->file && strcmp(r->file, CFG_SWEEP_RESULT) && r->file[0] != '/') {
+		if (strbuf_read_file(&script, rec->script) < 0) {
+			ret =
+			    error("cannot read the script '%s': %s", rec->script, strerror(errno));
+			goto out;
+		}
+		sbopt_read_script(script.buf, chdir_name, 1, remember_chdir, &src->workdir);
+		if (!src->workdir) {
+			ret = error("the script '%s' has no --chdir: cannot tell where '%s' is",
+			            rec->script, r->file);
+			goto out;
+		}
+	}
+	names = xcalloc(r->nlog + 1, sizeof(*names));
+	patterns = xcalloc(r->nlog + 1, sizeof(*patterns));
+	for (size_t k = 0; k < r->nlog; k++) {
+		names[k] = r->log[k].name;
+		patterns[k] = r->log[k].pattern;
+	}
+	ret = result_log_spec_init(&src->log, names, patterns, r->nlog);
+out:
+	free(names);
+	free(patterns);
+	strbuf_release(&script);
+	return ret;
+}
+
+static void source_release(struct results_source *src)
+{
+	cfg_release(&src->cfg);
+	free(src->workdir);
+	result_log_spec_release(&src->log);
+}
+
+/* Task i's results.file: its placeholders filled in, under the workdir when relative. */
+static char *task_file(const struct results_source *src, const struct plan *plan, size_t i)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *file = src->cfg.results.file;
+	struct placeholder_piece piece;
+	size_t n;
+
+	if (file[0] != '/')
+		strbuf_addf(&sb, "%s/", src->workdir);
+	for (const char *p = file; (n = placeholder_next(&piece, p)); p += n) {
+		if (piece.kind == PLACEHOLDER_TEXT) {
+			strbuf_add(&sb, piece.start, piece.len);
+		} else if (piece.len == 4 && !strncmp(piece.start, "seed", 4)) {
+			strbuf_addf(&sb, "%" PRId64, plan_seed_of(plan, i));
+		} else if (piece.len == 5 && !strncmp(piece.start, "index", 5)) {
+			strbuf_addf(&sb, "%zu", i);
+		} else {
+			for (size_t k = 0; k < plan->nparams; k++)
+				if (strlen(plan->params[k]) == piece.len &&
+				    !strncmp(plan->params[k], piece.start, piece.len))
+					strbuf_addstr(
+					    &sb, plan_value(plan, plan_setting_of(plan, i), k));
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Reads task i's result: its file (or none), then the metrics of its log. */
+static void read_task_result(struct result *res, const struct results_source *src,
+                             const struct sweep_rec *rec, const struct plan *plan, size_t i,
+                             const struct task_outcome *o)
+{
+	const struct cfg_results *r = &src->cfg.results;
+	char *path = NULL, *log;
+
+	if (!r->given || (r->file && !strcmp(r->file, CFG_SWEEP_RESULT))) {
+		path = result_path(rec->dir, i);
+		result_read(res, path);
+	} else if (r->file) {
+		path = task_file(src, plan, i);
+		result_read_format(res, path, src->format);
+		res->file = xstrdup(path);
+	} else {
+		result_init_empty(res);
+	}
+	free(path);
+	if (!r->nlog || res->status != RESULT_OK)
+		return;
+	log = outcome_log_path(rec->logs, rec->name, o->state, o->array_job_id, o->array_task_id);
+	result_read_log(res, log, &src->log);
+	free(log);
+}
+
+/* Reads the result of every task whose run passed; the others' are not looked at. */
+static struct result *read_results(const struct results_source *src, const struct sweep_rec *rec,
+                                   const struct plan *plan, const struct task_outcome *oc)
+{
+	struct result *results = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*results));
+
+	for (size_t i = 0; i < plan->ntasks; i++) {
 		result_init(&results[i]);
 		if (oc[i].state != TS_COMPLETED || oc[i].exit_code || oc[i].signal)
 			continue;
-		path = result_path(rec->dir, i);
-		result_read(&results[i], path);
-		free(path);
+		read_task_result(&results[i], src, rec, plan, i, &oc[i]);
 	}
 	return results;
 }
@@ -433,6 +590,7 @@ int cmd_report(int argc, char **argv)
 	struct compare_goals goals;
 	enum compare_goal *by_metric = NULL;
 	bool curves_missing = false;
+	struct results_source src;
 	int ret = EXIT_ERROR, code;
 
 	loaded_init(&l);
@@ -440,6 +598,8 @@ int cmd_report(int argc, char **argv)
 	report_init(&rep);
 	compare_goals_init(&o.goals);
 	compare_goals_init(&goals);
+	memset(&src, 0, sizeof(src));
+	cfg_init(&src.cfg);
 
 	code = parse_options(&o, argc, argv);
 	if (code != CLI_CONTINUE) {
@@ -463,7 +623,9 @@ int cmd_report(int argc, char **argv)
 			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_OK;
 		goto out;
 	}
-	results = read_results(&l.rec, l.outcomes, l.plan.ntasks);
+	if (source_load(&src, l.st, &l.rec) < 0)
+		goto out;
+	results = read_results(&src, &l.rec, &l.plan, l.outcomes);
 
 	gate_check(&gate, &l.plan, l.outcomes, results, o.metrics, o.nmetrics);
 	if (o.nmetrics)
@@ -475,8 +637,10 @@ int cmd_report(int argc, char **argv)
 	rep.name = l.rec.name;
 	rep.id = l.rec.id;
 	rep.logs = l.rec.logs;
-	rep.dir = l.rec.dir;
+	/* The hint names sweep's own result files only. */
+	rep.dir = src.cfg.results.given ? NULL : l.rec.dir;
 	rep.allow_incomplete = o.allow_incomplete;
+	rep.digits = o.digits;
 	switch (o.format) {
 	case FORMAT_TABLE:
 		report_print_table(stdout, &rep);
@@ -508,6 +672,7 @@ out:
 	free(by_metric);
 	compare_goals_release(&goals);
 	compare_goals_release(&o.goals);
+	source_release(&src);
 	report_release(&rep);
 	gate_result_release(&gate);
 	results_free(results, l.plan.ntasks);

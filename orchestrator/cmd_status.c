@@ -270,6 +270,21 @@ static const char *const col_names[NCOLS] = {
     [COL_ELAPSED] = "ELAPSED", [COL_RSS] = "MAXRSS",        [COL_RESTARTS] = "RESTARTS",
     [COL_LOG] = "LOG"};
 
+/* ["NODE_FAIL", "requeued by signal"...]: outcome_restart_reasons as a list. */
+static json_t *restart_reasons_json(const struct task_outcome *t)
+{
+	json_t *why = json_array();
+
+	for (int s = 0; s < TS_NSTATES; s++) {
+		if (!(t->restart_states & (UINT32_C(1) << s)))
+			continue;
+		json_array_append_new(why, json_string(s == TS_REQUEUED
+		                                           ? "requeued by signal"
+		                                           : task_state_name((enum task_state)s)));
+	}
+	return why;
+}
+
 static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct view *v,
                        const struct plan *plan, char *const *labels, size_t i)
 {
@@ -292,7 +307,23 @@ static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct 
 		snprintf(cells[COL_RSS], 64, "-");
 	else
 		units_format_bytes(cells[COL_RSS], 64, t->maxrss_bytes);
-	snprintf(cells[COL_RESTARTS], 64, "%u", t->restarts);
+	/* Several tasks on a node: what the node needed, an upper bound. */
+	if (t->maxrss_bytes != ACCT_NO_VALUE && t->tasks_per_node > 1) {
+		char node[32];
+
+		units_format_bytes(node, sizeof(node), t->node_mem_bytes);
+		snprintf(cells[COL_RSS] + strlen(cells[COL_RSS]), 64 - strlen(cells[COL_RSS]),
+		         " (x %u: %s/node)", (unsigned)t->tasks_per_node, node);
+	}
+	if (t->restarts && t->restart_states) {
+		struct strbuf why = STRBUF_INIT;
+
+		outcome_restart_reasons(&why, t);
+		snprintf(cells[COL_RESTARTS], 64, "%u (%s)", t->restarts, why.buf);
+		strbuf_release(&why);
+	} else {
+		snprintf(cells[COL_RESTARTS], 64, "%u", t->restarts);
+	}
 	snprintf(cells[COL_ATTEMPTS], 64, "%u", t->attempts);
 	/* The two long ones are not copied: the setting label and the log path. */
 	label_or_log[0] = labels[plan_setting_of(plan, i)];
@@ -357,7 +388,11 @@ static json_t *json_task(const struct view *v, const struct plan *plan, size_t i
 	json_object_set_new(obj, "elapsed_s", json_integer((json_int_t)t->elapsed_s));
 	json_object_set_new(obj, "maxrss_bytes",
 	                    json_uint_or_null(t->maxrss_bytes != ACCT_NO_VALUE, t->maxrss_bytes));
+	json_object_set_new(obj, "node_mem_bytes",
+	                    json_uint_or_null(t->maxrss_bytes != ACCT_NO_VALUE, t->node_mem_bytes));
+	json_object_set_new(obj, "tasks_per_node", json_integer(t->tasks_per_node));
 	json_object_set_new(obj, "restarts", json_integer(t->restarts));
+	json_object_set_new(obj, "restart_reasons", restart_reasons_json(t));
 	json_object_set_new(obj, "attempts", json_integer(t->attempts));
 	json_object_set_new(obj, "job_id", json_uint_or_null(t->job_id, t->job_id));
 	json_object_set_new(obj, "array_job_id",

@@ -458,6 +458,8 @@ int cmd_submit(int argc, char **argv)
 	if (cfg_load(&cfg, argv[optind]) < 0 || plan_expand(&plan, &cfg) < 0 ||
 	    followup_policy_from_cfg(&policy, &cfg) < 0)
 		goto out;
+	if (cfg.signal_note)
+		warning("%s", cfg.signal_note);
 	if (resources_from && sizing_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)
 		goto out;
 	if (gpus_opt) {

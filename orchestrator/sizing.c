@@ -65,6 +65,13 @@ static void apply_mem(struct cfg *cfg, const struct rightsize_group *g)
 {
 	char before[64], after[64];
 
+	if (cfg->slurm.mem_per_cpu_mb && g->mem_per_cpu_mb) {
+		units_format_mem(before, sizeof(before), cfg->slurm.mem_per_cpu_mb);
+		units_format_mem(after, sizeof(after), g->mem_per_cpu_mb);
+		printf("  slurm.mem_per_cpu: %s -> %s\n", before, after);
+		cfg->slurm.mem_per_cpu_mb = g->mem_per_cpu_mb;
+		return;
+	}
 	units_format_mem(after, sizeof(after), g->mem_mb);
 	if (cfg->slurm.mem_per_cpu_mb) {
 		units_format_mem(before, sizeof(before), cfg->slurm.mem_per_cpu_mb);

@@ -1,17 +1,19 @@
 #include "backend.h"
 
 #include <inttypes.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "acct.h"
 #include "error.h"
 #include "local.h"
 #include "slurm_backend.h"
 #include "outcome.h"
-#include "store.h"
 #include "strbuf.h"
+#include "store.h"
 
 #include "banned.h"
 
@@ -83,6 +85,60 @@ static int add_reused(struct task_outcome *out, struct acct_set *set, struct sto
 	return ret;
 }
 
+/* The script's note of a forwarded signal in task folder index: at most a line, or "". */
+static void read_signal_note(char *buf, size_t size, const char *dir, size_t index)
+{
+	char *path = xstrfmt("%s/tasks/%zu/.signalled", dir, index);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	free(path);
+}
+
+/*
+ * Runs that died of the warning signal are marked as ended by the time
+ * limit. Only FAILED runs with a signal's exit status are candidates, so
+ * the folders of the other tasks are never looked at.
+ */
+static void apply_signal_notes(struct acct_set *set, const struct sweep_rec *rec,
+                               const struct array_rec *arrays, size_t narrays)
+{
+	for (size_t r = 0; r < set->n; r++) {
+		struct acct_rec *a = &set->recs[r];
+		char note[64];
+		size_t p;
+
+		if (a->state != TS_FAILED || a->array_task_id == ACCT_NO_TASK ||
+		    (!a->exit_code && !a->signal))
+			continue;
+		for (p = 0; p < narrays && arrays[p].job_id != a->array_job_id; p++)
+			;
+		if (p == narrays || (uint64_t)arrays[p].offset + a->array_task_id >= rec->ntasks)
+			continue;
+		read_signal_note(note, sizeof(note), rec->dir,
+		                 (size_t)arrays[p].offset + a->array_task_id);
+		outcome_apply_signal_note(a, note);
+	}
+}
+
+int backend_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
+                    const struct array_rec *arrays, size_t narrays)
+{
+	const struct backend_ops *ops = backend_get(rec->backend);
+	int ret;
+
+	if (!ops)
+		return SWEEP_ERR;
+	ret = ops->records(out, st, rec, arrays, narrays);
+	if (ret < 0)
+		return ret;
+	apply_signal_notes(out, rec, arrays, narrays);
+	return 0;
+}
+
 int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct array_rec **arrays,
                           size_t *narrays, struct store *st, const struct sweep_rec *rec)
 {
@@ -98,7 +154,7 @@ int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct
 		return ret;
 	/* A sweep whose submission failed before any array job has nothing to ask about. */
 	if (*narrays) {
-		ret = ops->records(set, st, rec, *arrays, *narrays);
+		ret = backend_records(set, st, rec, *arrays, *narrays);
 		if (ret < 0)
 			return ret;
 	}

@@ -101,6 +101,15 @@ const struct backend_ops *backend_get(const char *name);
 const struct backend_ops *backend_local(void);
 
 /*
+ * Every record (all runs) of the sweep's given array jobs from its side,
+ * with runs that died of the warning signal the script forwarded marked
+ * as ended by the time limit (outcome_apply_signal_note, from the note in
+ * each such task's folder).
+ */
+int backend_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
+                    const struct array_rec *arrays, size_t narrays);
+
+/*
  * The outcome of every task of a sweep: its array jobs from the store, one
  * records query on its side, outcome_build. out has rec->ntasks entries.
  * *arrays (free with array_recs_free) and set stay the caller's, since

@@ -212,8 +212,11 @@ int script_render_sbatch(struct strbuf *out, const struct script_input *in)
 	sbatch_line(out, "error", path);
 	free(path);
 	sbatch_line(out, "chdir", in->workdir);
-	snprintf(buf, sizeof(buf), "B:%s@%u", sl->signal ? sl->signal : "USR1", sl->signal_seconds);
-	sbatch_line(out, "signal", buf);
+	/* Only when asked for: a program without a handler dies of it. */
+	if (sl->signal) {
+		snprintf(buf, sizeof(buf), "B:%s@%u", sl->signal, sl->signal_seconds);
+		sbatch_line(out, "signal", buf);
+	}
 	/* A requeued or restarted task adds to its logs instead of wiping them. */
 	sbatch_line(out, "open-mode", "append");
 	if (sl->requeue)
@@ -279,7 +282,7 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 	strbuf_addstr(out, "\nSWEEP_SEEDS=(");
 	for (size_t i = 0; i < in->plan->nseeds; i++)
 		strbuf_addf(out, "%s%lld", i ? " " : "", (long long)in->plan->seeds[i]);
-	strbuf_addf(out, ")\nSWEEP_SIGNAL=%s", sl->signal ? sl->signal : "USR1");
+	strbuf_addf(out, ")\nSWEEP_SIGNAL=%s", sl->signal ? sl->signal : "");
 	strbuf_addf(out, "\nSWEEP_REQUEUE=%d\nSWEEP_MAX_RESTARTS=%u", sl->requeue ? 1 : 0,
 	            sl->max_restarts);
 	strbuf_addf(out, "\nSWEEP_PACK=%u\nSWEEP_NTASKS=%zu\nSWEEP_SCRIPT=",

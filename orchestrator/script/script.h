@@ -16,9 +16,10 @@ struct plan;
  *
  * Template markers ({{NAME}}, replaced wherever they stand): SBATCH (the
  * #SBATCH lines), VERSION, SOURCE, SUMMARY, SCRIPT, VARIABLES (SWEEP_ID,
- * SWEEP_DIR, SWEEP_SEEDS, SWEEP_SIGNAL, SWEEP_PACK, SWEEP_NTASKS, SWEEP_SCRIPT), PACK
- * (with pack > 1, the loop that runs the array task's sweep tasks as job
- * steps; required then), EXPORTS (export of the
+ * SWEEP_DIR, SWEEP_SEEDS, SWEEP_SIGNAL: empty when no warning signal is
+ * used, SWEEP_PACK, SWEEP_NTASKS, SWEEP_SCRIPT), PACK (with pack > 1, the
+ * loop that runs the array task's sweep tasks as job steps; required then),
+ * EXPORTS (export of the
  * SWEEP_PARAM_* variables), ENV (the sweep file's env:), SETUP, COMMAND. An
  * unknown marker is an error.
  */

@@ -11,6 +11,7 @@
 #include "cfg.h"
 
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,12 +42,13 @@ struct loader {
 	const struct ytree_node *cases; /* checked once grid and zip are known */
 	const struct ytree_node *command;
 	const struct ytree_node *retry_on_exit_value;
+	const struct ytree_node *results_file;
 };
 
 static const char *const top_keys[] = {
-    "name",    "command", "seeds",         "grid",   "zip",       "cases",
-    "slurm",   "env",     "setup",         "logs",   "template",  "checkpoint",
-    "metrics", "retries", "retry_on_exit", "notify", "fail_fast", "pack",
+    "name",    "command",       "seeds",  "grid",      "zip",        "cases",   "slurm",
+    "env",     "setup",         "logs",   "template",  "checkpoint", "metrics", "results",
+    "retries", "retry_on_exit", "notify", "fail_fast", "pack",
 };
 
 static const char *const slurm_keys[] = {
@@ -60,6 +62,7 @@ static const char *const checkpoint_keys[] = {"size", "keep"};
 static const char *const notify_keys[] = {"mail", "command"};
 
 #define MAX_RETRIES 20
+static const char *const results_keys[] = {"file", "log"};
 
 #define DEFAULT_MAX_RESTARTS 5
 
@@ -559,6 +562,7 @@ static int read_signal(struct loader *ld, const struct ytree_node *n)
 	s->signal = name;
 	name = NULL;
 	s->signal_seconds = (unsigned)sec;
+	s->signal_explicit = true;
 	ret = 0;
 out:
 	free(name);
@@ -696,7 +700,7 @@ static int check_signal_time(struct loader *ld)
 	const struct cfg_slurm *s = &ld->cfg->slurm;
 	const struct ytree_node *at = ld->signal_value ? ld->signal_value : ld->time_value;
 
-	if (!ld->time_value || s->time_unlimited || !s->time_min)
+	if (!s->signal || !ld->time_value || s->time_unlimited || !s->time_min)
 		return 0;
 	if ((uint64_t)s->signal_seconds < (uint64_t)s->time_min * 60)
 		return 0;
@@ -705,6 +709,32 @@ static int check_signal_time(struct loader *ld)
 	          "%u minute%s; give 'slurm.signal' fewer seconds (e.g. %s@%u) or more time",
 	          s->signal, s->signal_seconds, (unsigned)s->time_min, s->time_min == 1 ? "" : "s",
 	          s->signal, s->time_min * 60 / 4);
+}
+
+/*
+ * The warning signal is used only when asked for: slurm.signal, or requeue
+ * and checkpoints, which need it (default USR1@120). A program without a
+ * handler dies of the signal, so it is never sent by default. A default
+ * that does not fit a short time limit is scaled down, with a note.
+ */
+static void default_signal(struct cfg *cfg)
+{
+	struct cfg_slurm *s = &cfg->slurm;
+	unsigned limit_s;
+
+	if (s->signal || (!s->requeue && !cfg->checkpoint.size_mb))
+		return;
+	s->signal = xstrdup(DEFAULT_SIGNAL);
+	s->signal_seconds = DEFAULT_SIGNAL_SEC;
+	if (s->time_unlimited || !s->time_min || (uint64_t)s->time_min * 60 > DEFAULT_SIGNAL_SEC)
+		return;
+	limit_s = s->time_min * 60;
+	s->signal_seconds = limit_s / 4;
+	cfg->signal_note =
+	    xstrfmt("the default warning signal %s@%u does not fit 'slurm.time' of %u minute%s: "
+	            "using %s@%u (write 'slurm.signal' to choose)",
+	            DEFAULT_SIGNAL, DEFAULT_SIGNAL_SEC, (unsigned)s->time_min,
+	            s->time_min == 1 ? "" : "s", DEFAULT_SIGNAL, s->signal_seconds);
 }
 
 static int read_env(struct loader *ld, const struct ytree_node *map)
@@ -843,6 +873,146 @@ static int read_notify(struct loader *ld, const struct ytree_node *map)
 	return 0;
 }
 
+const char *cfg_results_format_name(enum cfg_results_format f)
+{
+	switch (f) {
+	case CFG_RESULTS_JSON:
+		return "JSON";
+	case CFG_RESULTS_JSONL:
+		return "JSON Lines";
+	case CFG_RESULTS_CSV:
+		return "CSV";
+	}
+	return "?";
+}
+
+int cfg_results_format_of(enum cfg_results_format *out, const char *file)
+{
+	static const struct {
+		const char *ext;
+		enum cfg_results_format format;
+	} exts[] = {
+	    {".json", CFG_RESULTS_JSON},
+	    {".jsonl", CFG_RESULTS_JSONL},
+	    {".ndjson", CFG_RESULTS_JSONL},
+	    {".csv", CFG_RESULTS_CSV},
+	};
+	size_t len = strlen(file);
+
+	if (!strcmp(file, CFG_SWEEP_RESULT)) {
+		*out = CFG_RESULTS_JSON;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(exts); i++) {
+		size_t n = strlen(exts[i].ext);
+
+		if (len > n && !strcasecmp(file + len - n, exts[i].ext)) {
+			*out = exts[i].format;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Whether an ERE holds Perl's \d or \D, which POSIX reads as a plain letter. */
+static bool perl_digit(const char *re)
+{
+	for (const char *p = re; *p; p++) {
+		if (*p != '\\' || !p[1])
+			continue;
+		p++;
+		if (*p == 'd' || *p == 'D')
+			return true;
+	}
+	return false;
+}
+
+static int read_log_metrics(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg_results *r = &ld->cfg->results;
+
+	if (expect(ld, map, YTREE_MAP, "results.log") ||
+	    check_keys(ld, map, " in 'results.log'", NULL, 0))
+		return SWEEP_ERR;
+	if (!map->n)
+		return AT(ld, map, "'results.log' names no metric");
+	r->log = xcalloc(map->n / 2, sizeof(*r->log));
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+		char *path = xstrfmt("results.log.%s", key->text);
+		char msg[256];
+		regex_t re;
+		int rc;
+
+		if (expect(ld, v, YTREE_SCALAR, path)) {
+			free(path);
+			return SWEEP_ERR;
+		}
+		free(path);
+		if (!*key->text)
+			return AT(ld, key, "'results.log': a metric needs a name");
+		if (perl_digit(v->text))
+			return AT(ld, v,
+			          "'results.log.%s': '\\d' in '%s' is not POSIX extended syntax "
+			          "(it would match a 'd'): write [0-9]",
+			          show(ld, key->text), show(ld, v->text));
+		rc = regcomp(&re, v->text, REG_EXTENDED);
+		if (rc) {
+			regerror(rc, &re, msg, sizeof(msg));
+			if (msg[0] >= 'A' && msg[0] <= 'Z')
+				msg[0] = (char)(msg[0] - 'A' + 'a');
+			return AT(ld, v,
+			          "'results.log.%s': invalid regular expression '%s': %s (POSIX "
+			          "extended syntax)",
+			          show(ld, key->text), show(ld, v->text), msg);
+		}
+		if (re.re_nsub < 1) {
+			regfree(&re);
+			return AT(ld, v,
+			          "'results.log.%s': the pattern '%s' has no group: put the number "
+			          "in parentheses, e.g. 'loss: ([0-9.eE+-]+)'",
+			          show(ld, key->text), show(ld, v->text));
+		}
+		regfree(&re);
+		r->log[r->nlog].name = xstrdup(key->text);
+		r->log[r->nlog++].pattern = xstrdup(v->text);
+	}
+	return 0;
+}
+
+static int read_results(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg_results *r = &ld->cfg->results;
+
+	if (expect(ld, map, YTREE_MAP, "results") ||
+	    check_keys(ld, map, " in 'results'", results_keys, ARRAY_SIZE(results_keys)))
+		return SWEEP_ERR;
+	r->given = true;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+
+		if (!strcmp(key->text, "log")) {
+			if (read_log_metrics(ld, v))
+				return SWEEP_ERR;
+			continue;
+		}
+		if (get_string(ld, &r->file, v, "results.file"))
+			return SWEEP_ERR;
+		if (!*r->file)
+			return AT(ld, v, "'results.file' is empty");
+		if (cfg_results_format_of(&r->format, r->file))
+			return AT(ld, v,
+			          "'results.file': cannot tell the format of '%s' from its name: "
+			          "end it in .json (an object), .jsonl or .ndjson (JSON Lines: the "
+			          "last line) or .csv (a header, then the last row)",
+			          show(ld, r->file));
+		ld->results_file = v;
+	}
+	if (!r->file && !r->nlog)
+		return AT(ld, map, "'results' needs 'file', 'log' or both");
+	return 0;
+}
+
 static int read_top(struct loader *ld, const struct ytree_node *key, const struct ytree_node *v)
 {
 	struct cfg *cfg = ld->cfg;
@@ -897,6 +1067,8 @@ static int read_top(struct loader *ld, const struct ytree_node *key, const struc
 		return read_notify(ld, v);
 	if (!strcmp(k, "fail_fast"))
 		return get_positive(ld, &cfg->fail_fast, v, "fail_fast");
+	if (!strcmp(k, "results"))
+		return read_results(ld, v);
 	if (!strcmp(k, "template")) {
 		if (get_string(ld, &cfg->template_path, v, "template"))
 			return SWEEP_ERR;
@@ -992,7 +1164,9 @@ static int check_cases(struct loader *ld, const char **params, size_t nparams)
 	return 0;
 }
 
-static int check_command(struct loader *ld, const char **params, size_t nparams)
+/* The {placeholders} of text (the value of node, key what) against the parameters. */
+static int check_placeholders(struct loader *ld, const char *text, const struct ytree_node *node,
+                              const char *what, const char **params, size_t nparams)
 {
 	const char **all = xcalloc(nparams + 2, sizeof(*all));
 	struct placeholder_piece pc;
@@ -1004,7 +1178,7 @@ static int check_command(struct loader *ld, const char **params, size_t nparams)
 		all[i] = params[i];
 	all[nparams] = "seed";
 	all[nparams + 1] = "index";
-	for (p = ld->cfg->command; !ret && (n = placeholder_next(&pc, p)); p += n) {
+	for (p = text; !ret && (n = placeholder_next(&pc, p)); p += n) {
 		char *name;
 		const char *guess;
 
@@ -1017,15 +1191,15 @@ static int check_command(struct loader *ld, const char **params, size_t nparams)
 		if (i == nparams + 2) {
 			guess = sbopt_suggest(name, all, nparams + 2);
 			if (guess)
-				ret = AT(ld, ld->command,
-				         "'command': unknown placeholder '{%s}'; did you mean "
+				ret = AT(ld, node,
+				         "'%s': unknown placeholder '{%s}'; did you mean "
 				         "'{%s}'?",
-				         name, guess);
+				         what, name, guess);
 			else
-				ret = AT(ld, ld->command,
-				         "'command': unknown placeholder '{%s}': not a parameter, "
+				ret = AT(ld, node,
+				         "'%s': unknown placeholder '{%s}': not a parameter, "
 				         "'seed' or 'index' (write {{ and }} for literal braces)",
-				         name);
+				         what, name);
 		}
 		free(name);
 	}
@@ -1054,7 +1228,11 @@ static int check_whole(struct loader *ld, const struct ytree_node *root)
 			                g->name, g->line);
 	}
 	collect_params(cfg, &params, &nparams);
-	if (check_cases(ld, params, nparams) || check_command(ld, params, nparams))
+	if (check_cases(ld, params, nparams) ||
+	    check_placeholders(ld, cfg->command, ld->command, "command", params, nparams))
+		goto out;
+	if (ld->results_file && check_placeholders(ld, cfg->results.file, ld->results_file,
+	                                           "results.file", params, nparams))
 		goto out;
 	ret = 0;
 out:
@@ -1149,6 +1327,13 @@ void cfg_release(struct cfg *cfg)
 	free(cfg->metrics);
 	free(cfg->notify.mail);
 	free(cfg->notify.command);
+	free(cfg->results.file);
+	for (i = 0; i < cfg->results.nlog; i++) {
+		free(cfg->results.log[i].name);
+		free(cfg->results.log[i].pattern);
+	}
+	free(cfg->results.log);
+	free(cfg->signal_note);
 	cfg_init(cfg);
 }
 
@@ -1199,12 +1384,9 @@ int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t 
 	}
 	if (!out->logs)
 		out->logs = xstrdup("logs");
-	if (!out->slurm.signal) {
-		out->slurm.signal = xstrdup(DEFAULT_SIGNAL);
-		out->slurm.signal_seconds = DEFAULT_SIGNAL_SEC;
-	}
 	if (check_signal_time(&ld))
 		goto out;
+	default_signal(out);
 	if (ld.max_restarts_value && !out->slurm.requeue) {
 		AT(&ld, ld.max_restarts_value, "'slurm.max_restarts' needs 'slurm.requeue: true'");
 		goto out;

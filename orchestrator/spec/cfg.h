@@ -56,8 +56,14 @@ struct cfg_slurm {
 	uint32_t time_min;       /* --time, in minutes, rounded up; 0 = not given */
 	bool time_unlimited;     /* time: UNLIMITED / INFINITE */
 	unsigned max_concurrent; /* the %K throttle; 0 = none */
-	char *signal;            /* signal name without SIG, e.g. "USR1" (default "USR1") */
-	unsigned signal_seconds; /* seconds before the limit (default 120) */
+	/*
+	 * The warning signal, name without SIG ("USR1"), or NULL when none is
+	 * used: only slurm.signal, slurm.requeue or a checkpoint section ask for
+	 * one (default USR1@120, scaled down to fit a short time limit).
+	 */
+	char *signal;
+	unsigned signal_seconds; /* seconds before the limit */
+	bool signal_explicit;    /* slurm.signal was written in the file */
 	char **extra;            /* other sbatch options, each "--name" or "--name=value" */
 	size_t nextra;
 	bool requeue;          /* on the warning signal: let the command save, requeue the task */
@@ -81,6 +87,38 @@ struct cfg_metric {
 struct cfg_notify {
 	char *mail;    /* Slurm's mail to this address at the end, or NULL */
 	char *command; /* shell command run once, or NULL */
+};
+
+/* One metric read from a task's .out log: the last match of pattern, its first group. */
+struct cfg_log_metric {
+	char *name;
+	char *pattern; /* POSIX ERE, checked with regcomp when read */
+};
+
+/*
+ * The `results:` section: where a task's metrics are.
+ *   file: a path with the command's {placeholders}, relative to the folder
+ *         the tasks run in; its extension says the format (.json a JSON
+ *         object, .jsonl/.ndjson the last line, .csv the last row under a
+ *         header). "$SWEEP_RESULT" names sweep's own JSON file.
+ *   log:  metric -> POSIX ERE matched in the task's .out log.
+ * Without the section, metrics come from $SWEEP_RESULT; a section without
+ * `file` reads no file, only the log.
+ */
+enum cfg_results_format {
+	CFG_RESULTS_JSON,
+	CFG_RESULTS_JSONL,
+	CFG_RESULTS_CSV,
+};
+
+#define CFG_SWEEP_RESULT "$SWEEP_RESULT"
+
+struct cfg_results {
+	bool given;                     /* the section is in the file */
+	char *file;                     /* results.file as written, or NULL */
+	enum cfg_results_format format; /* from file's extension */
+	struct cfg_log_metric *log;
+	size_t nlog;
 };
 
 struct cfg {
@@ -109,6 +147,9 @@ struct cfg {
 	bool retry_on_exit; /* retry non-zero exits and missing metrics too */
 	struct cfg_notify notify;
 	unsigned fail_fast; /* cancel the rest after this many non-zero exits; 0 = never */
+	struct cfg_results results;
+	char *signal_note; /* why the default warning signal was changed, for submit to print; or
+	                      NULL */
 };
 
 void cfg_init(struct cfg *cfg);
@@ -124,5 +165,13 @@ int cfg_load(struct cfg *out, const char *path);
 
 /* The same from a string already in memory; name is used in messages. */
 int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t len);
+
+/*
+ * The format a results file's name says (its extension, any case; or
+ * CFG_SWEEP_RESULT for JSON). Returns 0, or -1 when the name says none.
+ */
+int cfg_results_format_of(enum cfg_results_format *out, const char *file);
+/* "JSON", "JSON Lines", "CSV". */
+const char *cfg_results_format_name(enum cfg_results_format f);
 
 #endif

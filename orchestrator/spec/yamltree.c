@@ -93,9 +93,56 @@ static void offset_position(const struct reader *rd, size_t offset, unsigned *li
 	}
 }
 
+/*
+ * What to do about libyaml's common complaints, which name the grammar
+ * rather than the mistake: most come from a command or pattern written as
+ * a plain value.
+ */
+static const struct {
+	const char *problem; /* the start of libyaml's problem text */
+	const char *hint;
+} yaml_hints[] = {
+    {"mapping values are not allowed",
+     "a value holding ': ' must be quoted ('...') or written as a block scalar (command: |)"},
+    {"found character that cannot start any token",
+     "indent with spaces, not tabs, and quote a value that starts with '@', '`', '%' or '!'"},
+    {"found a tab character", "indent with spaces, not tabs"},
+    {"found unknown escape character",
+     "inside double quotes a backslash starts an escape: use single quotes for regexes and "
+     "paths"},
+    {"did not find expected ',' or",
+     "a value starting with '[' or '{' is read as a list or mapping: quote it"},
+    {"did not find expected key",
+     "check this line's indentation; a value starting with a quote must end with it, else "
+     "quote the whole value"},
+    {"did not find expected node content",
+     "a value starting with '[', '{', '-', '?' or ',' is read as YAML syntax: quote it"},
+    {"could not find expected ':'",
+     "a key needs ': ' after it; a long value must be quoted or written as a block scalar"},
+    {"found unexpected end of stream", "a quote or bracket opened here is never closed"},
+    {"block sequence entries are not allowed",
+     "a '- ' list item must start a line of its own under its key"},
+    {"did not find expected alphabetic or numeric character",
+     "a value starting with '*' or '&' must be quoted"},
+    {"did not find expected '-' indicator",
+     "the items of a list must all start at the same column"},
+};
+
+/* The hint for a problem text, or NULL. */
+static const char *yaml_hint(const char *problem)
+{
+	if (!problem)
+		return NULL;
+	for (size_t i = 0; i < sizeof(yaml_hints) / sizeof(yaml_hints[0]); i++)
+		if (!strncmp(problem, yaml_hints[i].problem, strlen(yaml_hints[i].problem)))
+			return yaml_hints[i].hint;
+	return NULL;
+}
+
 static int yaml_problem(struct reader *rd)
 {
 	const yaml_parser_t *p = &rd->parser;
+	const char *hint = yaml_hint(p->problem);
 	unsigned line, column;
 
 	if (p->error == YAML_MEMORY_ERROR)
@@ -110,11 +157,12 @@ static int yaml_problem(struct reader *rd)
 	line = (unsigned)p->problem_mark.line + 1;
 	column = (unsigned)p->problem_mark.column + 1;
 	if (p->context)
-		return ytree_error_at(rd->file, line, column, "%s (%s at line %u, column %u)",
+		return ytree_error_at(rd->file, line, column, "%s (%s at line %u, column %u)%s%s",
 		                      p->problem ? p->problem : "invalid YAML", p->context,
-		                      MARK(p->context_mark));
-	return ytree_error_at(rd->file, line, column, "%s",
-	                      p->problem ? p->problem : "invalid YAML");
+		                      MARK(p->context_mark), hint ? ": " : "", hint ? hint : "");
+	return ytree_error_at(rd->file, line, column, "%s%s%s",
+	                      p->problem ? p->problem : "invalid YAML", hint ? ": " : "",
+	                      hint ? hint : "");
 }
 
 static int next_event(struct reader *rd, yaml_event_t *ev)

@@ -66,12 +66,16 @@ require_root() {
 
 # Serialise up/down/daemon: parallel test jobs may call them at the same time.
 # Daemons are started with 9>&- so that they do not inherit (and hold) the lock.
+# Descriptors the caller left open are closed first: a wrapper's lock (flock
+# -x FILE CMD gives CMD the lock on fd 3) inherited by munged, mariadbd or
+# slurmdbd stays held as long as they run, and every later test waits on it.
 take_lock() {
-    # Whatever lock a caller holds on an inherited descriptor (flock(1) in
-    # a wrapper such as `flock -x /tmp/x.lock tests/cluster/up` passes its fd 3)
-    # must not pass on to the daemons, which would hold it for their lifetime.
-    local fd
-    for fd in 3 4 5 6 7 8; do eval "exec $fd>&-"; done
+    local fd n
+    for fd in /proc/$$/fd/*; do
+        n=${fd##*/}
+        [[ $n =~ ^[0-9]+$ ]] && ((n > 2 && n != 9 && n != 255)) || continue
+        eval "exec $n>&-" 2>/dev/null || true
+    done
     mkdir -p "$STATE"
     exec 9>"$STATE/lock"
     flock -w 300 9 || die "another tests/cluster script holds $STATE/lock for more than 300 s"

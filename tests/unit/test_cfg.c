@@ -265,8 +265,8 @@ static const struct bad_case value_errors[] = {
      "(32G, not 32GB): sbatch refuses it"},
     {BASE "checkpoint: {sise: 2G}\n",
      "t.yaml:3:14: unknown key 'sise' in 'checkpoint'; did you mean 'size'?"},
-    {BASE "slurm: {time: 2}\n",
-     "t.yaml:3:15: the warning signal (USR1@120) would be sent at the start: 'slurm.time' is "
+    {BASE "slurm: {time: 2, signal: USR1}\n",
+     "t.yaml:3:26: the warning signal (USR1@120) would be sent at the start: 'slurm.time' is "
      "only 2 minutes; give 'slurm.signal' fewer seconds (e.g. USR1@30) or more time"},
     {BASE "slurm: {signal: USR2@60, time: \"0:45\"}\n",
      "t.yaml:3:17: the warning signal (USR2@60) would be sent at the start: 'slurm.time' is "
@@ -386,6 +386,37 @@ static const struct bad_case value_errors[] = {
     {BASE "pak: 4\n", "t.yaml:3:1: unknown key 'pak'; did you mean 'pack'?"},
 };
 
+static const struct bad_case results_errors[] = {
+    {BASE "results: {log: {acc: 'acc: ([0-9.'}}\n",
+     "t.yaml:3:22: 'results.log.acc': invalid regular expression 'acc: ([0-9.': unmatched [, "
+     "[^, [:, [., or [= (POSIX extended syntax)"},
+    {BASE "results: {log: {acc: 'acc: (x'}}\n",
+     "t.yaml:3:22: 'results.log.acc': invalid regular expression 'acc: (x': unmatched ( or "
+     "\\( (POSIX extended syntax)"},
+    {BASE "results: {log: {acc: 'x{2,1}(y)'}}\n",
+     "t.yaml:3:22: 'results.log.acc': invalid regular expression 'x{2,1}(y)': invalid content "
+     "of \\{\\} (POSIX extended syntax)"},
+    {BASE "results:\n  log:\n    acc: 'acc: (\\d+)'\n",
+     "t.yaml:5:10: 'results.log.acc': '\\d' in 'acc: (\\d+)' is not POSIX extended syntax (it "
+     "would match a 'd'): write [0-9]"},
+    {BASE "results: {log: {acc: 'acc: [0-9.]+'}}\n",
+     "t.yaml:3:22: 'results.log.acc': the pattern 'acc: [0-9.]+' has no group: put the "
+     "number in parentheses, e.g. 'loss: ([0-9.eE+-]+)'"},
+    {BASE "results: {log: {acc: [a]}}\n",
+     "t.yaml:3:22: 'results.log.acc': expected a scalar, found a list"},
+    {BASE "results: {log: {}}\n", "t.yaml:3:16: 'results.log' names no metric"},
+    {BASE "results: {file: out.txt}\n",
+     "t.yaml:3:17: 'results.file': cannot tell the format of 'out.txt' from its name: end it "
+     "in .json (an object), .jsonl or .ndjson (JSON Lines: the last line) or .csv (a header, "
+     "then the last row)"},
+    {BASE "results: {file: ''}\n", "t.yaml:3:17: 'results.file' is empty"},
+    {BASE "results: {}\n", "t.yaml:3:10: 'results' needs 'file', 'log' or both"},
+    {BASE "results: {fiel: a.json}\n",
+     "t.yaml:3:11: unknown key 'fiel' in 'results'; did you mean 'file'?"},
+    {BASE "grid: {lr: [1]}\nresults: {file: 'runs/{lr}/{sed}.json'}\n",
+     "t.yaml:4:17: 'results.file': unknown placeholder '{sed}'; did you mean '{seed}'?"},
+};
+
 static void check_bad(const struct bad_case *cases, size_t n)
 {
 	size_t i;
@@ -413,6 +444,115 @@ static void check_bad(const struct bad_case *cases, size_t n)
 }
 
 #define CHECK_BAD(table) check_bad(table, sizeof(table) / sizeof(table[0]))
+
+static void test_cfg_results_errors(void **state)
+{
+	(void)state;
+	CHECK_BAD(results_errors);
+}
+
+static void test_cfg_results(void **state)
+{
+	struct cfg cfg;
+	static const char yaml[] = BASE "grid: {lr: [1]}\nresults:\n  file: "
+	                                "'runs/{lr}/{seed}/m.CSV'\n  log:\n    acc: "
+	                                "'test accuracy: ([0-9.eE+-]+)'\n    loss: "
+	                                "'loss=([^ ]+)'\n";
+
+	(void)state;
+	cfg_init(&cfg);
+	assert_int_equal(cfg_load_string(&cfg, "t.yaml", yaml, strlen(yaml)), 0);
+	assert_true(cfg.results.given);
+	assert_string_equal(cfg.results.file, "runs/{lr}/{seed}/m.CSV");
+	assert_int_equal(cfg.results.format, CFG_RESULTS_CSV);
+	assert_int_equal(cfg.results.nlog, 2);
+	assert_string_equal(cfg.results.log[0].name, "acc");
+	assert_string_equal(cfg.results.log[0].pattern, "test accuracy: ([0-9.eE+-]+)");
+	assert_string_equal(cfg.results.log[1].name, "loss");
+	cfg_release(&cfg);
+}
+
+static void test_cfg_results_formats(void **state)
+{
+	static const struct {
+		const char *file;
+		int format; /* -1: none */
+	} rows[] = {
+	    {"m.json", CFG_RESULTS_JSON},
+	    {"a/b.JSON", CFG_RESULTS_JSON},
+	    {"m.jsonl", CFG_RESULTS_JSONL},
+	    {"m.ndjson", CFG_RESULTS_JSONL},
+	    {"m.csv", CFG_RESULTS_CSV},
+	    {"$SWEEP_RESULT", CFG_RESULTS_JSON},
+	    {".json", -1},
+	    {"m.txt", -1},
+	    {"m.json.gz", -1},
+	    {"csv", -1},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		enum cfg_results_format f;
+		int ret = cfg_results_format_of(&f, rows[i].file);
+
+		if (rows[i].format < 0) {
+			assert_int_equal(ret, -1);
+			continue;
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(f, rows[i].format);
+	}
+	assert_string_equal(cfg_results_format_name(CFG_RESULTS_JSONL), "JSON Lines");
+}
+
+/*
+ * The warning signal only when asked for; a default that does not fit a
+ * short limit is scaled down with a note, an explicit one stays an error.
+ */
+static void test_cfg_signal_when_asked(void **state)
+{
+	static const struct {
+		const char *yaml;
+		const char *signal; /* NULL: none */
+		unsigned seconds;
+		const char *note;
+	} rows[] = {
+	    {BASE "slurm: {time: 1}\n", NULL, 0, NULL},
+	    {BASE "slurm: {time: 60}\n", NULL, 0, NULL},
+	    {BASE "slurm: {time: 60, signal: USR2}\n", "USR2", 120, NULL},
+	    {BASE "slurm: {time: 1, signal: USR1@10}\n", "USR1", 10, NULL},
+	    {BASE "slurm: {time: 60, requeue: true}\n", "USR1", 120, NULL},
+	    {BASE "slurm: {requeue: true}\n", "USR1", 120, NULL},
+	    {BASE "checkpoint: {size: 1G}\n", "USR1", 120, NULL},
+	    {BASE "slurm: {time: 1, requeue: true}\n", "USR1", 15,
+	     "the default warning signal USR1@120 does not fit 'slurm.time' of 1 minute: using "
+	     "USR1@15 (write 'slurm.signal' to choose)"},
+	    {BASE "slurm: {time: 2}\ncheckpoint: {size: 1G}\n", "USR1", 30,
+	     "the default warning signal USR1@120 does not fit 'slurm.time' of 2 minutes: using "
+	     "USR1@30 (write 'slurm.signal' to choose)"},
+	    {BASE "slurm: {time: 3, requeue: true}\n", "USR1", 120, NULL},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct cfg cfg;
+
+		cfg_init(&cfg);
+		if (cfg_load_string(&cfg, "t.yaml", rows[i].yaml, strlen(rows[i].yaml)) < 0)
+			fail_msg("row %zu refused", i);
+		if (!rows[i].signal) {
+			assert_null(cfg.slurm.signal);
+		} else {
+			assert_string_equal(cfg.slurm.signal, rows[i].signal);
+			assert_int_equal(cfg.slurm.signal_seconds, rows[i].seconds);
+		}
+		if (rows[i].note)
+			assert_string_equal(cfg.signal_note, rows[i].note);
+		else
+			assert_null(cfg.signal_note);
+		cfg_release(&cfg);
+	}
+}
 
 static void test_cfg_structure_errors(void **state)
 {
@@ -649,8 +789,11 @@ static void test_cfg_defaults(void **state)
 	assert_int_equal(cfg.slurm.time_min, 0);
 	assert_false(cfg.slurm.time_unlimited);
 	assert_int_equal(cfg.slurm.max_concurrent, 0);
-	assert_string_equal(cfg.slurm.signal, "USR1");
-	assert_int_equal(cfg.slurm.signal_seconds, 120);
+	/* No warning signal unless asked for: a program without a handler would die of it. */
+	assert_null(cfg.slurm.signal);
+	assert_false(cfg.slurm.signal_explicit);
+	assert_null(cfg.signal_note);
+	assert_false(cfg.results.given);
 	assert_int_equal(cfg.slurm.nextra, 0);
 	cfg_release(&cfg);
 }
@@ -875,6 +1018,10 @@ static void test_cfg_error_after_partial_sections(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cfg_results_errors),
+	    cmocka_unit_test(test_cfg_results),
+	    cmocka_unit_test(test_cfg_results_formats),
+	    cmocka_unit_test(test_cfg_signal_when_asked),
 	    cmocka_unit_test(test_cfg_structure_errors),
 	    cmocka_unit_test(test_cfg_key_errors),
 	    cmocka_unit_test(test_cfg_value_errors),

@@ -296,6 +296,53 @@ static void test_gate_run_failed(void **state)
 	strbuf_release(&why);
 }
 
+/*
+ * Metrics from the log: a pattern that did not match fails the task with its
+ * reason, and the metric is one even when no task has a value for it.
+ */
+static void test_gate_log_metrics(void **state)
+{
+	struct task_outcome oc[6];
+	struct result res[6];
+	struct result_log_spec spec;
+	const char *name = "acc", *pattern = "acc: ([^ ]+)";
+	struct gate_result g;
+
+	(void)state;
+	assert_int_equal(result_log_spec_init(&spec, &name, &pattern, 1), 0);
+	for (size_t i = 0; i < 6; i++) {
+		const char *log = i == 4   ? "epoch 1\n"
+		                  : i == 5 ? "acc: nan?\nacc: n/a\n"
+		                           : "acc: 0.5\n";
+
+		oc[i] = ran(TS_COMPLETED, 0, 0, (uint32_t)i);
+		result_init_empty(&res[i]);
+		result_scan_log(&res[i], log, strlen(log), "LOG", &spec);
+	}
+	gate_result_init(&g);
+	gate_check(&g, fixture_plan2x3(), oc, res, NULL, 0);
+	assert_int_equal(g.nmetrics, 1);
+	assert_string_equal(g.metrics[0], "acc");
+	assert_int_equal(g.nfailures, 2);
+	assert_string_equal(g.failures[0].reason, "pattern for 'acc' not found in LOG");
+	assert_string_equal(g.failures[1].reason, "metric 'acc' in LOG is 'n/a', not a number");
+	gate_result_release(&g);
+
+	/* Every task without the line: still the metric, and every task fails. */
+	for (size_t i = 0; i < 6; i++) {
+		result_release(&res[i]);
+		result_init_empty(&res[i]);
+		result_scan_log(&res[i], "x\n", 2, "LOG", &spec);
+	}
+	gate_check(&g, fixture_plan2x3(), oc, res, NULL, 0);
+	assert_int_equal(g.nmetrics, 1);
+	assert_int_equal(g.nfailures, 6);
+	gate_result_release(&g);
+	for (size_t i = 0; i < 6; i++)
+		result_release(&res[i]);
+	result_log_spec_release(&spec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +353,7 @@ int main(void)
 	    cmocka_unit_test(test_gate_requested_metrics),
 	    cmocka_unit_test(test_gate_no_metrics_anywhere),
 	    cmocka_unit_test(test_gate_run_failed),
+	    cmocka_unit_test(test_gate_log_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

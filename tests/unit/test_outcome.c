@@ -3,6 +3,7 @@
  * format of acct_rec field by field, one record per line) and small sets
  * built by hand for the cases a test cluster produces only slowly.
  */
+#include "gate.h"
 #include "outcome.h"
 
 #include <setjmp.h>
@@ -400,6 +401,19 @@ static void test_outcome_recorded_requeue(void **state)
 		assert_int_equal(out[i].attempts, 1);
 	}
 	assert_int_equal(out[1].maxrss_bytes, 3346432);
+	/* status --tasks says why it restarted. */
+	assert_int_equal(out[1].restart_states, 1u << TS_REQUEUED);
+	assert_int_equal(out[0].restart_states, 0);
+	{
+		struct strbuf why = STRBUF_INIT;
+
+		outcome_restart_reasons(&why, &out[1]);
+		assert_string_equal(why.buf, "requeued by signal");
+		strbuf_reset(&why);
+		outcome_restart_reasons(&why, &out[0]);
+		assert_string_equal(why.buf, "");
+		strbuf_release(&why);
+	}
 	free(out);
 	acct_set_release(&set);
 }
@@ -420,7 +434,17 @@ static void test_outcome_recorded_node_fail_requeue(void **state)
 		assert_int_equal(out[i].state, TS_COMPLETED);
 		assert_int_equal(out[i].exit_code, 0);
 		assert_int_equal(out[i].restarts, requeued ? 1 : 0);
+		assert_int_equal(out[i].restart_states, requeued ? 1u << TS_NODE_FAIL : 0);
 		assert_true(out[i].maxrss_bytes != ACCT_NO_VALUE);
+	}
+	{
+		struct strbuf why = STRBUF_INIT;
+		struct task_outcome both = out[0];
+
+		both.restart_states |= 1u << TS_PREEMPTED | 1u << TS_REQUEUED;
+		outcome_restart_reasons(&why, &both);
+		assert_string_equal(why.buf, "NODE_FAIL, PREEMPTED, requeued by signal");
+		strbuf_release(&why);
 	}
 	free(out);
 	acct_set_release(&set);
@@ -969,6 +993,60 @@ static void test_outcome_unpacked_ignores_steps(void **state)
 	acct_set_release(&set);
 }
 
+/* The script's note turns a run that died of the warning signal into a time limit. */
+static void test_outcome_signal_note(void **state)
+{
+	static const struct {
+		enum task_state state;
+		int exit_code, signal;
+		uint32_t job_id;
+		const char *note;
+		bool applies;
+	} rows[] = {
+	    {TS_FAILED, 138, 0, 77, "77 USR1\n", true},  /* exit 128 + SIGUSR1 */
+	    {TS_FAILED, 0, 10, 77, "77 USR1\n", true},   /* the batch shell ended by it */
+	    {TS_FAILED, 10, 0, 77, "77 USR1\n", true},   /* as Slurm 22.05 records exit 138 */
+	    {TS_FAILED, 140, 0, 77, "77 USR2\n", true},  /* SIGUSR2 */
+	    {TS_FAILED, 143, 0, 77, "77 TERM", true},    /* no newline */
+	    {TS_FAILED, 138, 0, 78, "77 USR1\n", false}, /* another run's note */
+	    {TS_FAILED, 1, 0, 77, "77 USR1\n", false},   /* saved and exited 1 */
+	    {TS_FAILED, 140, 0, 77, "77 USR1\n", false}, /* died of another signal */
+	    {TS_COMPLETED, 0, 0, 77, "77 USR1\n", false},
+	    {TS_REQUEUED, 138, 0, 77, "77 USR1\n", false},
+	    {TS_TIMEOUT, 0, 15, 77, "77 USR1\n", false},
+	    {TS_FAILED, 138, 0, 77, "", false},
+	    {TS_FAILED, 138, 0, 77, "77 KILL\n", false},
+	    {TS_FAILED, 138, 0, 77, "77USR1\n", false},
+	    {TS_FAILED, 138, 0, 77, "x 77 USR1\n", false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct acct_rec rec = {0};
+		struct task_outcome o = {0};
+		struct strbuf why = STRBUF_INIT;
+
+		rec.state = rows[i].state;
+		rec.exit_code = rows[i].exit_code;
+		rec.signal = rows[i].signal;
+		rec.job_id = rows[i].job_id;
+		rec.array_task_id = 3;
+		if (outcome_apply_signal_note(&rec, rows[i].note) != rows[i].applies)
+			fail_msg("row %zu", i);
+		assert_int_equal(rec.by_warning_signal, rows[i].applies);
+		if (!rows[i].applies) {
+			assert_int_equal(rec.state, rows[i].state);
+			continue;
+		}
+		assert_int_equal(rec.state, TS_TIMEOUT);
+		o.state = rec.state;
+		o.by_warning_signal = true;
+		assert_true(gate_run_failed(&why, &o));
+		assert_string_equal(why.buf, "time limit (ended by the warning signal)");
+		strbuf_release(&why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1004,6 +1082,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_outcome_malformed_bitmap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_malformed_spec, setup, teardown),
 	    cmocka_unit_test(test_outcome_log_path),
+	    cmocka_unit_test(test_outcome_signal_note),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

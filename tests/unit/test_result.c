@@ -4,9 +4,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "result.h"
 #include "strbuf.h"
@@ -234,7 +239,7 @@ static void test_result_unreadable(void **state)
 	read_fixture(&res, SWEEP_TEST_DATA "/results");
 	assert_int_equal(res.status, RESULT_UNREADABLE);
 	why = describe(&res);
-	assert_string_equal(why, "unreadable result file: Is a directory");
+	assert_string_equal(why, "unreadable result file: not a regular file");
 	free(why);
 	result_release(&res);
 }
@@ -276,6 +281,286 @@ static void test_result_path(void **state)
 	free(path);
 }
 
+/* Parses text in format; returns what result_describe says ("" when OK). */
+static char *parse(struct result *res, const char *text, enum result_format format)
+{
+	result_init(res);
+	result_parse_format(res, text, strlen(text), format);
+	return describe(res);
+}
+
+static void test_result_csv(void **state)
+{
+	struct result res;
+	char *d;
+
+	(void)state;
+	/* The last row under the header; quotes with commas, "" and line breaks; CRLF. */
+	d = parse(&res,
+	          "epoch,loss,\"acc, top-1\",note\r\n"
+	          "1,0.5,0.7,\"a \"\"quoted\"\", text\"\r\n"
+	          "2, 0.25 ,0.8,\"two\r\nlines\"\r\n"
+	          "\r\n",
+	          RESULT_CSV);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "epoch", 2);
+	assert_number(&res, "loss", 0.25);
+	assert_number(&res, "acc, top-1", 0.8);
+	assert_other(&res, "note", RESULT_OTHER, "text");
+	result_release(&res);
+
+	d = parse(&res, "a,b,c,d,e\n1,nan,-inf,,1e999\n", RESULT_CSV);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "a", 1);
+	assert_other(&res, "b", RESULT_NONFINITE, "NaN");
+	assert_other(&res, "c", RESULT_NONFINITE, "-Infinity");
+	assert_other(&res, "d", RESULT_OTHER, "empty");
+	assert_other(&res, "e", RESULT_NONFINITE, "Infinity");
+	result_release(&res);
+
+	/* No trailing newline; hex floats are text. */
+	d = parse(&res, "x,y\n1,2\n3,0x10", RESULT_CSV);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "x", 3);
+	assert_other(&res, "y", RESULT_OTHER, "text");
+	result_release(&res);
+}
+
+static void test_result_csv_errors(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+	} rows[] = {
+	    {"a,b\n1,2\n3\n", "invalid result file: line 3 has 1 field, the header 2"},
+	    {"a,b\n1,2,3\n", "invalid result file: line 2 has 3 fields, the header 2"},
+	    {"a,b\n\"1,2\n", "invalid result file: line 3: a quoted field is never closed"},
+	    {"a,b\n\"1\"x,2\n", "invalid result file: line 2: text after a closing quote"},
+	    {"a,b\n", "invalid result file: a header and no row under it"},
+	    {"a,b\n\n\n", "invalid result file: a header and no row under it"},
+	    {"a,a\n1,2\n", "invalid result file: line 1: column 2 repeats a name of the header"},
+	    {"", "empty result file"},
+	    {" \n\t\n", "empty result file"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct result res;
+		char *d = parse(&res, rows[i].text, RESULT_CSV);
+
+		if (strcmp(d, rows[i].want))
+			fail_msg("row %zu: want '%s', got '%s'", i, rows[i].want, d);
+		free(d);
+		result_release(&res);
+	}
+}
+
+static void test_result_jsonl(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+		double loss; /* when want is "" */
+	} rows[] = {
+	    {"{\"loss\": 3}\n{\"loss\": 2}\n{\"loss\": 1}\n", "", 1},
+	    {"{\"loss\": 3}\n{\"loss\": 2}\n\n  \n", "", 2},
+	    {"{\"loss\": 3}", "", 3},
+	    {"{\"loss\": 3}\n{\"loss\": NaN}\n", "", NAN},
+	    {"{\"loss\": 3}\n{\"loss\": 2\n",
+	     "invalid result file: last line, column 10: '}' expected near end of file", 0},
+	    {"{\"loss\": 3}\n[1, 2]\n", "invalid result file: an array, not an object", 0},
+	    {"\n\n", "empty result file", 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct result res;
+		char *d = parse(&res, rows[i].text, RESULT_JSONL);
+
+		if (strcmp(d, rows[i].want))
+			fail_msg("row %zu: want '%s', got '%s'", i, rows[i].want, d);
+		if (!*rows[i].want && isnan(rows[i].loss))
+			assert_other(&res, "loss", RESULT_NONFINITE, "NaN");
+		else if (!*rows[i].want)
+			assert_number(&res, "loss", rows[i].loss);
+		free(d);
+		result_release(&res);
+	}
+}
+
+static void scan(struct result *res, const char *log, const char *name, const char *pattern)
+{
+	struct result_log_spec spec;
+
+	assert_int_equal(result_log_spec_init(&spec, &name, &pattern, 1), 0);
+	result_init_empty(res);
+	result_scan_log(res, log, strlen(log), "LOG", &spec);
+	result_log_spec_release(&spec);
+}
+
+static void test_result_log(void **state)
+{
+	static const char log[] = "sweep: task 3 (setting 1, seed 0)\n"
+	                          "epoch 1: loss=0.9 acc=0.5 acc=0.55\n"
+	                          "test accuracy: 0.81\n"
+	                          "epoch 2: loss=0.4 acc=0.6 acc=0.66\r\n"
+	                          "test accuracy: 0.91\n"
+	                          "lr: 1e-3 (warmup)\n"
+	                          "status: converged\n"
+	                          "sweep: task 3 ended with status 0\n";
+	const struct result_entry *e;
+	struct result res;
+
+	(void)state;
+	/* The last match, its first group. */
+	scan(&res, log, "accuracy", "test accuracy: ([0-9.eE+-]+)");
+	assert_number(&res, "accuracy", 0.91);
+	assert_true(result_find(&res, "accuracy")->from_log);
+	result_release(&res);
+	/* The last match within the last line that matches. */
+	scan(&res, log, "acc", "acc=([0-9.]+)");
+	assert_number(&res, "acc", 0.66);
+	result_release(&res);
+	scan(&res, log, "lr", "^lr: ([^ ]+)");
+	assert_number(&res, "lr", 1e-3);
+	result_release(&res);
+	/* The first group even when a later one matched too. */
+	scan(&res, log, "loss", "loss=([0-9.]+) (acc)=");
+	assert_number(&res, "loss", 0.4);
+	result_release(&res);
+
+	scan(&res, log, "f1", "f1: ([0-9.]+)");
+	e = result_find(&res, "f1");
+	assert_non_null(e);
+	assert_int_equal(e->kind, RESULT_MISSING);
+	assert_string_equal(e->why, "pattern for 'f1' not found in LOG");
+	result_release(&res);
+
+	scan(&res, log, "status", "status: (.*)");
+	e = result_find(&res, "status");
+	assert_int_equal(e->kind, RESULT_OTHER);
+	assert_string_equal(e->why, "metric 'status' in LOG is 'converged', not a number");
+	result_release(&res);
+
+	/* An empty log, a log holding NUL bytes on the matching line. */
+	scan(&res, "", "acc", "acc=([0-9.]+)");
+	assert_int_equal(result_find(&res, "acc")->kind, RESULT_MISSING);
+	result_release(&res);
+	{
+		struct result_log_spec spec;
+		const char *name = "acc", *pattern = "acc=([0-9.]+)";
+		static const char nul_log[] = "acc=0.5\nacc=0.7\0junk\n";
+
+		assert_int_equal(result_log_spec_init(&spec, &name, &pattern, 1), 0);
+		result_init_empty(&res);
+		result_scan_log(&res, nul_log, sizeof(nul_log) - 1, "LOG", &spec);
+		assert_number(&res, "acc", 0.5);
+		result_log_spec_release(&spec);
+		result_release(&res);
+	}
+}
+
+/* A log metric joins the file's metrics and wins over a key of the same name. */
+static void test_result_log_with_file(void **state)
+{
+	struct result_log_spec spec;
+	const char *name = "acc", *pattern = "acc=([0-9.]+)";
+	struct result res;
+
+	(void)state;
+	assert_int_equal(result_log_spec_init(&spec, &name, &pattern, 1), 0);
+	result_init(&res);
+	result_parse(&res, "{\"acc\": 0.1, \"loss\": 2}", 23);
+	result_scan_log(&res, "acc=0.75\n", 9, "LOG", &spec);
+	assert_int_equal(res.nentries, 2);
+	assert_number(&res, "acc", 0.75);
+	assert_number(&res, "loss", 2);
+	result_release(&res);
+
+	/* No log yet (a run that never started writing one). */
+	result_init_empty(&res);
+	result_read_log(&res, NULL, &spec);
+	assert_string_equal(result_find(&res, "acc")->why, "metric 'acc': the task has no log yet");
+	result_release(&res);
+	result_init_empty(&res);
+	result_read_log(&res, "/nonexistent/x.out", &spec);
+	assert_string_equal(result_find(&res, "acc")->why,
+	                    "metric 'acc': cannot read its log /nonexistent/x.out: No such file or "
+	                    "directory");
+	result_release(&res);
+	result_log_spec_release(&spec);
+}
+
+/* The one reading function: regular files only, never waiting, with a size limit. */
+static void test_result_read_limits(void **state)
+{
+	char dir[] = "/tmp/sweep-result-XXXXXX";
+	char *fifo, *big, *named;
+	struct strbuf sb = STRBUF_INIT;
+	struct result res;
+	char *d;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fifo = xstrfmt("%s/fifo.json", dir);
+	big = xstrfmt("%s/big.jsonl", dir);
+	named = xstrfmt("%s/with space.csv", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	result_init(&res);
+	result_read(&res, fifo); /* would hang on a blocking open */
+	d = describe(&res);
+	assert_string_equal(d, "unreadable result file: not a regular file");
+	free(d);
+	assert_int_equal(result_read_text(&sb, dir, false), -1);
+	assert_int_equal(errno, EINVAL);
+
+	/* Larger than the limit: refused whole, read from its end as a tail. */
+	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)RESULT_MAX_BYTES), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_END), (off_t)RESULT_MAX_BYTES);
+	assert_int_equal(write(fd, "\n{\"loss\": 1}\n{\"loss\": 0.5}\n", 27), 27);
+	close(fd);
+	assert_int_equal(result_read_text(&sb, big, false), -1);
+	assert_int_equal(errno, EFBIG);
+	result_read(&res, big);
+	d = describe(&res);
+	assert_string_equal(d, "result file larger than 16 MiB");
+	free(d);
+	result_read_format(&res, big, RESULT_JSONL);
+	assert_int_equal(res.status, RESULT_OK);
+	assert_number(&res, "loss", 0.5);
+	assert_int_equal(result_read_text(&sb, big, true), 0);
+	/* From the start of the first whole line in the last RESULT_MAX_BYTES. */
+	assert_string_equal(sb.buf, "{\"loss\": 1}\n{\"loss\": 0.5}\n");
+
+	fd = open(named, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_int_equal(write(fd, "acc\n0.5\n", 8), 8);
+	close(fd);
+	result_read_format(&res, named, RESULT_CSV);
+	assert_number(&res, "acc", 0.5);
+	result_release(&res);
+
+	result_read_format(&res, fifo, RESULT_CSV);
+	res.file = xstrdup("runs/a b/m.csv");
+	d = describe(&res);
+	assert_string_equal(d, "unreadable result file runs/a b/m.csv: not a regular file");
+	free(d);
+	result_release(&res);
+	unlink(fifo);
+	unlink(big);
+	unlink(named);
+	rmdir(dir);
+	strbuf_release(&sb);
+	free(fifo);
+	free(big);
+	free(named);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +578,12 @@ int main(void)
 	    cmocka_unit_test(test_result_strict_json),
 	    cmocka_unit_test(test_result_reuse_releases),
 	    cmocka_unit_test(test_result_path),
+	    cmocka_unit_test(test_result_csv),
+	    cmocka_unit_test(test_result_csv_errors),
+	    cmocka_unit_test(test_result_jsonl),
+	    cmocka_unit_test(test_result_log),
+	    cmocka_unit_test(test_result_log_with_file),
+	    cmocka_unit_test(test_result_read_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

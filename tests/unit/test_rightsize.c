@@ -257,6 +257,79 @@ static void test_rightsize_per_cpu_memory(void **state)
 	assert_int_equal(g.req_mem_mb, 1024);
 	assert_int_equal(g.mem_gap, RIGHTSIZE_OK);
 	assert_int_equal(g.mem_mb, 640); /* 512 x 1.2 = 615 -> 640 */
+	/* Every task asked per CPU: the per-CPU need too, 640M over 4 CPUs. */
+	assert_true(g.per_cpu);
+	assert_int_equal(g.cpus_per_node, 4);
+	assert_int_equal(g.mem_per_cpu_mb, 192); /* 160 -> the next multiple of 64 */
+	acct_set_release(&set);
+}
+
+/*
+ * Several tasks per node: the node needed the sum of their peaks, taken as
+ * MaxRSS x tasks per node (an upper bound, and said so).
+ */
+static void test_rightsize_per_node_memory(void **state)
+{
+	static const struct {
+		uint64_t maxrss;
+		uint32_t ntasks, nnodes;
+		uint64_t need;
+		uint32_t per;
+	} rows[] = {
+	    {100, 1, 1, 100, 1},
+	    {100, 4, 1, 400, 4},
+	    {100, 4, 2, 200, 2},
+	    {100, 5, 2, 300, 3}, /* the busiest node: 3 */
+	    {100, 0, 1, 100, 1},
+	    {100, 4, 0, 100, 1}, /* unknown: one task */
+	    {100, 0xfffffffe, 0xfffffffe, 100, 1},
+	    {UINT64_MAX / 2, 4, 1, UINT64_MAX - 1, 4}, /* saturates */
+	};
+	struct acct_set set;
+	struct acct_rec *rec;
+	struct array_rec arr = {.job_id = 77, .spec = (char *)"0", .attempt = 1};
+	struct task_outcome o;
+	struct rightsize_group g;
+	struct rightsize_policy p = defaults();
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint32_t per = 0;
+
+		if (acct_node_need(rows[i].maxrss, rows[i].ntasks, rows[i].nnodes, &per) !=
+		        rows[i].need ||
+		    per != rows[i].per)
+			fail_msg("row %zu", i);
+	}
+
+	/* 4 tasks of 300M each on one node under --mem=1G: the node needed 1200M. */
+	acct_set_init(&set);
+	rec = acct_set_add(&set);
+	rec->array_job_id = 77;
+	rec->array_task_id = 0;
+	rec->job_id = 78;
+	rec->state = TS_OUT_OF_MEMORY;
+	rec->req_mem_mb = 1024;
+	rec->ncpus = 4;
+	rec->nnodes = 1;
+	rec->maxrss_bytes = 300 * MIB;
+	rec->node_mem_bytes = acct_node_need(rec->maxrss_bytes, 4, 1, &rec->tasks_per_node);
+	rec->timelimit_s = 600;
+	rec->elapsed_s = 60;
+	assert_int_equal(outcome_build(&o, 1, &arr, 1, &set), 0);
+	assert_int_equal(o.tasks_per_node, 4);
+	assert_int_equal(rightsize_need_bytes(&o), 1200 * MIB);
+	assert_int_equal(rightsize_mem_bound_mb(&o), 1200);
+	rightsize_group_build(&g, &o, 1, &p);
+	assert_int_equal(g.peak_rss, 1200 * MIB);
+	assert_int_equal(g.mem_mb, 2560); /* 1200 x 2 = 2400 -> 2.5G */
+	assert_false(g.per_cpu);
+	assert_int_equal(g.mem_per_cpu_mb, 0);
+	rightsize_explain_bounds(&sb, &g, &p, "; ");
+	assert_non_null(strstr(sb.buf, "up to 4 tasks ran on one node: the memory a node needed "
+	                               "is taken as MaxRSS x 4, an upper bound"));
+	strbuf_release(&sb);
 	acct_set_release(&set);
 }
 
@@ -665,6 +738,7 @@ int main(void)
 	    cmocka_unit_test(test_rightsize_lower_bound_states),
 	    cmocka_unit_test(test_rightsize_task_efficiency),
 	    cmocka_unit_test(test_rightsize_per_cpu_memory),
+	    cmocka_unit_test(test_rightsize_per_node_memory),
 	    cmocka_unit_test(test_rightsize_group_plain),
 	    cmocka_unit_test(test_rightsize_group_lower_bounds),
 	    cmocka_unit_test(test_rightsize_group_several_bounds),

@@ -427,6 +427,87 @@ static void test_script_fail_fast_not_counted(void **state)
 	free(dir);
 }
 
+/* Runs the default script as array task 0 with command; returns its exit status. */
+static int run_script(struct strbuf *note, const char *signal, const char *command,
+                      char **script_text)
+{
+	struct cfg cfg;
+	struct plan plan = hostile_plan();
+	struct script_input in = {0};
+	struct strbuf out = STRBUF_INIT;
+	char *dir = make_tmpdir();
+	char *sweep_dir = xstrfmt("%s/sweeps/1", dir),
+	     *script = xstrfmt("%s/demo.sbatch", sweep_dir);
+	char *logs = xstrfmt("%s/logs", dir), *path = xstrfmt("%s/tasks/0/.signalled", sweep_dir);
+	const char *argv[] = {"bash", script, "0", NULL};
+	const char *env[] = {"SLURM_ARRAY_TASK_ID=0", "SLURM_JOB_ID=4242", NULL};
+	struct proc_result res;
+	int status;
+
+	fill_cfg(&cfg);
+	cfg.setup = NULL;
+	cfg.command = (char *)command;
+	cfg.slurm.signal = (char *)signal;
+	cfg.slurm.signal_seconds = 60;
+	in.cfg = &cfg;
+	in.plan = &plan;
+	in.sweep_id = 1;
+	in.sweep_dir = sweep_dir;
+	in.script = script;
+	in.logs = logs;
+	in.workdir = dir;
+	in.source = "demo.yaml";
+	assert_int_equal(script_render(&out, script_default_template, &in), 0);
+	assert_int_equal(script_write_files(&in, out.buf), 0);
+	proc_result_init(&res);
+	assert_int_equal(proc_run(&res, argv, env, 30), 0);
+	status = res.exited ? res.status : 128 + res.status;
+	strbuf_reset(note);
+	if (strbuf_read_file(note, path) < 0)
+		strbuf_reset(note);
+	*script_text = strbuf_detach(&out, NULL);
+	proc_result_release(&res);
+	remove_tree(dir);
+	free(path);
+	free(sweep_dir);
+	free(script);
+	free(logs);
+	free(dir);
+	return status;
+}
+
+/*
+ * No signal asked for: no --signal line, nothing trapped. With one, the
+ * script forwards it to the command and notes that in the task's folder:
+ * a command without a handler dies of it (status 128 + N).
+ */
+static void test_script_signal_only_when_asked(void **state)
+{
+	struct strbuf note = STRBUF_INIT;
+	char *text;
+
+	(void)state;
+	/* $$ in the command's subshells is the script: the command signals it. */
+	assert_int_equal(run_script(&note, NULL, "kill -s USR2 $$; echo ok", &text), 140);
+	assert_null(strstr(text, "--signal"));
+	assert_non_null(strstr(text, "SWEEP_SIGNAL=\n"));
+	assert_int_equal(note.len, 0);
+	free(text);
+
+	assert_int_equal(
+	    run_script(&note, "USR2", "(sleep 1; kill -s USR2 $$) & exec sleep 10", &text),
+	    128 + 12);
+	assert_non_null(strstr(text, "#SBATCH --signal=B:USR2@60\n"));
+	assert_string_equal(note.buf, "4242 USR2\n");
+	free(text);
+
+	/* A command that exits at once leaves no note. */
+	assert_int_equal(run_script(&note, "USR2", "true", &text), 0);
+	assert_int_equal(note.len, 0);
+	free(text);
+	strbuf_release(&note);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +519,7 @@ int main(void)
 	    cmocka_unit_test(test_script_runs_as_a_task),
 	    cmocka_unit_test(test_script_fail_fast_counter),
 	    cmocka_unit_test(test_script_fail_fast_not_counted),
+	    cmocka_unit_test(test_script_signal_only_when_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -295,7 +295,21 @@ static void test_acct_maxrss_over_steps(void **state)
 		slurm_list_append(job.steps, &steps[i]);
 	rec = decode_one(&set, &job);
 	assert_int_equal(rec->maxrss_bytes, 7340032);
+	assert_int_equal(rec->node_mem_bytes, 7340032);
+	assert_int_equal(rec->tasks_per_node, 1);
 	acct_set_release(&set);
+
+	/* Step 0 ran 4 tasks on one node: that node needed up to 4 x its MaxRSS. */
+	steps[3].stats.tres_usage_in_max = "1=5,2=3000000";
+	steps[3].ntasks = 4;
+	steps[3].nnodes = 1;
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->maxrss_bytes, 7340032);
+	assert_int_equal(rec->node_mem_bytes, 12000000);
+	assert_int_equal(rec->tasks_per_node, 4);
+	acct_set_release(&set);
+	steps[3].stats.tres_usage_in_max = "1=5,2=18446744073709551614";
+	steps[3].ntasks = steps[3].nnodes = 0;
 
 	/* Only running steps, or no memory figure at all: unmeasured, not 0. */
 	steps[4].stats.tres_usage_in_max = "";

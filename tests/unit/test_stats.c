@@ -7,6 +7,9 @@
 #include <math.h>
 
 #include "stats.h"
+#include "strbuf.h"
+
+#include <string.h>
 
 #include "banned.h"
 
@@ -192,6 +195,58 @@ static void test_stats_t_domain(void **state)
 	assert_true(isnan(stats_t_upper(NAN, 3)));
 }
 
+/*
+ * Numbers as papers print them: the std to 2 significant digits (3 when it
+ * starts with a 1), the mean and the CI bounds to the same place.
+ */
+static void test_stats_print_rounding(void **state)
+{
+	static const struct {
+		double mean, std;
+		int digits;       /* --digits; 0 = the rule */
+		const char *want; /* "mean ± std", or NULL: no place (std 0 or undefined) */
+	} rows[] = {
+	    {0.90823, 0.0197847, 0, "0.9082 ± 0.0198"},
+	    {0.761716, 7.41171e-05, 0, "0.761716 ± 0.000074"},
+	    {0.90812, 0.02513, 0, "0.908 ± 0.025"},
+	    {0.5, 0.0996, 0, "0.50 ± 0.10"}, /* rounds up to a new digit */
+	    {0.5, 0.0196, 0, "0.5000 ± 0.0196"},
+	    {0.5, 0.01996, 0, "0.5000 ± 0.0200"},       /* starts with a 1 before rounding */
+	    {-3.14159, 0.271, 0, "-3.14 ± 0.27"},       /* negative means */
+	    {-0.001, 0.25, 0, "0.00 ± 0.25"},           /* never "-0.00" */
+	    {1234567.0, 12345.0, 0, "1234600 ± 12300"}, /* 1e6 scale: to the hundreds */
+	    {2345678.9, 45678.9, 0, "2346000 ± 46000"},
+	    {1e6 + 0.5, 0.3, 0, "1000000.50 ± 0.30"},
+	    {42.0, 1.0, 0, "42.00 ± 1.00"},
+	    {42.0, 9.96, 0, "42 ± 10"},
+	    {0.761716, 7.41171e-05, 4, "0.76171600 ± 0.00007412"}, /* --digits 4 */
+	    {0.761716, 7.41171e-05, 1, "0.76172 ± 0.00007"},
+	    {5.0, 0.0, 0, NULL},  /* std 0 */
+	    {5.0, NAN, 0, NULL},  /* n = 1: no std */
+	    {5.0, -1.0, 0, NULL}, /* cannot happen; no place either */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		int place;
+
+		if (!stats_print_place(&place, rows[i].std, rows[i].digits)) {
+			if (rows[i].want)
+				fail_msg("row %zu: no place", i);
+			continue;
+		}
+		if (!rows[i].want)
+			fail_msg("row %zu: a place (%d) for std %g", i, place, rows[i].std);
+		stats_format_at(&sb, rows[i].mean, place);
+		strbuf_addstr(&sb, " ± ");
+		stats_format_at(&sb, rows[i].std, place);
+		if (strcmp(sb.buf, rows[i].want))
+			fail_msg("row %zu: want '%s', got '%s'", i, rows[i].want, sb.buf);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +260,7 @@ int main(void)
 	    cmocka_unit_test(test_stats_t_quantile_closed_forms),
 	    cmocka_unit_test(test_stats_t_quantile_inverts_cdf),
 	    cmocka_unit_test(test_stats_t_domain),
+	    cmocka_unit_test(test_stats_print_rounding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,17 +14,36 @@ struct bad_case {
 static const struct bad_case yaml_errors[] = {
     {BASE "grid: [a\n",
      "t.yaml:4:1: did not find expected ',' or ']' (while parsing a flow sequence at line 3, "
-     "column 7)"},
+     "column 7): a value starting with '[' or '{' is read as a list or mapping: quote it"},
     {"name: x\n\tcommand: y\n",
      "t.yaml:2:1: found a tab character that violates indentation (while scanning a plain "
-     "scalar at line 1, column 7)"},
+     "scalar at line 1, column 7): indent with spaces, not tabs"},
     {"name: x\ncommand: @run\n",
      "t.yaml:2:10: found character that cannot start any token (while scanning for the next "
-     "token at line 2, column 10)"},
+     "token at line 2, column 10): indent with spaces, not tabs, and quote a value that "
+     "starts with '@', '`', '%' or '!'"},
     {"name: x\ncommand: \"abc\n",
      "t.yaml:3:1: found unexpected end of stream (while scanning a quoted scalar at line 2, "
-     "column 10)"},
-    {"name: x\n  command: y\n", "t.yaml:2:10: mapping values are not allowed in this context"},
+     "column 10): a quote or bracket opened here is never closed"},
+    {"name: x\n  command: y\n",
+     "t.yaml:2:10: mapping values are not allowed in this context: a value holding ': ' must "
+     "be quoted ('...') or written as a block scalar (command: |)"},
+    /* What users write: a command with ': ' or JSON in it, a regex in double quotes. */
+    {"name: x\ncommand: echo {\"a\": 1}\n",
+     "t.yaml:2:19: mapping values are not allowed in this context: a value holding ': ' must "
+     "be quoted ('...') or written as a block scalar (command: |)"},
+    {"name: x\ncommand: run\nresults:\n  log: {acc: \"acc \\d+\"}\n",
+     "t.yaml:4:19: found unknown escape character (while parsing a quoted scalar at line 4, "
+     "column 14): inside double quotes a backslash starts an escape: use single quotes for "
+     "regexes and paths"},
+    {"name: x\ncommand: [run] --fast\n",
+     "t.yaml:2:16: did not find expected key (while parsing a block mapping at line 1, column "
+     "1): check this line's indentation; a value starting with a quote must end with it, else "
+     "quote the whole value"},
+    {"name: x\ncommand: run\nslurm:\n  mem: 1G\n time: 5\n",
+     "t.yaml:5:2: did not find expected key (while parsing a block mapping at line 1, column "
+     "1): check this line's indentation; a value starting with a quote must end with it, else "
+     "quote the whole value"},
     {"name: x\x01\n", "t.yaml:1:8: control characters are not allowed (byte 0x01)"},
     {"name: caf\xc3\xa9\x01\n", "t.yaml:1:11: control characters are not allowed (byte 0x01)"},
     {"name: \xff\n", "t.yaml:1:7: invalid leading UTF-8 octet (byte 0xff)"},

@@ -102,25 +102,30 @@ static bool tres_value(uint64_t *out, const char *tres, uint32_t id)
 	return false;
 }
 
-static uint64_t max_rss(SLIST steps)
+/* The job's MaxRSS and per-node need (acct_node_need): the maximum over its steps. */
+static void step_memory(struct acct_rec *rec, SLIST steps)
 {
-	uint64_t best = ACCT_NO_VALUE;
 	slurmdb_step_rec_t *step;
 	SLIST_ITER it;
 
 	if (!steps)
-		return best;
+		return;
 	it = slurm_list_iterator_create(steps);
 	while ((step = slurm_list_next(it))) {
-		uint64_t rss;
+		uint64_t rss, need;
+		uint32_t per;
 
 		if (!tres_value(&rss, step->stats.tres_usage_in_max, TRES_MEM))
 			continue;
-		if (best == ACCT_NO_VALUE || rss > best)
-			best = rss;
+		if (rec->maxrss_bytes == ACCT_NO_VALUE || rss > rec->maxrss_bytes)
+			rec->maxrss_bytes = rss;
+		need = acct_node_need(rss, step->ntasks, step->nnodes, &per);
+		if (rec->node_mem_bytes == ACCT_NO_VALUE || need > rec->node_mem_bytes) {
+			rec->node_mem_bytes = need;
+			rec->tasks_per_node = per;
+		}
 	}
 	slurm_list_iterator_destroy(it);
-	return best;
 }
 
 /* The peak of TRES id over the steps' tres_usage_in_max; ACCT_NO_VALUE when none has it. */
@@ -291,10 +296,12 @@ int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job)
 	else if (job->req_cpus != NO_VAL && job->req_cpus != INFINITE)
 		rec->ncpus = job->req_cpus;
 
-	rec->maxrss_bytes = max_rss(job->steps);
 	rec->total_cpu_us = total_cpu_us(job);
 	rec->gpu_util = max_tres(job->steps, out->tres_gpuutil);
 	rec->gpu_mem_bytes = max_tres(job->steps, out->tres_gpumem);
+	step_memory(rec, job->steps);
+	if (job->alloc_nodes && job->alloc_nodes != NO_VAL)
+		rec->nnodes = job->alloc_nodes;
 	/* Pending jobs carry "None assigned" in the node list. */
 	if (job->nodes && *job->nodes && strcmp(job->nodes, "None assigned") != 0)
 		rec->nodes = xstrdup(job->nodes);
