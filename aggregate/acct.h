@@ -56,6 +56,12 @@ struct acct_rec {
 	uint64_t maxrss_bytes; /* maximum over the task's steps; ACCT_NO_VALUE when none measured */
 	char *nodes;           /* node list, or NULL */
 	int64_t submit_time, start_time, end_time; /* unix seconds, 0 if unknown */
+	/*
+	 * Read with its steps, and none of them can still change: every step
+	 * ended, or the run never started (it has none). Only then is
+	 * maxrss_bytes final. False for records read without steps.
+	 */
+	bool steps_final;
 };
 
 struct acct_set {

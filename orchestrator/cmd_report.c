@@ -36,6 +36,8 @@ static const char options[] =
     "  --csv                print CSV\n"
     "  --allow-incomplete   print statistics over the tasks that passed, marking the\n"
     "                       settings that miss some and listing the excluded tasks\n"
+    "  --refresh            read every record from Slurm accounting again, not the\n"
+    "                       finished ones the state store kept\n"
     "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -56,19 +58,17 @@ struct report_opts {
 	size_t alloc;
 	enum format format;
 	bool allow_incomplete;
+	bool refresh;
 };
 
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct report_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"metric", required_argument, NULL, 'm'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"csv", no_argument, NULL, 'c'},
-	    {"allow-incomplete", no_argument, NULL, 'a'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"metric", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
+	    {"csv", no_argument, NULL, 'c'},          {"allow-incomplete", no_argument, NULL, 'a'},
+	    {"refresh", no_argument, NULL, 'R'},      {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	bool json = false, csv = false;
 	int opt, code;
@@ -92,6 +92,9 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 			break;
 		case 'a':
 			o->allow_incomplete = true;
+			break;
+		case 'R':
+			o->refresh = true;
 			break;
 		default:
 			code =
@@ -185,6 +188,8 @@ int cmd_report(int argc, char **argv)
 		        "show as missing",
 		        l.rec.name, sweep_status_name(l.rec.status), l.rec.error ? ": " : "",
 		        l.rec.error ? l.rec.error : "");
+	/* States, exit codes and times are on the job records: no steps. */
+	l.read.refresh = o.refresh;
 	if (loaded_outcomes(&l) < 0)
 		goto out;
 	results = read_results(&l.rec, l.outcomes, l.plan.ntasks);

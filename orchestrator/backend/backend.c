@@ -1,5 +1,7 @@
 #include "backend.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "acct.h"
@@ -33,7 +35,8 @@ const struct backend_ops *backend_get(const char *name)
 }
 
 int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct array_rec **arrays,
-                          size_t *narrays, struct store *st, const struct sweep_rec *rec)
+                          size_t *narrays, struct backend_read *rd, struct store *st,
+                          const struct sweep_rec *rec)
 {
 	const struct backend_ops *ops = backend_get(rec->backend);
 	int ret;
@@ -47,11 +50,32 @@ int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct
 		return ret;
 	/* A sweep whose submission failed before any array job has nothing to ask about. */
 	if (*narrays) {
-		ret = ops->records(set, st, rec, *arrays, *narrays);
+		ret = ops->records(set, rd, st, rec, *arrays, *narrays);
 		if (ret < 0)
 			return ret;
 	}
 	return outcome_build(out, rec->ntasks, *arrays, *narrays, set);
+}
+
+void backend_read_note(const struct backend_read *rd, size_t narrays)
+{
+	const char *debug = getenv("SWEEP_DEBUG_QUERIES");
+
+	if (debug && *debug && strcmp(debug, "0") != 0)
+		fprintf(stderr,
+		        "sweep: accounting queries: %u (%zu array job%s asked, %zu from the "
+		        "state store)\n",
+		        rd->queries, rd->asked, rd->asked == 1 ? "" : "s", rd->kept);
+	if (!rd->kept)
+		return;
+	if (rd->kept == narrays)
+		fprintf(stderr, "sweep: records from the state store (all tasks finished; "
+		                "--refresh to re-read)\n");
+	else
+		fprintf(stderr,
+		        "sweep: records of %zu of %zu array jobs from the state store "
+		        "(finished; --refresh to re-read)\n",
+		        rd->kept, narrays);
 }
 
 int backend_helper_main(int argc, char **argv)

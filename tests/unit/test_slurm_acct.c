@@ -70,7 +70,7 @@ static void finished_job(slurmdb_job_rec_t *job)
 static struct acct_rec *decode_one(struct acct_set *set, const slurmdb_job_rec_t *job)
 {
 	acct_set_init(set);
-	assert_int_equal(slb_acct_decode_job(set, job), 1);
+	assert_int_equal(slb_acct_decode_job(set, job, true), 1);
 	assert_int_equal(set->n, 1);
 	return &set->recs[0];
 }
@@ -167,7 +167,7 @@ static void test_acct_revoked_and_resizing_skipped(void **state)
 
 		finished_job(&job);
 		job.state = skipped[i];
-		assert_int_equal(slb_acct_decode_job(&set, &job), 0);
+		assert_int_equal(slb_acct_decode_job(&set, &job, true), 0);
 	}
 	assert_int_equal(set.n, 0);
 	acct_set_release(&set);
@@ -385,7 +385,7 @@ static void test_acct_not_an_array_skipped(void **state)
 	job.array_task_id = NO_VAL;
 	job.jobid = 100;
 	acct_set_init(&set);
-	assert_int_equal(slb_acct_decode_job(&set, &job), 0);
+	assert_int_equal(slb_acct_decode_job(&set, &job, true), 0);
 	assert_int_equal(set.n, 0);
 	acct_set_release(&set);
 }
@@ -448,7 +448,7 @@ static void test_acct_fetch_nothing(void **state)
 
 	(void)state;
 	acct_set_init(&set);
-	assert_int_equal(slb_acct_fetch(&set, NULL, 0), 0);
+	assert_int_equal(slb_acct_fetch(&set, NULL, 0, false), 0);
 	assert_int_equal(set.n, 0);
 	assert_string_equal(captured.buf, "");
 }
@@ -463,7 +463,7 @@ static void test_acct_fetch_without_slurm_conf(void **state)
 	acct_set_init(&set);
 	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
 	/* libslurm itself would retry for a minute and then exit the process. */
-	assert_int_equal(slb_acct_fetch(&set, &id, 1), SWEEP_ERR);
+	assert_int_equal(slb_acct_fetch(&set, &id, 1, false), SWEEP_ERR);
 	assert_non_null(strstr(captured.buf, "cannot read Slurm's configuration "
 	                                     "'/nonexistent/slurm.conf'"));
 	if (old)
@@ -572,7 +572,7 @@ static void test_acct_fetch_slurmdbd_down(void **state)
 		alarm(10); /* a hang fails the test */
 		setenv("SLURM_CONF", path, 1);
 		acct_set_init(&set);
-		ret = slb_acct_fetch(&set, ids, 2);
+		ret = slb_acct_fetch(&set, ids, 2, false);
 		fputs(captured.buf, stderr);
 		/* _exit: libslurm leaks the failed connection, and LSan would fail the child. */
 		if (ret != SWEEP_ERR)

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include "acct.h"
+#include "acct_cache.h"
 #include "plan.h"
 
 #include "helpers.h"
@@ -196,7 +198,7 @@ static void test_store_errors(void **state)
 	strbuf_reset(&captured);
 	assert_int_equal(store_open(&st, dir, 0), SWEEP_ERR);
 	expect = xstrfmt("error: state store '%s' has schema version 99, newer than this sweep "
-	                 "knows (2); use a newer sweep",
+	                 "knows (3); use a newer sweep",
 	                 dir);
 	assert_string_equal(captured.buf, expect);
 	free(expect);
@@ -268,6 +270,188 @@ static void test_store_interrupted_submission(void **state)
 	free(dir);
 }
 
+/* Every field of two records, one by one: kept records are what the query returned. */
+static void assert_rec_equal(const struct acct_rec *a, const struct acct_rec *b)
+{
+	assert_int_equal(a->array_job_id, b->array_job_id);
+	assert_int_equal(a->array_task_id, b->array_task_id);
+	assert_int_equal(a->job_id, b->job_id);
+	if (a->pending_tasks || b->pending_tasks)
+		assert_string_equal(a->pending_tasks, b->pending_tasks);
+	assert_int_equal(a->state, b->state);
+	assert_int_equal(a->exit_code, b->exit_code);
+	assert_int_equal(a->signal, b->signal);
+	assert_true(a->elapsed_s == b->elapsed_s);
+	assert_true(a->timelimit_s == b->timelimit_s);
+	assert_true(a->req_mem_mb == b->req_mem_mb);
+	assert_int_equal(a->req_mem_per_cpu, b->req_mem_per_cpu);
+	assert_int_equal(a->ncpus, b->ncpus);
+	assert_true(a->maxrss_bytes == b->maxrss_bytes);
+	if (a->nodes || b->nodes)
+		assert_string_equal(a->nodes, b->nodes);
+	assert_int_equal(a->submit_time, b->submit_time);
+	assert_int_equal(a->start_time, b->start_time);
+	assert_int_equal(a->end_time, b->end_time);
+	assert_int_equal(a->steps_final, b->steps_final);
+}
+
+static void test_store_acct_round_trip(void **state)
+{
+	char *dir = make_tmpdir();
+	struct store *st;
+	struct plan plan = small_plan();
+	struct acct_set set, back;
+	struct acct_rec *r;
+	struct acct_cache_entry keep[] = {{77, 1234, true}, {78, 1235, false}}, *kept = NULL;
+	uint32_t drop = 77;
+	size_t n = 0;
+	int64_t id, other;
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	id = begin(st, "demo", &plan);
+	other = begin(st, "other", &plan);
+	acct_set_init(&set);
+	/* Every kind of value: a requeued run, a pending bitmap, values Slurm leaves unset. */
+	r = acct_set_add(&set);
+	*r = (struct acct_rec){77,
+	                       3,
+	                       80,
+	                       NULL,
+	                       TS_REQUEUED,
+	                       0,
+	                       0,
+	                       0,
+	                       ACCT_NO_VALUE,
+	                       100,
+	                       true,
+	                       2,
+	                       ACCT_NO_VALUE,
+	                       xstrdup("vm"),
+	                       1700000000,
+	                       1700000001,
+	                       1700000002,
+	                       true};
+	r = acct_set_add(&set);
+	*r = (struct acct_rec){77,
+	                       3,
+	                       80,
+	                       NULL,
+	                       TS_OUT_OF_MEMORY,
+	                       0,
+	                       9,
+	                       61,
+	                       300,
+	                       4096,
+	                       false,
+	                       8,
+	                       (uint64_t)5 << 40,
+	                       xstrdup("n[1-3],gpu-7"),
+	                       1700000100,
+	                       1700000101,
+	                       1700000162,
+	                       true};
+	r = acct_set_add(&set);
+	*r = (struct acct_rec){78,
+	                       ACCT_NO_TASK,
+	                       78,
+	                       xstrdup("0x21FFFFFFFFFF"),
+	                       TS_CANCELLED,
+	                       0,
+	                       0,
+	                       0,
+	                       ACCT_NO_VALUE,
+	                       0,
+	                       false,
+	                       0,
+	                       ACCT_NO_VALUE,
+	                       NULL,
+	                       1700000000,
+	                       0,
+	                       1700000300,
+	                       false};
+	r = acct_set_add(&set); /* another array job's: not kept */
+	*r = (struct acct_rec){79, 0,    79,    NULL, TS_RUNNING,    0,    0,          5,
+	                       60, 1,    false, 1,    ACCT_NO_VALUE, NULL, 1700000000, 1700000001,
+	                       0,  false};
+	assert_int_equal(store_acct_update(st, id, keep, 2, &set, NULL, 0), 0);
+
+	acct_set_init(&back);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(kept[0].job_id, 77);
+	assert_int_equal(kept[0].submitted_at, 1234);
+	assert_true(kept[0].with_steps);
+	assert_int_equal(kept[1].job_id, 78);
+	assert_false(kept[1].with_steps);
+	assert_int_equal(back.n, 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_rec_equal(&back.recs[i], &set.recs[i]);
+	acct_set_release(&back);
+	free(kept);
+
+	/* Another sweep keeps nothing; keeping again replaces; dropping forgets. */
+	acct_set_init(&back);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, other), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(back.n, 0);
+	set.recs[1].maxrss_bytes = 42;
+	assert_int_equal(store_acct_update(st, id, keep, 1, &set, NULL, 0), 0);
+	assert_int_equal(store_acct_update(st, id, NULL, 0, &set, &drop, 1), 0);
+	assert_int_equal(store_acct_update(st, id, keep, 1, &set, NULL, 0), 0);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(back.n, 3);
+	assert_int_equal(back.recs[0].array_job_id, 77);
+	assert_int_equal(back.recs[1].maxrss_bytes, 42);
+	assert_int_equal(back.recs[2].array_job_id, 78);
+	acct_set_release(&back);
+	free(kept);
+	assert_int_equal(store_acct_update(st, id, NULL, 0, &set, &drop, 1), 0);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(back.n, 1);
+	assert_int_equal(back.recs[0].array_job_id, 78);
+	acct_set_release(&back);
+	free(kept);
+
+	acct_set_release(&set);
+	store_close(st);
+	remove_tree(dir);
+	free(dir);
+}
+
+/* A store of schema 2 (before kept records) gains their tables when opened. */
+static void test_store_acct_migration(void **state)
+{
+	char *dir = make_tmpdir(), *path;
+	struct store *st = NULL;
+	struct acct_cache_entry *kept = NULL;
+	struct acct_set back;
+	size_t n = 5;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	store_close(st);
+	path = xstrfmt("%s/sweep.db", dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "DROP TABLE acct_records; DROP TABLE acct_arrays;"
+	                              " PRAGMA user_version = 2",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&st, dir, 0), 0);
+	acct_set_init(&back);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, 1), 0);
+	assert_int_equal(n, 0);
+	store_close(st);
+	free(path);
+	remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +460,8 @@ int main(void)
 	    cmocka_unit_test(test_store_errors),
 	    cmocka_unit_test(test_store_begin_is_atomic),
 	    cmocka_unit_test(test_store_interrupted_submission),
+	    cmocka_unit_test(test_store_acct_round_trip),
+	    cmocka_unit_test(test_store_acct_migration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
