@@ -62,15 +62,11 @@ int loaded_arrays(struct loaded_sweep *l)
 
 int loaded_records(struct loaded_sweep *l)
 {
-	const struct backend_ops *ops;
 	int ret = loaded_arrays(l);
 
 	if (ret < 0 || !l->narrays)
 		return ret;
-	ops = backend_get(l->rec.backend);
-	if (!ops)
-		return SWEEP_ERR;
-	ret = ops->records(&l->set, &l->read, l->st, &l->rec, l->arrays, l->narrays);
+	ret = backend_records(&l->set, &l->read, l->st, &l->rec, l->arrays, l->narrays);
 	if (ret >= 0)
 		backend_read_note(&l->read, l->narrays);
 	return ret;

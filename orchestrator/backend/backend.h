@@ -93,6 +93,14 @@ int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct
                           const struct sweep_rec *rec);
 
 /*
+ * The records of the given array jobs on the sweep's side (ops->records);
+ * with SWEEP_DEBUG_RECORDS=FILE in the environment, every field of every
+ * record is also appended to FILE, one line each (tests compare reads).
+ */
+int backend_records(struct acct_set *out, struct backend_read *rd, struct store *st,
+                    const struct sweep_rec *rec, const struct array_rec *arrays, size_t narrays);
+
+/*
  * Says on stderr where the records of rd came from, when the state store
  * answered for any array job: "records of N array jobs from the state store
  * (finished; --refresh to re-read)". With SWEEP_DEBUG_QUERIES=1 in the
