@@ -25,11 +25,12 @@ struct array_rec;
  */
 
 /*
- * NODE_FAIL and PREEMPTED runs may be requeued by Slurm itself: the next
- * run's row reaches slurmdbd moments later. Kept only once they ended this
- * long ago.
+ * NODE_FAIL and PREEMPTED runs may be requeued by Slurm itself, and the
+ * next run's row may reach slurmdbd only once it is eligible to start
+ * again (a requeued task is held for a couple of minutes). Kept only once
+ * they ended this long ago.
  */
-#define ACCT_CACHE_SETTLE_S 120
+#define ACCT_CACHE_SETTLE_S 600
 
 /* One array job whose records the store keeps. */
 struct acct_cache_entry {
