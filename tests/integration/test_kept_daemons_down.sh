@@ -30,8 +30,9 @@ grep -q 'COMPLETED 2' out.txt || fail "status from the store: $(cat out.txt)"
 [ "$(queries report "$FINISHED")" = 0 ] || fail "report of a kept sweep asked slurmdbd: $(cat err.txt)"
 [ "$(queries status --json "$FINISHED")" = 0 ] || fail "status --json of a kept sweep asked slurmdbd"
 
-# Field by field: the kept records and a fresh query's, with steps and without.
-for flags in "--tasks" ""; do
+# Field by field: the kept records and a fresh query's, without steps and with
+# them (last: a read without steps keeps the records without MaxRSS again).
+for flags in "" "--tasks"; do
 	rm -f kept.tsv fresh.tsv
 	# shellcheck disable=SC2086
 	SWEEP_DEBUG_RECORDS=$WORK/kept.tsv "$SWEEP" status $flags "$FINISHED" >/dev/null 2>err.txt
