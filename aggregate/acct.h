@@ -86,6 +86,12 @@ struct acct_rec {
 	 * for a record of a whole array task.
 	 */
 	uint32_t step_index;
+	/*
+	 * Read with its steps, and none of them can still change: every step
+	 * ended, or the run never started (it has none). Only then is
+	 * maxrss_bytes final. False for records read without steps.
+	 */
+	bool steps_final;
 };
 
 struct acct_set {

@@ -57,6 +57,8 @@ static const char options[] =
     "  --restart DURATION   time lost on each restart before work resumes (default 0)\n"
     "  --seed N             seed of the simulation (default 1; same seed, same numbers)\n"
     "  --json               print JSON\n"
+    "  --refresh            with --from: read every record from Slurm accounting again,\n"
+    "                       not the finished ones the state store kept\n"
     "  --state-dir DIR      the state folder, for --from (default $SWEEP_STATE_DIR or\n"
     "                       .sweep)\n"
     "  -h, --help           show this help\n"
@@ -69,17 +71,24 @@ static const char options[] =
 struct checkpoint_opts {
 	const char *cost, *mtbf, *from, *work, *restart, *seed, *state_dir;
 	bool json;
+	bool refresh;
 };
 
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"cost", required_argument, NULL, 'c'},    {"mtbf", required_argument, NULL, 'm'},
-	    {"from", required_argument, NULL, 'f'},    {"work", required_argument, NULL, 'w'},
-	    {"restart", required_argument, NULL, 'r'}, {"seed", required_argument, NULL, 'S'},
-	    {"json", no_argument, NULL, 'j'},          {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	    {"cost", required_argument, NULL, 'c'},
+	    {"mtbf", required_argument, NULL, 'm'},
+	    {"from", required_argument, NULL, 'f'},
+	    {"work", required_argument, NULL, 'w'},
+	    {"restart", required_argument, NULL, 'r'},
+	    {"seed", required_argument, NULL, 'S'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"refresh", no_argument, NULL, 'R'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int opt, code;
 
@@ -106,6 +115,9 @@ static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'R':
+			o->refresh = true;
 			break;
 		default:
 			code =
@@ -171,7 +183,11 @@ static int estimate_from_sweep(struct advise_mtbf *out, struct sweep_rec *rec,
 	ret = loaded_open(&l, cli_state_dir(o->state_dir), o->from);
 	if (ret < 0)
 		goto out;
-	/* Through the seam: a --local sweep's records come from its runner. */
+	/*
+	 * Through the seam: a --local sweep's records come from its runner. Run
+	 * times and states are on the job records: no steps.
+	 */
+	l.read.refresh = o->refresh;
 	ret = loaded_records(&l);
 	if (ret < 0)
 		goto out;

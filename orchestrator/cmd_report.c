@@ -67,6 +67,8 @@ static const char options[] =
     "                       a 1); JSON and CSV always have full precision\n"
     "  --allow-incomplete   print statistics over the tasks that passed, marking the\n"
     "                       settings that miss some and listing the excluded tasks\n"
+    "  --refresh            read every record from Slurm accounting again, not the\n"
+    "                       finished ones the state store kept\n"
     "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -94,6 +96,7 @@ struct report_opts {
 	const char *x;
 	bool logx;
 	int digits;
+	bool refresh;
 };
 
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
@@ -111,6 +114,7 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {"csv", no_argument, NULL, 'c'},
 	    {"digits", required_argument, NULL, 'd'},
 	    {"allow-incomplete", no_argument, NULL, 'a'},
+	    {"refresh", no_argument, NULL, 'R'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -175,6 +179,9 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		}
 		case 'a':
 			o->allow_incomplete = true;
+			break;
+		case 'R':
+			o->refresh = true;
 			break;
 		default:
 			code =
@@ -613,6 +620,8 @@ int cmd_report(int argc, char **argv)
 		        "show as missing",
 		        l.rec.name, sweep_status_name(l.rec.status), l.rec.error ? ": " : "",
 		        l.rec.error ? l.rec.error : "");
+	/* States, exit codes and times are on the job records: no steps. */
+	l.read.refresh = o.refresh;
 	if (loaded_outcomes(&l) < 0)
 		goto out;
 	if (o.curves) {

@@ -55,6 +55,8 @@ static const char options[] =
     "                     (default 2, more than 1), rounded up to a clean size\n"
     "  --time-factor F    a task that hit its time limit gets F times what it had\n"
     "                     (default 2), in whole minutes\n"
+    "  --refresh          read every record from Slurm accounting again, not the\n"
+    "                     finished ones the state store kept\n"
     "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help         show this help\n"
     "\n"
@@ -66,6 +68,7 @@ struct resubmit_opts {
 	bool dry_run;
 	double mem_factor;
 	double time_factor;
+	bool refresh;
 };
 
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
@@ -75,6 +78,7 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"mem-factor", required_argument, NULL, 'm'},
 	    {"time-factor", required_argument, NULL, 't'},
+	    {"refresh", no_argument, NULL, 'R'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -96,6 +100,9 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 		case 't':
 			if (cmd_rightsize_parse_factor(&o->time_factor, "time-factor", optarg) < 0)
 				return cli_usage(stderr, usage, options);
+			break;
+		case 'R':
+			o->refresh = true;
 			break;
 		default:
 			code =
@@ -221,8 +228,8 @@ static int print_commands(FILE *f, const struct state *s)
 		strbuf_addch(&line, ' ');
 		add_path(&line, s->l.rec.script);
 		if (arr->indices)
-			strbuf_addf(&line, " @%s%s%.0" PRIu64, arr->indices, arr->time_min ? " " : "",
-			            arr->time_min);
+			strbuf_addf(&line, " @%s%s%.0" PRIu64, arr->indices,
+			            arr->time_min ? " " : "", arr->time_min);
 		else
 			strbuf_addf(&line, " %" PRIu32, arr->offset);
 		fprintf(f, "%s\n", line.buf);
@@ -276,6 +283,9 @@ int cmd_resubmit(int argc, char **argv)
 		      s.l.rec.id, s.l.rec.name, SUBMITTING_GRACE_S / 60);
 		goto out;
 	}
+	/* The plan shows what the failed tasks used (MaxRSS): steps. */
+	s.l.read.steps = true;
+	s.l.read.refresh = o.refresh;
 	if (loaded_plan(&s.l) < 0 || loaded_outcomes(&s.l) < 0 || rerun_start(&s.r, &s.l) < 0 ||
 	    build_plan(&s, &o) < 0)
 		goto out;

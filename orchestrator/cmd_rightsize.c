@@ -39,6 +39,8 @@ static const char options[] =
     "  --time-factor F    the same for a task that hit its time limit (default 2)\n"
     "  --tasks            also one row per task: its request, use and efficiency\n"
     "  --json             print JSON\n"
+    "  --refresh          read every record from Slurm accounting again, not the\n"
+    "                     finished ones the state store kept\n"
     "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help         show this help\n"
     "\n"
@@ -54,6 +56,7 @@ struct rightsize_opts {
 	struct rightsize_policy policy;
 	bool tasks;
 	bool json;
+	bool refresh;
 };
 
 int cmd_rightsize_parse_factor(double *out, const char *opt, const char *arg)
@@ -75,6 +78,7 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 	    {"time-factor", required_argument, NULL, 't'},
 	    {"tasks", no_argument, NULL, 'T'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"refresh", no_argument, NULL, 'R'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -105,6 +109,9 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 		case 'j':
 			o->json = true;
 			break;
+		case 'R':
+			o->refresh = true;
+			break;
 		default:
 			code =
 			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
@@ -126,7 +133,7 @@ int cmd_rightsize(int argc, char **argv)
 	if (code != CLI_CONTINUE)
 		return code;
 	ret = EXIT_ERROR;
-	if (sizing_load(&z, cli_state_dir(o.state_dir), o.which, &o.policy) < 0)
+	if (sizing_load(&z, cli_state_dir(o.state_dir), o.which, &o.policy, o.refresh) < 0)
 		goto out;
 	if (o.json)
 		rightsize_print_json(stdout, &z.rs);

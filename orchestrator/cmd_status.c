@@ -48,6 +48,8 @@ static const char options[] =
     "  --json               print JSON (with --watch, one line per refresh)\n"
     "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
     "                       is pending or running any more, nor a follow-up job\n"
+    "  --refresh            read every record from Slurm accounting again, not the\n"
+    "                       finished ones the state store kept\n"
     "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -59,6 +61,7 @@ struct status_opts {
 	bool tasks;
 	bool json;
 	bool watch;
+	bool refresh;
 	unsigned interval_s;
 };
 
@@ -80,9 +83,13 @@ static int parse_interval(unsigned *out, const char *s)
 static int parse_options(struct status_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"tasks", no_argument, NULL, 't'},       {"json", no_argument, NULL, 'j'},
-	    {"watch", optional_argument, NULL, 'w'}, {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	    {"tasks", no_argument, NULL, 't'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"watch", optional_argument, NULL, 'w'},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"refresh", no_argument, NULL, 'R'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int opt, code;
 
@@ -95,6 +102,9 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'R':
+			o->refresh = true;
 			break;
 		case 'w':
 			o->watch = true;
@@ -121,6 +131,7 @@ struct view {
 	size_t narrays;
 	struct acct_set set;
 	struct task_outcome *tasks; /* plan->ntasks */
+	struct backend_read read;   /* steps and refresh as asked; where the records came from */
 	size_t counts[TS_NSTATES];
 	size_t done;           /* tasks in a final state */
 	size_t active;         /* tasks that will still change by themselves */
@@ -146,8 +157,13 @@ static void view_release(struct view *v)
 	view_init(v);
 }
 
-/* Fills v (initialised) for the sweep with this id, reading the store again. */
-static int view_load(struct view *v, struct store *st, int64_t id, const struct plan *plan)
+/*
+ * Fills v (initialised) for the sweep with this id, reading the store
+ * again. MaxRSS (steps) only for the task table and JSON; the counts need
+ * the job records alone.
+ */
+static int view_load(struct view *v, struct store *st, int64_t id, const struct plan *plan,
+                     const struct status_opts *o, bool first)
 {
 	char idstr[32];
 	int ret;
@@ -157,9 +173,15 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 	if (ret < 0)
 		return ret;
 	v->tasks = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->tasks));
-	ret = backend_load_outcomes(v->tasks, &v->set, &v->arrays, &v->narrays, st, &v->rec);
+	v->read.steps = o->tasks || o->json;
+	/* A watch re-reads only what is unfinished: --refresh applies to its first read. */
+	v->read.refresh = o->refresh && first;
+	ret = backend_load_outcomes(v->tasks, &v->set, &v->arrays, &v->narrays, &v->read, st,
+	                            &v->rec);
 	if (ret < 0)
 		return ret;
+	if (!o->watch && v->narrays)
+		backend_read_note(&v->read, v->narrays);
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		enum task_state s = v->tasks[i].state;
 
@@ -505,7 +527,7 @@ int cmd_status(int argc, char **argv)
 	if (loaded_open(&l, cli_state_dir(o.state_dir), o.which) < 0 || loaded_plan(&l) < 0)
 		goto out;
 	for (;;) {
-		if (view_load(&v, l.st, l.rec.id, &l.plan) < 0) {
+		if (view_load(&v, l.st, l.rec.id, &l.plan, &o, !shown && !failures) < 0) {
 			/* slurmdbd restarts happen: a watch rides over a few failed refreshes. */
 			if (!o.watch || !shown || ++failures > WATCH_MAX_FAILURES)
 				goto out;

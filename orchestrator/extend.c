@@ -56,6 +56,7 @@ static int passed_tasks(unsigned char **out, struct store *st, const struct swee
 	struct array_rec *arrays = NULL;
 	struct acct_set set;
 	struct gate_result gate;
+	struct backend_read rd = {0}; /* states only: no MaxRSS needed */
 	size_t narrays = 0;
 	int ret;
 
@@ -64,7 +65,7 @@ static int passed_tasks(unsigned char **out, struct store *st, const struct swee
 	*out = NULL;
 	for (size_t i = 0; i < plan->ntasks; i++)
 		result_init(&results[i]);
-	ret = backend_load_outcomes(oc, &set, &arrays, &narrays, st, rec);
+	ret = backend_load_outcomes(oc, &set, &arrays, &narrays, &rd, st, rec);
 	if (ret == 0) {
 		for (size_t i = 0; i < plan->ntasks; i++) {
 			char *path;

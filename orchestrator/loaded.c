@@ -67,12 +67,21 @@ int loaded_records(struct loaded_sweep *l)
 	if (ret < 0 || !l->narrays)
 		return ret;
 	/* With runs that died of the warning signal marked as ended by the time limit. */
-	return backend_records(&l->set, l->st, &l->rec, l->arrays, l->narrays);
+	ret = backend_records(&l->set, &l->read, l->st, &l->rec, l->arrays, l->narrays);
+	if (ret >= 0)
+		backend_read_note(&l->read, l->narrays);
+	return ret;
 }
 
 int loaded_outcomes(struct loaded_sweep *l)
 {
+	int ret;
+
 	release_outcomes(l);
 	l->outcomes = xcalloc(l->rec.ntasks ? l->rec.ntasks : 1, sizeof(*l->outcomes));
-	return backend_load_outcomes(l->outcomes, &l->set, &l->arrays, &l->narrays, l->st, &l->rec);
+	ret = backend_load_outcomes(l->outcomes, &l->set, &l->arrays, &l->narrays, &l->read, l->st,
+	                            &l->rec);
+	if (ret >= 0 && l->narrays)
+		backend_read_note(&l->read, l->narrays);
+	return ret;
 }

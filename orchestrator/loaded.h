@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "acct.h"
+#include "backend.h"
 #include "plan.h"
 #include "store.h"
 
@@ -24,6 +25,12 @@ struct loaded_sweep {
 	size_t narrays;
 	struct acct_set set;
 	struct task_outcome *outcomes; /* rec.ntasks entries (outcomes borrow from set) */
+	/*
+	 * How records are read: the command sets read.steps when it needs
+	 * MaxRSS and read.refresh for --refresh before loaded_records or
+	 * loaded_outcomes, which fill in where the records came from.
+	 */
+	struct backend_read read;
 };
 
 void loaded_init(struct loaded_sweep *l);
@@ -39,11 +46,16 @@ int loaded_open(struct loaded_sweep *l, const char *state_dir, const char *which
 int loaded_plan(struct loaded_sweep *l);
 /* Loads the array jobs of the opened sweep (again, when called twice). */
 int loaded_arrays(struct loaded_sweep *l);
-/* Loads the array jobs and every record of them on the sweep's backend (none when none). */
+/*
+ * Loads the array jobs and every record of them on the sweep's backend
+ * (none when none), as l->read asks; says on stderr when the state store
+ * answered (backend_read_note).
+ */
 int loaded_records(struct loaded_sweep *l);
 /*
  * Loads (again, when called twice) the array jobs, one records query on the
- * sweep's backend, and the outcomes (backend_load_outcomes).
+ * sweep's backend (as l->read asks), and the outcomes
+ * (backend_load_outcomes); says on stderr when the state store answered.
  */
 int loaded_outcomes(struct loaded_sweep *l);
 

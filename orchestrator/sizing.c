@@ -33,10 +33,12 @@ void sizing_release(struct sizing *z)
 }
 
 int sizing_load(struct sizing *z, const char *state_dir, const char *which,
-                const struct rightsize_policy *p)
+                const struct rightsize_policy *p, bool refresh)
 {
 	int ret;
 
+	z->l.read.steps = true;
+	z->l.read.refresh = refresh;
 	ret = loaded_open(&z->l, state_dir, which);
 	if (ret == 0)
 		ret = loaded_plan(&z->l);
@@ -122,7 +124,7 @@ int sizing_apply(struct cfg *cfg, const char *state_dir, const char *which)
 
 	rightsize_policy_init(&policy);
 	sizing_init(&z);
-	ret = sizing_load(&z, state_dir, which, &policy);
+	ret = sizing_load(&z, state_dir, which, &policy, false);
 	if (ret < 0)
 		goto out;
 	g = &z.rs.sweep;

@@ -1,6 +1,8 @@
 #ifndef SWEEP_SIZING_H
 #define SWEEP_SIZING_H
 
+#include <stdbool.h>
+
 #include "loaded.h"
 #include "rightsize.h"
 
@@ -14,9 +16,13 @@ struct sizing {
 
 void sizing_init(struct sizing *z);
 void sizing_release(struct sizing *z);
-/* Loads the sweep named by which in state_dir and sizes it with policy p. */
+/*
+ * Loads the sweep named by which in state_dir, its records with their steps
+ * (MaxRSS; all of them read again from the scheduler when refresh), and
+ * sizes it with policy p.
+ */
 int sizing_load(struct sizing *z, const char *state_dir, const char *which,
-                const struct rightsize_policy *p);
+                const struct rightsize_policy *p, bool refresh);
 
 /*
  * For submit --resources-from: applies the whole-sweep recommendation

@@ -1,7 +1,8 @@
 #include "backend.h"
 
-#include <inttypes.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,8 @@ const struct backend_ops *backend_get(const char *name)
  * that ran them, read through that sweep's own side. Its records join set,
  * since the outcomes borrow from them.
  */
-static int add_reused(struct task_outcome *out, struct acct_set *set, struct store *st,
-                      const struct sweep_rec *rec)
+static int add_reused(struct task_outcome *out, struct acct_set *set, const struct backend_read *rd,
+                      struct store *st, const struct sweep_rec *rec)
 {
 	struct reused_rec *reused = NULL;
 	size_t n = 0;
@@ -65,7 +66,10 @@ static int add_reused(struct task_outcome *out, struct acct_set *set, struct sto
 		ret = store_find_sweep(st, &origin, id);
 		if (ret == 0) {
 			oc = xcalloc(origin.ntasks ? origin.ntasks : 1, sizeof(*oc));
-			ret = backend_load_outcomes(oc, &theirs, &arrays, &narrays, st, &origin);
+			struct backend_read their_rd = {.steps = rd->steps, .refresh = rd->refresh};
+
+			ret = backend_load_outcomes(oc, &theirs, &arrays, &narrays, &their_rd, st,
+			                            &origin);
 		}
 		for (; k < n && reused[k].from_sweep == from; k++)
 			if (ret == 0 && reused[k].index < rec->ntasks &&
@@ -124,23 +128,45 @@ static void apply_signal_notes(struct acct_set *set, const struct sweep_rec *rec
 	}
 }
 
-int backend_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
-                    const struct array_rec *arrays, size_t narrays)
+/*
+ * SWEEP_DEBUG_RECORDS=FILE: every record read, one line each, every field,
+ * appended to FILE. Tests compare a read from the state store with a fresh
+ * one field by field this way.
+ */
+static void debug_records(const struct acct_set *set)
 {
-	const struct backend_ops *ops = backend_get(rec->backend);
-	int ret;
+	const char *path = getenv("SWEEP_DEBUG_RECORDS");
+	FILE *f;
 
-	if (!ops)
-		return SWEEP_ERR;
-	ret = ops->records(out, st, rec, arrays, narrays);
-	if (ret < 0)
-		return ret;
-	apply_signal_notes(out, rec, arrays, narrays);
-	return 0;
+	if (!path || !*path)
+		return;
+	f = fopen(path, "a");
+	if (!f) {
+		warning("cannot write '%s': %s", path, strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < set->n; i++) {
+		const struct acct_rec *r = &set->recs[i];
+
+		fprintf(f,
+		        "%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t%s\t%s\t%d\t%d\t%" PRIu64
+		        "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%" PRIu32 "\t%" PRIu64 "\t%s\t%" PRId64
+		        "\t%" PRId64 "\t%" PRId64 "\t%d\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+		        "\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\n",
+		        r->array_job_id, r->array_task_id, r->job_id,
+		        r->pending_tasks ? r->pending_tasks : "-", task_state_name(r->state),
+		        r->exit_code, r->signal, r->elapsed_s, r->timelimit_s, r->req_mem_mb,
+		        r->req_mem_per_cpu, r->ncpus, r->maxrss_bytes, r->nodes ? r->nodes : "-",
+		        r->submit_time, r->start_time, r->end_time, r->steps_final, r->total_cpu_us,
+		        r->gpu_util, r->gpu_mem_bytes, r->node_mem_bytes, r->tasks_per_node,
+		        r->nnodes, r->step_index);
+	}
+	fclose(f);
 }
 
 int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct array_rec **arrays,
-                          size_t *narrays, struct store *st, const struct sweep_rec *rec)
+                          size_t *narrays, struct backend_read *rd, struct store *st,
+                          const struct sweep_rec *rec)
 {
 	const struct backend_ops *ops = backend_get(rec->backend);
 	int ret;
@@ -154,14 +180,52 @@ int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct
 		return ret;
 	/* A sweep whose submission failed before any array job has nothing to ask about. */
 	if (*narrays) {
-		ret = backend_records(set, st, rec, *arrays, *narrays);
+		ret = backend_records(set, rd, st, rec, *arrays, *narrays);
 		if (ret < 0)
 			return ret;
+		debug_records(set);
 	}
 	ret = outcome_build(out, rec->ntasks, *arrays, *narrays, set);
 	if (ret < 0)
 		return ret;
-	return add_reused(out, set, st, rec);
+	return add_reused(out, set, rd, st, rec);
+}
+
+int backend_records(struct acct_set *out, struct backend_read *rd, struct store *st,
+                    const struct sweep_rec *rec, const struct array_rec *arrays, size_t narrays)
+{
+	const struct backend_ops *ops = backend_get(rec->backend);
+	int ret;
+
+	if (!ops)
+		return SWEEP_ERR;
+	ret = ops->records(out, rd, st, rec, arrays, narrays);
+	if (ret < 0)
+		return ret;
+	debug_records(out);
+	apply_signal_notes(out, rec, arrays, narrays);
+	return 0;
+}
+
+void backend_read_note(const struct backend_read *rd, size_t narrays)
+{
+	const char *debug = getenv("SWEEP_DEBUG_QUERIES");
+
+	if (debug && *debug && strcmp(debug, "0") != 0)
+		fprintf(stderr,
+		        "sweep: accounting queries: %u (%zu array job%s asked, %zu from the "
+		        "state store)\n",
+		        rd->queries, rd->asked, rd->asked == 1 ? "" : "s", rd->kept);
+	if (!rd->kept)
+		return;
+	if (rd->kept == narrays)
+		fprintf(stderr, "sweep: records from the state store (all tasks finished; "
+		                "--refresh to re-read)\n");
+	else
+		fprintf(stderr,
+		        "sweep: records of %zu of %zu array jobs from the state store "
+		        "(finished; --refresh to re-read)\n",
+		        rd->kept, narrays);
 }
 
 int backend_helper_main(int argc, char **argv)

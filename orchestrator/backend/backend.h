@@ -1,6 +1,7 @@
 #ifndef SWEEP_BACKEND_H
 #define SWEEP_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,21 @@ struct backend_followup {
 	unsigned begin_s; /* start no earlier than this many seconds from now (0 = at once) */
 };
 
+/*
+ * How a command reads records (in), and where they came from (out). The
+ * Slurm side keeps the records of array jobs whose tasks all finished in
+ * the state store (acct_cache.h) and asks slurmdbd only about the others;
+ * the local side's records are local already and it ignores steps and
+ * refresh.
+ */
+struct backend_read {
+	bool steps;       /* in: MaxRSS is needed (status --tasks/--json, rightsize, resubmit) */
+	bool refresh;     /* in: ignore what the store kept and read everything again */
+	size_t kept;      /* out: array jobs answered from the state store */
+	size_t asked;     /* out: array jobs the scheduler's accounting was asked about */
+	unsigned queries; /* out: queries sent to the scheduler's accounting (slurmdbd) */
+};
+
 struct backend_ops {
 	const char *name; /* as recorded in sweep_rec.backend */
 	/*
@@ -64,9 +80,9 @@ struct backend_ops {
 	int (*max_array_size)(uint32_t *out);
 	/* Submits one array job; sets its id. */
 	int (*submit)(uint32_t *job_id, const struct backend_submit *req);
-	/* Every record (all runs) of the given array jobs of the sweep. */
-	int (*records)(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
-	               const struct array_rec *arrays, size_t narrays);
+	/* Every record (all runs) of the given array jobs of the sweep; rd as above. */
+	int (*records)(struct acct_set *out, struct backend_read *rd, struct store *st,
+	               const struct sweep_rec *rec, const struct array_rec *arrays, size_t narrays);
 	/* Cancels the given array jobs; ones already finished are not an error. */
 	int (*cancel)(struct store *st, const struct sweep_rec *rec, const struct array_rec *arrays,
 	              size_t narrays);
@@ -101,22 +117,32 @@ const struct backend_ops *backend_get(const char *name);
 const struct backend_ops *backend_local(void);
 
 /*
- * Every record (all runs) of the sweep's given array jobs from its side,
- * with runs that died of the warning signal the script forwarded marked
- * as ended by the time limit (outcome_apply_signal_note, from the note in
- * each such task's folder).
- */
-int backend_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
-                    const struct array_rec *arrays, size_t narrays);
-
-/*
  * The outcome of every task of a sweep: its array jobs from the store, one
- * records query on its side, outcome_build. out has rec->ntasks entries.
- * *arrays (free with array_recs_free) and set stay the caller's, since
- * outcomes borrow from set.
+ * records query on its side (rd as for records), outcome_build. out has
+ * rec->ntasks entries. *arrays (free with array_recs_free) and set stay
+ * the caller's, since outcomes borrow from set.
  */
 int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct array_rec **arrays,
-                          size_t *narrays, struct store *st, const struct sweep_rec *rec);
+                          size_t *narrays, struct backend_read *rd, struct store *st,
+                          const struct sweep_rec *rec);
+
+/*
+ * The records of the given array jobs on the sweep's side (ops->records),
+ * with runs that died of the warning signal the script forwarded marked as
+ * ended by the time limit (outcome_apply_signal_note, from the note in each
+ * such task's folder); with SWEEP_DEBUG_RECORDS=FILE in the environment, every field of every
+ * record is also appended to FILE, one line each (tests compare reads).
+ */
+int backend_records(struct acct_set *out, struct backend_read *rd, struct store *st,
+                    const struct sweep_rec *rec, const struct array_rec *arrays, size_t narrays);
+
+/*
+ * Says on stderr where the records of rd came from, when the state store
+ * answered for any array job: "records of N array jobs from the state store
+ * (finished; --refresh to re-read)". With SWEEP_DEBUG_QUERIES=1 in the
+ * environment, also how many accounting queries were sent.
+ */
+void backend_read_note(const struct backend_read *rd, size_t narrays);
 
 /*
  * The hidden command a backend's own helper process runs as (the local

@@ -146,6 +146,48 @@ static const char *const migrations[] = {
     "ALTER TABLE sweeps ADD COLUMN roll_chunk INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE arrays ADD COLUMN pack INTEGER NOT NULL DEFAULT 1;"
     "ALTER TABLE arrays ADD COLUMN indices TEXT;",
+    /*
+     * 6: accounting records kept once every task of an array job finished
+     * (store_acct.c), so that later commands need not ask slurmdbd again.
+     */
+    "CREATE TABLE acct_arrays ("
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  job_id INTEGER NOT NULL,"
+    "  submitted_at INTEGER NOT NULL,"
+    "  with_steps INTEGER NOT NULL,"
+    "  kept_at INTEGER NOT NULL,"
+    "  PRIMARY KEY (sweep_id, job_id)) WITHOUT ROWID;"
+    "CREATE TABLE acct_records ("
+    "  sweep_id INTEGER NOT NULL,"
+    "  array_job_id INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL,"
+    "  array_task_id INTEGER NOT NULL,"
+    "  job_id INTEGER NOT NULL,"
+    "  pending_tasks TEXT,"
+    "  state TEXT NOT NULL,"
+    "  exit_code INTEGER NOT NULL,"
+    "  signal INTEGER NOT NULL,"
+    "  elapsed_s INTEGER NOT NULL,"
+    "  timelimit_s INTEGER,"
+    "  req_mem_mb INTEGER NOT NULL,"
+    "  req_mem_per_cpu INTEGER NOT NULL,"
+    "  ncpus INTEGER NOT NULL,"
+    "  maxrss_bytes INTEGER,"
+    "  nodes TEXT,"
+    "  submit_time INTEGER NOT NULL,"
+    "  start_time INTEGER NOT NULL,"
+    "  end_time INTEGER NOT NULL,"
+    "  steps_final INTEGER NOT NULL,"
+    "  total_cpu_us INTEGER,"
+    "  gpu_util INTEGER,"
+    "  gpu_mem_bytes INTEGER,"
+    "  node_mem_bytes INTEGER,"
+    "  tasks_per_node INTEGER NOT NULL DEFAULT 1,"
+    "  nnodes INTEGER NOT NULL DEFAULT 0,"
+    "  step_index INTEGER,"
+    "  PRIMARY KEY (sweep_id, array_job_id, seq),"
+    "  FOREIGN KEY (sweep_id, array_job_id) REFERENCES acct_arrays(sweep_id, job_id)"
+    "    ON DELETE CASCADE) WITHOUT ROWID;",
 };
 
 const char *sweep_status_name(enum sweep_status s)

@@ -119,6 +119,29 @@ int store_load_arrays(struct store *st, struct array_rec **out, size_t *n, int64
 int store_last_attempt(struct store *st, unsigned *out, int64_t sweep_id);
 
 /*
+ * Kept accounting records (acct_cache.h decides what): the records of array
+ * jobs whose tasks have all finished, exactly as a query returned them.
+ */
+struct acct_cache_entry;
+struct acct_set;
+
+/*
+ * Appends every kept record of the sweep to rows (in the order they were
+ * kept, array job by array job) and lists the array jobs they belong to;
+ * *kept is an array the caller frees (NULL when *n is 0).
+ */
+int store_acct_load(struct store *st, struct acct_cache_entry **kept, size_t *n,
+                    struct acct_set *rows, int64_t sweep_id);
+
+/*
+ * In one transaction: forgets what was kept of the array jobs drop[0..ndrop-1],
+ * and keeps, for each of keep[0..nkeep-1], the records of set whose
+ * array_job_id is its job_id (replacing what was kept of it before).
+ */
+int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cache_entry *keep,
+                      size_t nkeep, const struct acct_set *set, const uint32_t *drop, size_t ndrop);
+
+/*
  * The local side of the seam (backend/local/): array jobs run on this machine by
  * a runner process (the sweep binary itself), and their tasks. The runner
  * writes a task's row at each change of state, each its own transaction;

@@ -2,6 +2,8 @@
 # status and report with a daemon down: no slurm.conf or slurmdbd stopped
 # gives a clear error within 10 s and a non-zero exit, and the state store
 # is unchanged; with slurmctld stopped they still answer from accounting.
+# (A finished sweep is answered from the state store once read: --refresh
+# makes these ask slurmdbd; test_kept_daemons_down covers the store.)
 . "$(dirname "$0")/lib.sh"
 cluster_up
 CLUSTER=$SWEEP_SOURCE_DIR/tests/cluster
@@ -10,7 +12,9 @@ trap 'restore; cleanup' EXIT
 submit "$DATA/sweeps/tiny.yaml"
 wait_sweep 2 120
 "$SWEEP" report >/dev/null || fail "report of a complete sweep failed"
-before=$(sqlite3 .sweep/sweep.db .dump | md5sum)
+# The kept accounting records (acct_*) may be written by any read.
+dump() { sqlite3 .sweep/sweep.db .dump | grep -v 'acct_' | md5sum; }
+before=$(dump)
 
 # expect_fast_error WHAT PATTERN COMMAND...: fails within 10 s, exit 1, saying PATTERN
 expect_fast_error() {
@@ -28,10 +32,10 @@ expect_fast_error() {
 	log "$what: clear error in $((SECONDS - start)) s"
 }
 
-expect_fast_error "no slurm.conf" "cannot read Slurm's configuration" env SLURM_CONF=/nonexistent/slurm.conf "$SWEEP" status
+expect_fast_error "no slurm.conf" "cannot read Slurm's configuration" env SLURM_CONF=/nonexistent/slurm.conf "$SWEEP" status --refresh
 "$CLUSTER/daemon" stop slurmdbd
-expect_fast_error "slurmdbd down (status)" "slurmdbd" "$SWEEP" status
-expect_fast_error "slurmdbd down (report)" "slurmdbd" "$SWEEP" report
+expect_fast_error "slurmdbd down (status)" "slurmdbd" "$SWEEP" status --refresh
+expect_fast_error "slurmdbd down (report)" "slurmdbd" "$SWEEP" report --refresh
 "$CLUSTER/daemon" start slurmdbd
 
 "$CLUSTER/daemon" stop slurmctld
@@ -39,5 +43,5 @@ expect_fast_error "slurmdbd down (report)" "slurmdbd" "$SWEEP" report
 grep -q 'COMPLETED 2' status.txt || fail "status with slurmctld down: $(cat status.txt)"
 "$CLUSTER/daemon" start slurmctld
 
-[ "$(sqlite3 .sweep/sweep.db .dump | md5sum)" = "$before" ] || fail "the state store changed"
+[ "$(dump)" = "$before" ] || fail "the state store changed"
 log "ok"

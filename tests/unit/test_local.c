@@ -419,6 +419,7 @@ static void test_local_records_through_the_seam(void **state)
 	struct array_rec arr = {0}, *arrays = NULL;
 	struct task_outcome out[4];
 	struct acct_set set;
+	struct backend_read both = {.steps = true, .refresh = true}, plain = {0};
 	const uint32_t ids[] = {0, 1, 2, 3};
 	size_t n = 0, narrays = 0;
 
@@ -486,7 +487,11 @@ static void test_local_records_through_the_seam(void **state)
 	local_task_recs_free(tasks, n);
 
 	acct_set_init(&set);
-	assert_int_equal(backend_load_outcomes(out, &set, &arrays, &narrays, st, &rec), 0);
+	/* Steps and refresh are harmless here: the records are local, nothing is kept or asked. */
+	assert_int_equal(backend_load_outcomes(out, &set, &arrays, &narrays, &both, st, &rec), 0);
+	assert_int_equal(both.kept, 0);
+	assert_int_equal(both.asked, 0);
+	assert_int_equal(both.queries, 0);
 	assert_int_equal(narrays, 1);
 	assert_int_equal(out[0].state, TS_COMPLETED);
 	assert_int_equal(out[0].elapsed_s, 10);
@@ -507,7 +512,7 @@ static void test_local_records_through_the_seam(void **state)
 	assert_int_equal(store_load_arrays(st, &arrays, &narrays, rec.id), 0);
 	assert_int_equal(local_backend.cancel(st, &rec, arrays, narrays), 0);
 	acct_set_init(&set);
-	assert_int_equal(local_backend.records(&set, st, &rec, arrays, narrays), 0);
+	assert_int_equal(local_backend.records(&set, &plain, st, &rec, arrays, narrays), 0);
 	assert_int_equal(set.n, 4);
 	assert_int_equal(set.recs[0].state, TS_COMPLETED);
 	assert_int_equal(set.recs[2].state, TS_CANCELLED);
@@ -585,6 +590,7 @@ static void test_local_other_host(void **state)
 	struct local_task_rec *tasks = NULL;
 	struct array_rec arr = {0};
 	struct acct_set set;
+	struct backend_read plain = {0};
 	const uint32_t ids[] = {0};
 	size_t n = 0;
 
@@ -622,7 +628,7 @@ static void test_local_other_host(void **state)
 
 	arr.job_id = a.job_id;
 	acct_set_init(&set);
-	assert_int_equal(local_backend.records(&set, st, &rec, &arr, 1), 0);
+	assert_int_equal(local_backend.records(&set, &plain, st, &rec, &arr, 1), 0);
 	assert_int_equal(set.recs[0].state, TS_RUNNING);
 	assert_string_equal(set.recs[0].nodes, "gpu-server-7.invalid");
 	acct_set_release(&set);
@@ -652,7 +658,8 @@ static void test_local_migration(void **state)
 	path = xstrfmt("%s/sweep.db", dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
-	                              "DROP TABLE reused; DROP TABLE followups;"
+	                              "DROP TABLE acct_records; DROP TABLE acct_arrays;"
+	                              " DROP TABLE reused; DROP TABLE followups;"
 	                              " DROP TABLE policies;"
 	                              " DROP TABLE local_tasks; DROP TABLE local_arrays;"
 	                              " ALTER TABLE sweeps DROP COLUMN pack;"

@@ -27,7 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "acct_cache.h"
+#include "backend.h"
 #include "error.h"
+#include "plan.h"
+#include "slurm_backend.h"
+#include "store.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -70,7 +75,7 @@ static void finished_job(slurmdb_job_rec_t *job)
 static struct acct_rec *decode_one(struct acct_set *set, const slurmdb_job_rec_t *job)
 {
 	acct_set_init(set);
-	assert_int_equal(slb_acct_decode_job(set, job), 1);
+	assert_int_equal(slb_acct_decode_job(set, job, true), 1);
 	assert_int_equal(set->n, 1);
 	return &set->recs[0];
 }
@@ -167,7 +172,7 @@ static void test_acct_revoked_and_resizing_skipped(void **state)
 
 		finished_job(&job);
 		job.state = skipped[i];
-		assert_int_equal(slb_acct_decode_job(&set, &job), 0);
+		assert_int_equal(slb_acct_decode_job(&set, &job, true), 0);
 	}
 	assert_int_equal(set.n, 0);
 	acct_set_release(&set);
@@ -275,6 +280,44 @@ static void test_acct_memory_request(void **state)
 	}
 }
 
+/* Whether a record's step statistics are final: read with steps, every step ended. */
+static void test_acct_steps_final(void **state)
+{
+	slurmdb_job_rec_t job;
+	slurmdb_step_rec_t steps[2];
+	struct acct_set set;
+
+	(void)state;
+	finished_job(&job);
+	memset(steps, 0, sizeof(steps));
+	steps[0].end = 1700000047; /* batch */
+	steps[1].end = 0;          /* extern, not recorded as ended yet */
+	job.steps = slurm_list_create(NULL);
+	for (size_t i = 0; i < 2; i++)
+		slurm_list_append(job.steps, &steps[i]);
+	assert_false(decode_one(&set, &job)->steps_final);
+	acct_set_release(&set);
+	steps[1].end = 1700000048;
+	assert_true(decode_one(&set, &job)->steps_final);
+	acct_set_release(&set);
+
+	/* Read without steps (JOBCOND_FLAG_NO_STEP): never final. */
+	acct_set_init(&set);
+	assert_int_equal(slb_acct_decode_job(&set, &job, false), 1);
+	assert_false(set.recs[0].steps_final);
+	acct_set_release(&set);
+	slurm_list_destroy(job.steps);
+
+	/* Ended without a step record yet (slurmdbd behind): not final. */
+	job.steps = NULL;
+	assert_false(decode_one(&set, &job)->steps_final);
+	acct_set_release(&set);
+	/* Never started (cancelled while pending): no steps to wait for. */
+	job.start = 0;
+	assert_true(decode_one(&set, &job)->steps_final);
+	acct_set_release(&set);
+}
+
 static void test_acct_maxrss_over_steps(void **state)
 {
 	slurmdb_job_rec_t job;
@@ -374,7 +417,7 @@ static void test_acct_cpu_and_gpu(void **state)
 	acct_set_init(&set);
 	set.tres_gpuutil = 1001;
 	set.tres_gpumem = 1002;
-	assert_int_equal(slb_acct_decode_job(&set, &job), 1);
+	assert_int_equal(slb_acct_decode_job(&set, &job, true), 1);
 	rec = &set.recs[0];
 	assert_int_equal(rec->total_cpu_us, 3251000); /* the steps' sum */
 	assert_int_equal(rec->gpu_util, 95);          /* the peak over steps */
@@ -452,7 +495,7 @@ static void test_acct_not_an_array_skipped(void **state)
 	job.array_task_id = NO_VAL;
 	job.jobid = 100;
 	acct_set_init(&set);
-	assert_int_equal(slb_acct_decode_job(&set, &job), 0);
+	assert_int_equal(slb_acct_decode_job(&set, &job, true), 0);
 	assert_int_equal(set.n, 0);
 	acct_set_release(&set);
 }
@@ -515,9 +558,109 @@ static void test_acct_fetch_nothing(void **state)
 
 	(void)state;
 	acct_set_init(&set);
-	assert_int_equal(slb_acct_fetch(&set, NULL, 0), 0);
+	assert_int_equal(slb_acct_fetch(&set, NULL, 0, false), 0);
 	assert_int_equal(set.n, 0);
 	assert_string_equal(captured.buf, "");
+}
+
+/*
+ * The Slurm side's records through the seam with kept records: array jobs
+ * kept are read from the store with no query (nor libslurm at all); one
+ * that is not, or whose steps are needed and were not kept, or --refresh,
+ * is asked about (and here, with no slurm.conf, fails clearly while what
+ * was kept stays).
+ */
+static void test_acct_kept_through_backend(void **state)
+{
+	char *dir = make_tmpdir();
+	char *old = getenv("SLURM_CONF") ? xstrdup(getenv("SLURM_CONF")) : NULL;
+	struct store *st = NULL;
+	struct sweep_rec rec;
+	struct plan plan;
+	char *params[] = {"x"}, *values[] = {"1"};
+	int64_t seeds[] = {0, 1, 2, 3};
+	struct array_rec arrs[2] = {{.job_id = 500, .offset = 0, .spec = "0-1", .attempt = 1},
+	                            {.job_id = 600, .offset = 2, .spec = "0-1", .attempt = 1}};
+	struct array_rec *loaded = NULL;
+	struct acct_cache_entry keep[] = {{500, 0, false}, {600, 0, true}};
+	struct backend_read rd = {0};
+	struct acct_set set, out;
+	size_t n = 0;
+
+	(void)state;
+	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	plan_init(&plan);
+	plan.params = params;
+	plan.nparams = 1;
+	plan.values = values;
+	plan.nsettings = 1;
+	plan.seeds = seeds;
+	plan.nseeds = 4;
+	plan.ntasks = 4;
+	sweep_rec_init(&rec);
+	rec.name = xstrdup("kept");
+	rec.source = xstrdup("/src/kept.yaml");
+	rec.logs = xstrdup("/src/logs");
+	rec.backend = xstrdup("slurm");
+	assert_int_equal(store_begin_sweep(st, &rec, &plan, "name: kept\n"), 0);
+	for (size_t a = 0; a < 2; a++)
+		assert_int_equal(store_add_array(st, rec.id, &arrs[a]), 0);
+	assert_int_equal(store_load_arrays(st, &loaded, &n, rec.id), 0);
+	keep[0].submitted_at = loaded[0].submitted_at;
+	keep[1].submitted_at = loaded[1].submitted_at;
+	acct_set_init(&set);
+	for (size_t i = 0; i < 4; i++) {
+		struct acct_rec *r = acct_set_add(&set);
+
+		r->array_job_id = i < 2 ? 500 : 600;
+		r->array_task_id = (uint32_t)(i % 2);
+		r->job_id = r->array_job_id + r->array_task_id;
+		r->state = TS_COMPLETED;
+		r->end_time = 1700000000;
+		r->steps_final = i >= 2;
+	}
+	assert_int_equal(store_acct_update(st, rec.id, keep, 2, &set, NULL, 0), 0);
+
+	/* Everything kept: no query, the kept records. */
+	acct_set_init(&out);
+	assert_int_equal(slurm_backend_ops.records(&out, &rd, st, &rec, loaded, n), 0);
+	assert_int_equal(rd.kept, 2);
+	assert_int_equal(rd.asked, 0);
+	assert_int_equal(rd.queries, 0);
+	assert_int_equal(out.n, 4);
+	acct_set_release(&out);
+
+	/* Steps needed: array job 500 was kept without them and is asked about. */
+	rd = (struct backend_read){.steps = true};
+	assert_int_equal(slurm_backend_ops.records(&out, &rd, st, &rec, loaded, n), SWEEP_ERR);
+	assert_int_equal(rd.kept, 1);
+	assert_int_equal(rd.asked, 1);
+	assert_non_null(strstr(captured.buf, "cannot read Slurm's configuration"));
+	acct_set_release(&out);
+
+	/* --refresh asks about both; what was kept stays when the query fails. */
+	rd = (struct backend_read){.refresh = true};
+	assert_int_equal(slurm_backend_ops.records(&out, &rd, st, &rec, loaded, n), SWEEP_ERR);
+	assert_int_equal(rd.kept, 0);
+	assert_int_equal(rd.asked, 2);
+	acct_set_release(&out);
+	rd = (struct backend_read){0};
+	assert_int_equal(slurm_backend_ops.records(&out, &rd, st, &rec, loaded, n), 0);
+	assert_int_equal(rd.kept, 2);
+	acct_set_release(&out);
+
+	if (old)
+		setenv("SLURM_CONF", old, 1);
+	else
+		unsetenv("SLURM_CONF");
+	free(old);
+	acct_set_release(&set);
+	array_recs_free(loaded, n);
+	sweep_rec_release(&rec);
+	store_close(st);
+	remove_tree(dir);
+	free(dir);
 }
 
 static void test_acct_fetch_without_slurm_conf(void **state)
@@ -530,7 +673,7 @@ static void test_acct_fetch_without_slurm_conf(void **state)
 	acct_set_init(&set);
 	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
 	/* libslurm itself would retry for a minute and then exit the process. */
-	assert_int_equal(slb_acct_fetch(&set, &id, 1), SWEEP_ERR);
+	assert_int_equal(slb_acct_fetch(&set, &id, 1, false), SWEEP_ERR);
 	assert_non_null(strstr(captured.buf, "cannot read Slurm's configuration "
 	                                     "'/nonexistent/slurm.conf'"));
 	if (old)
@@ -639,7 +782,7 @@ static void test_acct_fetch_slurmdbd_down(void **state)
 		alarm(10); /* a hang fails the test */
 		setenv("SLURM_CONF", path, 1);
 		acct_set_init(&set);
-		ret = slb_acct_fetch(&set, ids, 2);
+		ret = slb_acct_fetch(&set, ids, 2, false);
 		fputs(captured.buf, stderr);
 		/* _exit: libslurm leaks the failed connection, and LSan would fail the child. */
 		if (ret != SWEEP_ERR)
@@ -689,7 +832,7 @@ static void test_acct_packed_steps(void **state)
 	for (size_t i = 0; i < 5; i++)
 		slurm_list_append(job.steps, &steps[i]);
 	acct_set_init(&set);
-	assert_int_equal(slb_acct_decode_job(&set, &job), 1);
+	assert_int_equal(slb_acct_decode_job(&set, &job, true), 1);
 	assert_int_equal(set.n, 3);
 	r = &set.recs[0];
 	assert_int_equal(r->step_index, ACCT_NO_STEP);
@@ -736,7 +879,7 @@ static void test_acct_packed_many_steps(void **state)
 		slurm_list_append(job.steps, &steps[i]);
 	}
 	acct_set_init(&set);
-	assert_int_equal(slb_acct_decode_job(&set, &job), 1);
+	assert_int_equal(slb_acct_decode_job(&set, &job, true), 1);
 	assert_int_equal(set.n, 101);
 	for (size_t i = 1; i < set.n; i++) {
 		assert_int_equal(set.recs[i].step_index, 999 + i);
@@ -765,8 +908,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_acct_packed_steps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_packed_many_steps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_state_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_steps_final, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_without_slurm_conf, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_kept_through_backend, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_slurmdbd_down, setup, teardown),
 	};
 

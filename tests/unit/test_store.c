@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include "acct.h"
+#include "acct_cache.h"
 #include "plan.h"
 
 #include "helpers.h"
@@ -374,7 +376,8 @@ static void test_store_migration_to_followups(void **state)
 	path = xstrfmt("%s/sweep.db", dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
-	                              "DROP TABLE reused; DROP TABLE followups;"
+	                              "DROP TABLE acct_records; DROP TABLE acct_arrays;"
+	                              " DROP TABLE reused; DROP TABLE followups;"
 	                              " DROP TABLE policies; ALTER TABLE sweeps DROP COLUMN pack;"
 	                              " ALTER TABLE sweeps DROP COLUMN roll_chunk;"
 	                              " ALTER TABLE arrays DROP COLUMN pack;"
@@ -394,6 +397,235 @@ static void test_store_migration_to_followups(void **state)
 	free(dir);
 }
 
+/* Every field of two records, one by one: kept records are what the query returned. */
+static void assert_rec_equal(const struct acct_rec *a, const struct acct_rec *b)
+{
+	assert_int_equal(a->array_job_id, b->array_job_id);
+	assert_int_equal(a->array_task_id, b->array_task_id);
+	assert_int_equal(a->job_id, b->job_id);
+	if (a->pending_tasks || b->pending_tasks)
+		assert_string_equal(a->pending_tasks, b->pending_tasks);
+	assert_int_equal(a->state, b->state);
+	assert_int_equal(a->exit_code, b->exit_code);
+	assert_int_equal(a->signal, b->signal);
+	assert_true(a->elapsed_s == b->elapsed_s);
+	assert_true(a->timelimit_s == b->timelimit_s);
+	assert_true(a->req_mem_mb == b->req_mem_mb);
+	assert_int_equal(a->req_mem_per_cpu, b->req_mem_per_cpu);
+	assert_int_equal(a->ncpus, b->ncpus);
+	assert_true(a->maxrss_bytes == b->maxrss_bytes);
+	if (a->nodes || b->nodes)
+		assert_string_equal(a->nodes, b->nodes);
+	assert_int_equal(a->submit_time, b->submit_time);
+	assert_int_equal(a->start_time, b->start_time);
+	assert_int_equal(a->end_time, b->end_time);
+	assert_int_equal(a->steps_final, b->steps_final);
+	assert_true(a->total_cpu_us == b->total_cpu_us);
+	assert_true(a->gpu_util == b->gpu_util);
+	assert_true(a->gpu_mem_bytes == b->gpu_mem_bytes);
+	assert_true(a->node_mem_bytes == b->node_mem_bytes);
+	assert_int_equal(a->tasks_per_node, b->tasks_per_node);
+	assert_int_equal(a->nnodes, b->nnodes);
+	assert_int_equal(a->step_index, b->step_index);
+}
+
+static void test_store_acct_round_trip(void **state)
+{
+	char *dir = make_tmpdir();
+	struct store *st;
+	struct plan plan = small_plan();
+	struct acct_set set, back;
+	struct acct_rec *r;
+	struct acct_cache_entry keep[] = {{77, 1234, true}, {78, 1235, false}}, *kept = NULL;
+	uint32_t drop = 77;
+	size_t n = 0;
+	int64_t id, other;
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	id = begin(st, "demo", &plan);
+	other = begin(st, "other", &plan);
+	acct_set_init(&set);
+	/* Every kind of value: a requeued run, a pending bitmap, values Slurm leaves unset. */
+	r = acct_set_add(&set);
+	*r = (struct acct_rec){.array_job_id = 77,
+	                       .array_task_id = 3,
+	                       .job_id = 80,
+	                       .pending_tasks = NULL,
+	                       .state = TS_REQUEUED,
+	                       .exit_code = 0,
+	                       .signal = 0,
+	                       .elapsed_s = 0,
+	                       .timelimit_s = ACCT_NO_VALUE,
+	                       .req_mem_mb = 100,
+	                       .req_mem_per_cpu = true,
+	                       .ncpus = 2,
+	                       .maxrss_bytes = ACCT_NO_VALUE,
+	                       .nodes = xstrdup("vm"),
+	                       .submit_time = 1700000000,
+	                       .start_time = 1700000001,
+	                       .end_time = 1700000002,
+	                       .steps_final = true,
+	                       .total_cpu_us = ACCT_NO_VALUE,
+	                       .gpu_util = ACCT_NO_VALUE,
+	                       .gpu_mem_bytes = ACCT_NO_VALUE,
+	                       .node_mem_bytes = ACCT_NO_VALUE,
+	                       .tasks_per_node = 1,
+	                       .step_index = ACCT_NO_STEP};
+	r = acct_set_add(&set);
+	*r = (struct acct_rec){.array_job_id = 77,
+	                       .array_task_id = 3,
+	                       .job_id = 80,
+	                       .pending_tasks = NULL,
+	                       .state = TS_OUT_OF_MEMORY,
+	                       .exit_code = 0,
+	                       .signal = 9,
+	                       .elapsed_s = 61,
+	                       .timelimit_s = 300,
+	                       .req_mem_mb = 4096,
+	                       .req_mem_per_cpu = false,
+	                       .ncpus = 8,
+	                       .maxrss_bytes = (uint64_t)5 << 40,
+	                       .nodes = xstrdup("n[1-3],gpu-7"),
+	                       .submit_time = 1700000100,
+	                       .start_time = 1700000101,
+	                       .end_time = 1700000162,
+	                       .steps_final = true,
+	                       .total_cpu_us = 61234567,
+	                       .gpu_util = 87,
+	                       .gpu_mem_bytes = (uint64_t)3 << 30,
+	                       .node_mem_bytes = (uint64_t)10 << 40,
+	                       .tasks_per_node = 2,
+	                       .nnodes = 3,
+	                       .step_index = 12};
+	r = acct_set_add(&set);
+	*r = (struct acct_rec){.array_job_id = 78,
+	                       .array_task_id = ACCT_NO_TASK,
+	                       .job_id = 78,
+	                       .pending_tasks = xstrdup("0x21FFFFFFFFFF"),
+	                       .state = TS_CANCELLED,
+	                       .exit_code = 0,
+	                       .signal = 0,
+	                       .elapsed_s = 0,
+	                       .timelimit_s = ACCT_NO_VALUE,
+	                       .req_mem_mb = 0,
+	                       .req_mem_per_cpu = false,
+	                       .ncpus = 0,
+	                       .maxrss_bytes = ACCT_NO_VALUE,
+	                       .nodes = NULL,
+	                       .submit_time = 1700000000,
+	                       .start_time = 0,
+	                       .end_time = 1700000300,
+	                       .steps_final = false,
+	                       .total_cpu_us = ACCT_NO_VALUE,
+	                       .gpu_util = ACCT_NO_VALUE,
+	                       .gpu_mem_bytes = ACCT_NO_VALUE,
+	                       .node_mem_bytes = ACCT_NO_VALUE,
+	                       .tasks_per_node = 1,
+	                       .step_index = ACCT_NO_STEP};
+	r = acct_set_add(&set); /* another array job's: not kept */
+	*r = (struct acct_rec){.array_job_id = 79,
+	                       .array_task_id = 0,
+	                       .job_id = 79,
+	                       .pending_tasks = NULL,
+	                       .state = TS_RUNNING,
+	                       .exit_code = 0,
+	                       .signal = 0,
+	                       .elapsed_s = 5,
+	                       .timelimit_s = 60,
+	                       .req_mem_mb = 1,
+	                       .req_mem_per_cpu = false,
+	                       .ncpus = 1,
+	                       .maxrss_bytes = ACCT_NO_VALUE,
+	                       .nodes = NULL,
+	                       .submit_time = 1700000000,
+	                       .start_time = 1700000001,
+	                       .end_time = 0,
+	                       .steps_final = false,
+	                       .total_cpu_us = ACCT_NO_VALUE,
+	                       .gpu_util = ACCT_NO_VALUE,
+	                       .gpu_mem_bytes = ACCT_NO_VALUE,
+	                       .node_mem_bytes = ACCT_NO_VALUE,
+	                       .tasks_per_node = 1,
+	                       .step_index = ACCT_NO_STEP};
+	assert_int_equal(store_acct_update(st, id, keep, 2, &set, NULL, 0), 0);
+
+	acct_set_init(&back);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(kept[0].job_id, 77);
+	assert_int_equal(kept[0].submitted_at, 1234);
+	assert_true(kept[0].with_steps);
+	assert_int_equal(kept[1].job_id, 78);
+	assert_false(kept[1].with_steps);
+	assert_int_equal(back.n, 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_rec_equal(&back.recs[i], &set.recs[i]);
+	acct_set_release(&back);
+	free(kept);
+
+	/* Another sweep keeps nothing; keeping again replaces; dropping forgets. */
+	acct_set_init(&back);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, other), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(back.n, 0);
+	set.recs[1].maxrss_bytes = 42;
+	assert_int_equal(store_acct_update(st, id, keep, 1, &set, NULL, 0), 0);
+	assert_int_equal(store_acct_update(st, id, NULL, 0, &set, &drop, 1), 0);
+	assert_int_equal(store_acct_update(st, id, keep, 1, &set, NULL, 0), 0);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(back.n, 3);
+	assert_int_equal(back.recs[0].array_job_id, 77);
+	assert_int_equal(back.recs[1].maxrss_bytes, 42);
+	assert_int_equal(back.recs[2].array_job_id, 78);
+	acct_set_release(&back);
+	free(kept);
+	assert_int_equal(store_acct_update(st, id, NULL, 0, &set, &drop, 1), 0);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(back.n, 1);
+	assert_int_equal(back.recs[0].array_job_id, 78);
+	acct_set_release(&back);
+	free(kept);
+
+	acct_set_release(&set);
+	store_close(st);
+	remove_tree(dir);
+	free(dir);
+}
+
+/* A store of schema 5 (before kept records) gains their tables when opened. */
+static void test_store_acct_migration(void **state)
+{
+	char *dir = make_tmpdir(), *path;
+	struct store *st = NULL;
+	struct acct_cache_entry *kept = NULL;
+	struct acct_set back;
+	size_t n = 5;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	store_close(st);
+	path = xstrfmt("%s/sweep.db", dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "DROP TABLE acct_records; DROP TABLE acct_arrays;"
+	                              " PRAGMA user_version = 5",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&st, dir, 0), 0);
+	acct_set_init(&back);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, 1), 0);
+	assert_int_equal(n, 0);
+	store_close(st);
+	free(path);
+	remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +634,8 @@ int main(void)
 	    cmocka_unit_test(test_store_errors),
 	    cmocka_unit_test(test_store_begin_is_atomic),
 	    cmocka_unit_test(test_store_interrupted_submission),
+	    cmocka_unit_test(test_store_acct_round_trip),
+	    cmocka_unit_test(test_store_acct_migration),
 	    cmocka_unit_test(test_store_policy_and_followups),
 	    cmocka_unit_test(test_store_migration_to_followups),
 	};

@@ -290,14 +290,19 @@ static int local_max_array_size(uint32_t *out)
 	return 0;
 }
 
-static int local_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
-                         const struct array_rec *arrays, size_t narrays)
+/* The runners' records are in the store already: steps and refresh change nothing. */
+static int local_records(struct acct_set *out, struct backend_read *rd, struct store *st,
+                         const struct sweep_rec *rec, const struct array_rec *arrays,
+                         size_t narrays)
 {
 	char host[256];
 	int64_t now = (int64_t)time(NULL);
 	int ret = 0;
 
 	(void)rec;
+	rd->kept = 0;
+	rd->asked = 0;
+	rd->queries = 0;
 	local_this_host(host, sizeof(host));
 	for (size_t a = 0; a < narrays && ret == 0; a++) {
 		struct local_array_rec arr;

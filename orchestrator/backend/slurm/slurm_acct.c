@@ -179,6 +179,23 @@ static uint64_t total_cpu_us(const slurmdb_job_rec_t *job)
 	return sum;
 }
 
+/* Every step ended: its statistics are the last slurmdbd will have. */
+static bool steps_ended(SLIST steps)
+{
+	slurmdb_step_rec_t *step;
+	SLIST_ITER it;
+	bool ended = true;
+
+	if (!steps || !slurm_list_count(steps))
+		return false;
+	it = slurm_list_iterator_create(steps);
+	while ((step = slurm_list_next(it)))
+		if (step->end <= 0 || step->end == (time_t)NO_VAL || step->end == (time_t)INFINITE)
+			ended = false;
+	slurm_list_iterator_destroy(it);
+	return ended;
+}
+
 /* slurmdbd reports the start of an array cancelled while pending as NO_VAL. */
 static int64_t unix_time(time_t t)
 {
@@ -255,7 +272,7 @@ static void decode_steps(struct acct_set *out, const slurmdb_job_rec_t *job,
 	slurm_list_iterator_destroy(it);
 }
 
-int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job)
+int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job, bool with_steps)
 {
 	struct acct_rec *rec;
 	uint64_t cpus;
@@ -308,18 +325,27 @@ int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job)
 	rec->submit_time = unix_time(job->submit);
 	rec->start_time = unix_time(job->start);
 	rec->end_time = unix_time(job->end);
+	/* A run that never started has no steps to wait for. */
+	rec->steps_final = with_steps && (!rec->start_time || steps_ended(job->steps));
 	decode_steps(out, job, &out->recs[out->n - 1]);
 	return 1;
 }
 
-/* The condition of the one query: every run of every task of the given array jobs. */
-static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n, const char *cluster)
+/*
+ * The condition of the one query: every run of every task of the given
+ * array jobs, with their steps only when asked (MaxRSS lives on steps; the
+ * rest is on the job record, and a query without steps costs a fifth).
+ */
+static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n, const char *cluster,
+                       bool with_steps)
 {
 	memset(cond, 0, sizeof(*cond));
 	/* 0 would mean "db flags = 0" in the SQL and match almost nothing. */
 	cond->db_flags = SLURMDB_JOB_FLAG_NOTSET;
 	/* NO_TRUNC: times not clipped to the window; DUP: earlier runs of requeued tasks. */
 	cond->flags = JOBCOND_FLAG_NO_TRUNC | JOBCOND_FLAG_DUP;
+	if (!with_steps)
+		cond->flags |= JOBCOND_FLAG_NO_STEP;
 	cond->usage_start = 0;
 	cond->usage_end = time(NULL) + 1;
 
@@ -375,7 +401,14 @@ static void find_gpu_tres(struct acct_set *out, void *conn)
 	out->gpu_recorded = out->tres_gpuutil || out->tres_gpumem;
 }
 
-int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n)
+static unsigned queries;
+
+unsigned slb_acct_queries(void)
+{
+	return queries;
+}
+
+int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n, bool with_steps)
 {
 	slurmdb_job_cond_t cond;
 	void *conn = NULL;
@@ -389,7 +422,7 @@ int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n
 	ret = slb_init();
 	if (ret < 0)
 		return ret;
-	build_cond(&cond, array_job_ids, n, slb_name());
+	build_cond(&cond, array_job_ids, n, slb_name(), with_steps);
 
 	/* It returns a handle even when slurmdbd is down; errno tells. */
 	errno = 0;
@@ -401,8 +434,10 @@ int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n
 	}
 
 	errno = 0;
-	find_gpu_tres(out, conn);
+	if (with_steps)
+		find_gpu_tres(out, conn);
 	errno = 0;
+	queries++;
 	jobs = slurmdb_jobs_get(conn, &cond);
 	if (!jobs) {
 		int e = slurm_get_errno() ? slurm_get_errno() : errno;
@@ -413,7 +448,7 @@ int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n
 	}
 	it = slurm_list_iterator_create(jobs);
 	while ((job = slurm_list_next(it)))
-		slb_acct_decode_job(out, job);
+		slb_acct_decode_job(out, job, with_steps);
 	slurm_list_iterator_destroy(it);
 	ret = 0;
 out:

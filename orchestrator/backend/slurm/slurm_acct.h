@@ -1,6 +1,7 @@
 #ifndef SWEEP_SLURM_ACCT_H
 #define SWEEP_SLURM_ACCT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,18 +17,23 @@
 
 /*
  * Reads every record (all runs, requeued ones included) of the given array
- * jobs from Slurm accounting with one slurmdb_jobs_get query. Daemons that
- * are down give a clear error within seconds, never a hang or an exit of
- * the process: no readable slurm.conf, slurmdbd unreachable.
+ * jobs from Slurm accounting with one slurmdb_jobs_get query; with their
+ * steps (MaxRSS) only when with_steps, else JOBCOND_FLAG_NO_STEP. Daemons
+ * that are down give a clear error within seconds, never a hang or an exit
+ * of the process: no readable slurm.conf, slurmdbd unreachable.
  */
-int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n);
+int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n, bool with_steps);
+
+/* How many slurmdb_jobs_get queries this process sent so far. */
+unsigned slb_acct_queries(void);
 
 /*
- * Decodes one record of slurmdb_jobs_get and appends it to out (unit tests
- * feed it hand-built records). Returns 1 when a record was appended, 0 when
+ * Decodes one record of slurmdb_jobs_get, read with its steps or not
+ * (acct_rec.steps_final), and appends it to out (unit tests feed it
+ * hand-built records). Returns 1 when a record was appended, 0 when
  * the row is skipped: REVOKED and RESIZING rows (bookkeeping, not runs) and
  * jobs that are not arrays.
  */
-int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job);
+int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job, bool with_steps);
 
 #endif

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "acct_cache.h"
 #include "slurm_acct.h"
 #include "error.h"
 #include "store.h"
@@ -89,15 +91,107 @@ int slb_cancel(const uint32_t *job_ids, size_t n)
 	return ret;
 }
 
-static int slb_records(struct acct_set *out, struct store *st, const struct sweep_rec *rec,
-                       const struct array_rec *arrays, size_t narrays)
+/* Moves the records of array job job_id (all when job_id is 0) from src to the end of dst. */
+static void move_records(struct acct_set *dst, struct acct_set *src, uint32_t job_id)
 {
-	uint32_t *ids = array_recs_job_ids(arrays, narrays);
-	int ret;
+	for (size_t r = 0; r < src->n; r++) {
+		struct acct_rec *rec = &src->recs[r];
 
-	(void)st;
-	(void)rec;
-	ret = slb_acct_fetch(out, ids, narrays);
+		if (job_id && rec->array_job_id != job_id)
+			continue;
+		*acct_set_add(dst) = *rec;
+		rec->pending_tasks = NULL;
+		rec->nodes = NULL;
+	}
+}
+
+/* The records of one array job, borrowed from set (free only .recs). */
+static void records_of(struct acct_set *out, const struct acct_set *set, uint32_t job_id)
+{
+	acct_set_init(out);
+	for (size_t r = 0; r < set->n; r++)
+		if (set->recs[r].array_job_id == job_id) {
+			ALLOC_GROW(out->recs, out->n + 1, out->alloc);
+			out->recs[out->n++] = set->recs[r];
+		}
+}
+
+/*
+ * After a query: keeps the array jobs asked about whose tasks all finished,
+ * and forgets what was kept of the others. A store that cannot be written
+ * (a read-only state folder) costs a query next time, nothing else.
+ */
+static void keep_finished(struct store *st, const struct sweep_rec *rec,
+                          const struct array_rec *const *asked, size_t nasked,
+                          const struct acct_set *fresh, const struct acct_cache_entry *kept,
+                          size_t nkept, bool with_steps)
+{
+	struct acct_cache_entry *keep = xcalloc(nasked ? nasked : 1, sizeof(*keep));
+	uint32_t *drop = xcalloc(nasked ? nasked : 1, sizeof(*drop));
+	size_t nkeep = 0, ndrop = 0;
+	int64_t now = (int64_t)time(NULL);
+
+	for (size_t a = 0; a < nasked; a++) {
+		struct acct_set rows;
+
+		records_of(&rows, fresh, asked[a]->job_id);
+		if (acct_cache_keepable(asked[a], rec->ntasks, &rows, with_steps, now, NULL)) {
+			keep[nkeep].job_id = asked[a]->job_id;
+			keep[nkeep].submitted_at = asked[a]->submitted_at;
+			keep[nkeep].with_steps = with_steps;
+			nkeep++;
+		} else if (acct_cache_find(kept, nkept, asked[a]->job_id)) {
+			drop[ndrop++] = asked[a]->job_id;
+		}
+		free(rows.recs);
+	}
+	if (store_acct_update(st, rec->id, keep, nkeep, fresh, drop, ndrop) < 0)
+		warning("the finished records were not kept: the next command asks slurmdbd again");
+	free(keep);
+	free(drop);
+}
+
+static int slb_records(struct acct_set *out, struct backend_read *rd, struct store *st,
+                       const struct sweep_rec *rec, const struct array_rec *arrays, size_t narrays)
+{
+	struct acct_cache_entry *kept = NULL;
+	size_t nkept = 0, nasked = 0;
+	struct acct_set stored, fresh;
+	const struct array_rec **asked = xcalloc(narrays ? narrays : 1, sizeof(*asked));
+	uint32_t *ids = xcalloc(narrays ? narrays : 1, sizeof(*ids));
+	unsigned before = slb_acct_queries();
+	int ret = 0;
+
+	acct_set_init(&stored);
+	acct_set_init(&fresh);
+	/* The kept records are an optimisation: when they cannot be read, ask. */
+	if (!rd->refresh && store_acct_load(st, &kept, &nkept, &stored, rec->id) < 0)
+		warning("reading every record from slurmdbd instead");
+	for (size_t a = 0; a < narrays; a++) {
+		const struct acct_cache_entry *k = acct_cache_find(kept, nkept, arrays[a].job_id);
+
+		if (acct_cache_must_query(&arrays[a], k, rd->steps, rd->refresh)) {
+			asked[nasked] = &arrays[a];
+			ids[nasked++] = arrays[a].job_id;
+		} else {
+			move_records(out, &stored, arrays[a].job_id);
+		}
+	}
+	rd->kept = narrays - nasked;
+	rd->asked = nasked;
+	if (nasked) {
+		ret = slb_acct_fetch(&fresh, ids, nasked, rd->steps);
+		if (ret < 0)
+			goto out;
+		keep_finished(st, rec, asked, nasked, &fresh, kept, nkept, rd->steps);
+		move_records(out, &fresh, 0);
+	}
+out:
+	rd->queries = slb_acct_queries() - before;
+	acct_set_release(&stored);
+	acct_set_release(&fresh);
+	free(kept);
+	free(asked);
 	free(ids);
 	return ret;
 }

@@ -1,0 +1,127 @@
+/*
+ * The decisions behind the kept accounting records (acct_cache.h). The
+ * test for "every task finished" reuses outcome_build on the array job's
+ * own rows, so the latest run is chosen exactly as status and report
+ * choose it.
+ */
+#include "acct_cache.h"
+
+#include <stdlib.h>
+
+#include "array.h"
+#include "outcome.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+const struct acct_cache_entry *acct_cache_find(const struct acct_cache_entry *kept, size_t n,
+                                               uint32_t job_id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (kept[i].job_id == job_id)
+			return &kept[i];
+	return NULL;
+}
+
+bool acct_cache_must_query(const struct array_rec *arr, const struct acct_cache_entry *kept,
+                           bool need_steps, bool refresh)
+{
+	if (refresh || !kept)
+		return true;
+	if (kept->job_id != arr->job_id || kept->submitted_at != arr->submitted_at)
+		return true;
+	return need_steps && !kept->with_steps;
+}
+
+/* Runs Slurm may requeue by itself after they ended. */
+static bool may_requeue(enum task_state s)
+{
+	return s == TS_NODE_FAIL || s == TS_PREEMPTED;
+}
+
+static bool rows_final(const struct acct_set *rows, bool with_steps, int64_t now, const char **why)
+{
+	for (size_t r = 0; r < rows->n; r++) {
+		const struct acct_rec *rec = &rows->recs[r];
+
+		if (rec->state == TS_REQUEUED)
+			continue; /* an earlier run: whether a later one ended is checked below */
+		if (!task_state_is_final(rec->state)) {
+			*why = "a task is still pending or running";
+			return false;
+		}
+		if (!rec->end_time) {
+			*why = "a finished run has no end time yet";
+			return false;
+		}
+		if (may_requeue(rec->state)) {
+			if (rec->end_time > now - ACCT_CACHE_SETTLE_S) {
+				*why = "a run ended by a node failure or preemption may still be "
+				       "requeued";
+				return false;
+			}
+			continue; /* its steps may never be closed */
+		}
+		if (with_steps && !rec->steps_final) {
+			*why = "a finished run's step statistics are not final yet";
+			return false;
+		}
+	}
+	return true;
+}
+
+bool acct_cache_keepable(const struct array_rec *arr, size_t ntasks, const struct acct_set *rows,
+                         bool with_steps, int64_t now, const char **why)
+{
+	const char *dummy;
+	uint32_t *tasks = NULL;
+	size_t n = 0, span = 0;
+	struct array_rec one;
+	struct task_outcome *out = NULL;
+	bool ok = false;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (!arr->spec || !*arr->spec) {
+		*why = "the array job's --array value is unknown";
+		return false;
+	}
+	if (!rows->n) {
+		*why = "no record yet";
+		return false;
+	}
+	if (!rows_final(rows, with_steps, now, why))
+		return false;
+	if (arr->offset >= ntasks ||
+	    array_parse_tasks(&tasks, &n, arr->spec, (uint32_t)(ntasks - arr->offset), why) < 0 ||
+	    !n) {
+		if (!*why)
+			*why = "the array job covers no task of the sweep";
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (tasks[k] + (size_t)1 > span)
+			span = tasks[k] + (size_t)1;
+
+	/* This array job alone, indexed from 0: every task it covers must have ended. */
+	one = *arr;
+	one.offset = 0;
+	out = xcalloc(span, sizeof(*out));
+	if (outcome_build(out, span, &one, 1, rows) < 0) {
+		*why = "a record names tasks that cannot be read";
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (!task_state_is_final(out[tasks[k]].state)) {
+			*why = out[tasks[k]].state == TS_MISSING ? "a task has no record yet"
+			                                         : "a task is not finished";
+			goto out;
+		}
+	}
+	ok = true;
+out:
+	free(out);
+	free(tasks);
+	return ok;
+}

@@ -1,0 +1,64 @@
+#ifndef SWEEP_ACCT_CACHE_H
+#define SWEEP_ACCT_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acct.h"
+
+struct array_rec;
+
+/*
+ * What to keep of accounting in the state store, and what to ask the
+ * scheduler again. Pure: the backend reads and writes, this decides.
+ *
+ * The unit is an array job, as the query's is: its records are kept once
+ * every task it covers has a final latest run (COMPLETED, FAILED, TIMEOUT,
+ * OUT_OF_MEMORY, CANCELLED, NODE_FAIL, PREEMPTED..., not requeued) with an
+ * end time, and, when read with steps, final step statistics. All of its
+ * rows are kept, earlier runs (REQUEUED, NODE_FAIL before a requeue)
+ * included, exactly as the query returned them, so outcomes built from
+ * kept records are the ones a fresh query gives. An array job kept is not
+ * queried again unless its steps are needed and were not kept, its store
+ * record changed, or the command asked for --refresh.
+ */
+
+/*
+ * NODE_FAIL and PREEMPTED runs may be requeued by Slurm itself, and the
+ * next run's row may reach slurmdbd only once it is eligible to start
+ * again (a requeued task is held for a couple of minutes). Kept only once
+ * they ended this long ago.
+ */
+#define ACCT_CACHE_SETTLE_S 600
+
+/* One array job whose records the store keeps. */
+struct acct_cache_entry {
+	uint32_t job_id;
+	int64_t submitted_at; /* the array job's submitted_at in the store when kept */
+	bool with_steps;      /* kept from a query with steps: MaxRSS is known */
+};
+
+/* The entry of job_id in kept[0..n-1], or NULL. */
+const struct acct_cache_entry *acct_cache_find(const struct acct_cache_entry *kept, size_t n,
+                                               uint32_t job_id);
+
+/*
+ * Whether to ask the scheduler about arr rather than read the store: with
+ * refresh always; else when nothing is kept for it (kept NULL), what is
+ * kept belongs to an earlier array job of that id (submitted_at differs),
+ * or steps are needed and were not kept.
+ */
+bool acct_cache_must_query(const struct array_rec *arr, const struct acct_cache_entry *kept,
+                           bool need_steps, bool refresh);
+
+/*
+ * Whether the records of arr, as a fresh query returned them (rows: every
+ * record of this array job and no other), may be kept: see above. ntasks
+ * is the sweep's; now the current time (unix seconds). When not, *why (if
+ * why is not NULL) says why, a static string.
+ */
+bool acct_cache_keepable(const struct array_rec *arr, size_t ntasks, const struct acct_set *rows,
+                         bool with_steps, int64_t now, const char **why);
+
+#endif

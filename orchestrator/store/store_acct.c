@@ -1,0 +1,251 @@
+/*
+ * Kept accounting records (acct_arrays, acct_records): written in one
+ * transaction per command, read back in the order they were written so
+ * that outcomes built from them tie-break as the fresh query's would.
+ * States are stored by name, as the local tables do, so the enum can grow.
+ */
+#include "store.h"
+
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acct.h"
+#include "acct_cache.h"
+#include "error.h"
+#include "store_impl.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+static enum task_state state_of_name(const char *name)
+{
+	for (int s = 0; s < TS_NSTATES; s++)
+		if (name && !strcmp(task_state_name((enum task_state)s), name))
+			return (enum task_state)s;
+	return TS_MISSING;
+}
+
+static void bind_u64_or_null(sqlite3_stmt *stmt, int col, uint64_t v)
+{
+	if (v == ACCT_NO_VALUE || v > INT64_MAX)
+		sqlite3_bind_null(stmt, col);
+	else
+		sqlite3_bind_int64(stmt, col, (sqlite3_int64)v);
+}
+
+static uint64_t column_u64_or_none(sqlite3_stmt *stmt, int col)
+{
+	if (sqlite3_column_type(stmt, col) == SQLITE_NULL)
+		return ACCT_NO_VALUE;
+	return (uint64_t)sqlite3_column_int64(stmt, col);
+}
+
+static int load_entries(struct store *st, struct acct_cache_entry **kept, size_t *n,
+                        int64_t sweep_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t alloc = 0;
+	int rc, ret = 0;
+
+	if (store_prepare(st, &stmt,
+	                  "SELECT job_id, submitted_at, with_steps FROM acct_arrays"
+	                  " WHERE sweep_id = ? ORDER BY job_id") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		ALLOC_GROW(*kept, *n + 1, alloc);
+		(*kept)[*n].job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
+		(*kept)[*n].submitted_at = sqlite3_column_int64(stmt, 1);
+		(*kept)[*n].with_steps = sqlite3_column_int(stmt, 2) != 0;
+		(*n)++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_db_error(st, "cannot read the kept array jobs");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+static int load_rows(struct store *st, struct acct_set *rows, int64_t sweep_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc, ret = 0;
+
+	if (store_prepare(st, &stmt,
+	                  "SELECT array_job_id, array_task_id, job_id, pending_tasks, state,"
+	                  " exit_code, signal, elapsed_s, timelimit_s, req_mem_mb, req_mem_per_cpu,"
+	                  " ncpus, maxrss_bytes, nodes, submit_time, start_time, end_time,"
+	                  " steps_final, total_cpu_us, gpu_util, gpu_mem_bytes, node_mem_bytes,"
+	                  " tasks_per_node, nnodes, step_index FROM acct_records WHERE sweep_id = ?"
+	                  " ORDER BY array_job_id, seq") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct acct_rec *r = acct_set_add(rows);
+
+		r->array_job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
+		r->array_task_id = (uint32_t)sqlite3_column_int64(stmt, 1);
+		r->job_id = (uint32_t)sqlite3_column_int64(stmt, 2);
+		r->pending_tasks = store_column_text(stmt, 3);
+		r->state = state_of_name((const char *)sqlite3_column_text(stmt, 4));
+		r->exit_code = sqlite3_column_int(stmt, 5);
+		r->signal = sqlite3_column_int(stmt, 6);
+		r->elapsed_s = (uint64_t)sqlite3_column_int64(stmt, 7);
+		r->timelimit_s = column_u64_or_none(stmt, 8);
+		r->req_mem_mb = (uint64_t)sqlite3_column_int64(stmt, 9);
+		r->req_mem_per_cpu = sqlite3_column_int(stmt, 10) != 0;
+		r->ncpus = (uint32_t)sqlite3_column_int64(stmt, 11);
+		r->maxrss_bytes = column_u64_or_none(stmt, 12);
+		r->nodes = store_column_text(stmt, 13);
+		r->submit_time = sqlite3_column_int64(stmt, 14);
+		r->start_time = sqlite3_column_int64(stmt, 15);
+		r->end_time = sqlite3_column_int64(stmt, 16);
+		r->steps_final = sqlite3_column_int(stmt, 17) != 0;
+		r->total_cpu_us = column_u64_or_none(stmt, 18);
+		r->gpu_util = column_u64_or_none(stmt, 19);
+		r->gpu_mem_bytes = column_u64_or_none(stmt, 20);
+		r->node_mem_bytes = column_u64_or_none(stmt, 21);
+		r->tasks_per_node = (uint32_t)sqlite3_column_int64(stmt, 22);
+		r->nnodes = (uint32_t)sqlite3_column_int64(stmt, 23);
+		r->step_index = sqlite3_column_type(stmt, 24) == SQLITE_NULL
+		                    ? ACCT_NO_STEP
+		                    : (uint32_t)sqlite3_column_int64(stmt, 24);
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_db_error(st, "cannot read the kept accounting records");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+int store_acct_load(struct store *st, struct acct_cache_entry **kept, size_t *n,
+                    struct acct_set *rows, int64_t sweep_id)
+{
+	int ret;
+
+	*kept = NULL;
+	*n = 0;
+	ret = load_entries(st, kept, n, sweep_id);
+	if (ret >= 0 && *n)
+		ret = load_rows(st, rows, sweep_id);
+	if (ret < 0) {
+		free(*kept);
+		*kept = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+static int drop_one(struct store *st, sqlite3_stmt *del, int64_t sweep_id, uint32_t job_id)
+{
+	sqlite3_reset(del);
+	sqlite3_bind_int64(del, 1, sweep_id);
+	sqlite3_bind_int64(del, 2, job_id);
+	if (sqlite3_step(del) != SQLITE_DONE)
+		return store_db_error(st, "cannot forget kept accounting records");
+	return 0;
+}
+
+static int insert_row(struct store *st, sqlite3_stmt *ins, int64_t sweep_id, int64_t seq,
+                      const struct acct_rec *r)
+{
+	sqlite3_reset(ins);
+	sqlite3_bind_int64(ins, 1, sweep_id);
+	sqlite3_bind_int64(ins, 2, r->array_job_id);
+	sqlite3_bind_int64(ins, 3, seq);
+	sqlite3_bind_int64(ins, 4, r->array_task_id);
+	sqlite3_bind_int64(ins, 5, r->job_id);
+	if (r->pending_tasks)
+		sqlite3_bind_text(ins, 6, r->pending_tasks, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(ins, 6);
+	sqlite3_bind_text(ins, 7, task_state_name(r->state), -1, SQLITE_STATIC);
+	sqlite3_bind_int(ins, 8, r->exit_code);
+	sqlite3_bind_int(ins, 9, r->signal);
+	sqlite3_bind_int64(ins, 10, (sqlite3_int64)r->elapsed_s);
+	bind_u64_or_null(ins, 11, r->timelimit_s);
+	sqlite3_bind_int64(ins, 12, (sqlite3_int64)r->req_mem_mb);
+	sqlite3_bind_int(ins, 13, r->req_mem_per_cpu);
+	sqlite3_bind_int64(ins, 14, r->ncpus);
+	bind_u64_or_null(ins, 15, r->maxrss_bytes);
+	if (r->nodes)
+		sqlite3_bind_text(ins, 16, r->nodes, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(ins, 16);
+	sqlite3_bind_int64(ins, 17, r->submit_time);
+	sqlite3_bind_int64(ins, 18, r->start_time);
+	sqlite3_bind_int64(ins, 19, r->end_time);
+	sqlite3_bind_int(ins, 20, r->steps_final);
+	bind_u64_or_null(ins, 21, r->total_cpu_us);
+	bind_u64_or_null(ins, 22, r->gpu_util);
+	bind_u64_or_null(ins, 23, r->gpu_mem_bytes);
+	bind_u64_or_null(ins, 24, r->node_mem_bytes);
+	sqlite3_bind_int64(ins, 25, r->tasks_per_node);
+	sqlite3_bind_int64(ins, 26, r->nnodes);
+	if (r->step_index == ACCT_NO_STEP)
+		sqlite3_bind_null(ins, 27);
+	else
+		sqlite3_bind_int64(ins, 27, r->step_index);
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		return store_db_error(st, "cannot keep an accounting record");
+	return 0;
+}
+
+int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cache_entry *keep,
+                      size_t nkeep, const struct acct_set *set, const uint32_t *drop, size_t ndrop)
+{
+	sqlite3_stmt *del = NULL, *arr = NULL, *ins = NULL;
+	int ret;
+
+	if (!nkeep && !ndrop)
+		return 0;
+	ret = store_begin(st);
+	if (ret < 0)
+		return ret;
+	if (store_prepare(st, &del, "DELETE FROM acct_arrays WHERE sweep_id = ? AND job_id = ?") <
+	        0 ||
+	    store_prepare(st, &arr,
+	                  "INSERT INTO acct_arrays (sweep_id, job_id, submitted_at, with_steps,"
+	                  " kept_at) VALUES (?, ?, ?, ?, ?)") < 0 ||
+	    store_prepare(
+	        st, &ins,
+	        "INSERT INTO acct_records (sweep_id, array_job_id, seq, array_task_id,"
+	        " job_id, pending_tasks, state, exit_code, signal, elapsed_s,"
+	        " timelimit_s, req_mem_mb, req_mem_per_cpu, ncpus, maxrss_bytes, nodes,"
+	        " submit_time, start_time, end_time, steps_final, total_cpu_us, gpu_util,"
+	        " gpu_mem_bytes, node_mem_bytes, tasks_per_node, nnodes, step_index)"
+	        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+	        " ?, ?, ?)") < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
+	for (size_t i = 0; i < ndrop && ret >= 0; i++)
+		ret = drop_one(st, del, sweep_id, drop[i]);
+	for (size_t k = 0; k < nkeep && ret >= 0; k++) {
+		int64_t seq = 0;
+
+		/* Replaces what was kept: the rows go with their array job (ON DELETE CASCADE). */
+		ret = drop_one(st, del, sweep_id, keep[k].job_id);
+		if (ret < 0)
+			break;
+		sqlite3_reset(arr);
+		sqlite3_bind_int64(arr, 1, sweep_id);
+		sqlite3_bind_int64(arr, 2, keep[k].job_id);
+		sqlite3_bind_int64(arr, 3, keep[k].submitted_at);
+		sqlite3_bind_int(arr, 4, keep[k].with_steps);
+		sqlite3_bind_int64(arr, 5, (sqlite3_int64)time(NULL));
+		if (sqlite3_step(arr) != SQLITE_DONE) {
+			ret = store_db_error(st, "cannot keep an array job's accounting");
+			break;
+		}
+		for (size_t r = 0; r < set->n && ret >= 0; r++)
+			if (set->recs[r].array_job_id == keep[k].job_id)
+				ret = insert_row(st, ins, sweep_id, seq++, &set->recs[r]);
+	}
+out:
+	sqlite3_finalize(del);
+	sqlite3_finalize(arr);
+	sqlite3_finalize(ins);
+	return store_end(st, ret);
+}
