@@ -54,6 +54,11 @@ int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct
 	return outcome_build(out, rec->ntasks, *arrays, *narrays, set);
 }
 
+void backend_versions(struct backend_versions *out)
+{
+	slb_versions(out);
+}
+
 int backend_helper_main(int argc, char **argv)
 {
 	return local_runner_main(argc, argv);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * The sweep file reader: YAML (yamltree.h) -> a validated spec. What a
@@ -113,5 +114,12 @@ int cfg_load(struct cfg *out, const char *path);
 
 /* The same from a string already in memory; name is used in messages. */
 int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t len);
+
+/*
+ * Prints every key the reader accepts, one a line, as the reference names
+ * them: "name", "slurm.partition", "checkpoint.size"... (the keys of grid,
+ * zip, cases and env are the user's own). For `sweep __keys`.
+ */
+void cfg_print_keys(FILE *out);
 
 #endif

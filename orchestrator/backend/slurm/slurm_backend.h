@@ -37,6 +37,9 @@ int slb_submit(uint32_t *job_id, const struct backend_submit *req);
 /* Cancels array jobs (all their tasks). Already-finished jobs are not an error. */
 int slb_cancel(const uint32_t *job_ids, size_t n);
 
+/* backend_versions (backend.h): what the Slurm side was built against and runs with. */
+void slb_versions(struct backend_versions *out);
+
 /* This side of the seam (backend.h): submission, accounting, cancellation.
  * Only backend.c names it. */
 extern const struct backend_ops slurm_backend_ops;
