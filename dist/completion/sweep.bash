@@ -92,7 +92,7 @@ _sweep()
 			for spec in "${specs[@]}"; do
 				name=${spec%% *}
 				arg=${spec#* }
-				if [[ $name == "$w" && -n $arg && $arg != =* ]]; then
+				if [[ $name == "$w" && -n $arg && $arg != '='* ]]; then
 					i=$((i + 1))
 					break
 				fi
@@ -125,7 +125,7 @@ _sweep()
 		for spec in "${specs[@]}"; do
 			name=${spec%% *}
 			arg=${spec#* }
-			[[ $name == "$prev" && -n $arg && $arg != =* ]] && optword=$prev
+			[[ $name == "$prev" && -n $arg && $arg != '='* ]] && optword=$prev
 		done
 	fi
 	if [[ -n $optword ]]; then
