@@ -21,8 +21,6 @@ if(SLURM_ROOT)
             NO_DEFAULT_PATH)
   find_library(SLURM_LIBRARY slurm HINTS ${SLURM_ROOT}
                PATH_SUFFIXES lib lib64 lib/${CMAKE_LIBRARY_ARCHITECTURE} NO_DEFAULT_PATH)
-  # The installed binary finds the site's libslurm where it was linked.
-  set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
 else()
   find_path(SLURM_INCLUDE_DIR slurm/slurm.h)
   find_library(SLURM_LIBRARY slurm)
@@ -64,6 +62,11 @@ endif()
 set(_slurm_api 0)
 if(SLURM_SONAME MATCHES "\\.so\\.([0-9]+)$")
   set(_slurm_api ${CMAKE_MATCH_1})
+endif()
+if(SLURM_ROOT)
+  # The installed binary finds the site's libslurm where it was linked.
+  get_filename_component(_slurm_libdir ${SLURM_LIBRARY} DIRECTORY)
+  list(APPEND CMAKE_INSTALL_RPATH ${_slurm_libdir})
 endif()
 message(STATUS "Slurm ${SLURM_VERSION}: ${SLURM_INCLUDE_DIR}, ${SLURM_LIBRARY} (${SLURM_SONAME})")
 

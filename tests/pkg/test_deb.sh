@@ -25,9 +25,9 @@ depends=$(dpkg-deb -f "$deb" Depends)
 log "Depends: $depends"
 # The package of each library the binary links, found as dpkg knows it.
 for lib in "$SLURM_SONAME" libyaml-0.so libsqlite3.so libjansson.so libc.so; do
-	file=$(ldd "$SWEEP" | awk -v l="$lib" 'index($1, l) == 1 { print $3; exit }')
+	file=$(ldd "$SWEEP" | awk -v l="$lib" 'index($1, l) == 1 && !n++ { print $3 }')
 	[[ -n $file ]] || fail "the binary does not link $lib: $(ldd "$SWEEP")"
-	pkg=$(dpkg -S "*/$(basename "$file")" | head -n 1 | cut -d: -f1)
+	pkg=$(dpkg -S "*/$(basename "$file")" | awk -F: 'NR == 1 { print $1 }')
 	[[ -n $pkg ]] || fail "no package holds $file"
 	grep -qE "(^|, )$pkg( |,|$)" <<<"$depends" || fail "Depends: lacks $pkg (for $file): $depends"
 done

@@ -56,7 +56,7 @@ check_commands() {
 	local -a sections=()
 	common=$(section_of "$page" "# OPTIONS COMMON TO COMMANDS")
 	for cmd in $(commands_of help); do
-		if [[ $cmd != help ]] && "$SWEEP" "$cmd" --help | grep -q '^subcommands:'; then
+		if [[ $cmd != help && $("$SWEEP" "$cmd" --help) == *$'\nsubcommands:'* ]]; then
 			for sub in $(commands_of "$cmd" --help); do
 				sections+=("$cmd $sub")
 			done
