@@ -3,8 +3,8 @@
 # (sweep __keys, the reader's own key table) has an entry in sweep-file(5)
 # and in README.md's reference; every command of `sweep help` has a section
 # in sweep(1), and every option its --help prints is in that section (or
-# in OPTIONS COMMON TO COMMANDS) and in README.md; every environment
-# variable the code reads is in sweep(1). Both pages render with man -l
+# in OPTIONS COMMON TO COMMANDS) and in README.md; every exit status a
+# --help names and every environment variable the code reads is in sweep(1). Both pages render with man -l
 # without warnings. A key or option added later fails here until it is
 # documented; the message says where to add it.
 source "$(dirname "$0")/lib.sh"
@@ -86,6 +86,26 @@ check_commands() {
 	return $missing
 }
 
+# check_exit_codes PAGE: every exit status a command's --help names is in
+# EXIT STATUS, and the commands with one of their own (3...) are named there.
+check_exit_codes() {
+	local page=$1 cmd code text missing=0
+	text=$(section_of "$page" "# EXIT STATUS")
+	for cmd in $(commands_of help); do
+		for code in $("$SWEEP" "$cmd" --help | awk '/^exit status:/ { on = 1 } on { print } /^$/ { on = 0 }' |
+			tr '\n' ' ' | grep -oE '(: |, )[0-9]+ ' | tr -dc '0-9\n ' | sort -u); do
+			if ! grep -qxF -- "*$code*" <<<"$text"; then
+				echo "sweep(1) lacks the exit status $code (of 'sweep $cmd'): add to $(basename "$page"), section '# EXIT STATUS', a line '*$code*' followed by a tab-indented description"
+				missing=1
+			elif ((code > 2)) && ! grep -qF -- "*$cmd*" <<<"$text"; then
+				echo "sweep(1) does not say when 'sweep $cmd' exits with $code: add '*$cmd*: ...' to the description of '*$code*' in section '# EXIT STATUS' of $(basename "$page")"
+				missing=1
+			fi
+		done
+	done
+	return $missing
+}
+
 # check_environment PAGE: every getenv("NAME") of the code is in ENVIRONMENT.
 check_environment() {
 	local page=$1 name text missing=0
@@ -103,6 +123,7 @@ log "keys, commands, options and environment are documented"
 out=$(check_keys "$DOC/sweep-file.5.scd") || fail "undocumented keys:"$'\n'"$out"
 out=$(check_commands "$DOC/sweep.1.scd") || fail "undocumented commands or options:"$'\n'"$out"
 out=$(check_environment "$DOC/sweep.1.scd") || fail "undocumented environment:"$'\n'"$out"
+out=$(check_exit_codes "$DOC/sweep.1.scd") || fail "undocumented exit status:"$'\n'"$out"
 
 log "the checks fail on a page that lacks a key, an option, a command or a variable"
 grep -vxF '*slurm.mem_per_cpu*' "$DOC/sweep-file.5.scd" >nokey.5.scd
@@ -118,6 +139,9 @@ grep -qF "lacks the command 'sweep advise checkpoint'" <<<"$out" || fail "unexpe
 grep -vxF '*SWEEP_STATE_DIR*' "$DOC/sweep.1.scd" >noenv.1.scd
 if out=$(check_environment noenv.1.scd); then fail "a missing variable passed"; fi
 grep -qF "lacks the environment variable 'SWEEP_STATE_DIR'" <<<"$out" || fail "unexpected message: $out"
+sed 's/^\t\*rightsize\*: the data/\tthe data/' "$DOC/sweep.1.scd" >noexit.1.scd
+if out=$(check_exit_codes noexit.1.scd); then fail "an exit status not said passed"; fi
+grep -qF "does not say when 'sweep rightsize' exits with 3" <<<"$out" || fail "unexpected message: $out"
 
 log "both pages are built and render with man -l without warnings"
 for page in sweep.1 sweep-file.5; do
