@@ -8,11 +8,11 @@
 # --metric from `sweep list --metrics SWEEP` (the numeric keys of the
 # sweep's first result files); both are one query on the state store.
 
-# The option lines of `sweep WORDS... --help` as "OPTION ARG" (ARG: the
-# value's name, "=NAME" when the value is optional, "" for none).
+# The option lines of a command's --help (on stdin) as "OPTION ARG" (ARG:
+# the value's name, "=NAME" when the value is optional, "" for none).
 _sweep_options()
 {
-	"$@" --help 2>/dev/null | awk '
+	awk '
 		/^ +-/ {
 			sub(/^ +/, "")
 			n = split($0, part, /  +/)
@@ -42,7 +42,7 @@ _sweep_commands()
 
 _sweep()
 {
-	local bin=${COMP_WORDS[0]} cur prev optword
+	local bin=${COMP_WORDS[0]} cur prev optword help=""
 	local -a words=() state=() cmd=() positional=() specs=()
 	local i w cword=0 spec name arg want=""
 
@@ -88,7 +88,10 @@ _sweep()
 		if [[ $w == --*=* ]]; then
 			continue
 		elif [[ $w == -* ]]; then
-			((${#specs[@]})) || mapfile -t specs < <(_sweep_options "$bin" "${cmd[@]}")
+			if [[ -z $help ]]; then
+				help=$("$bin" "${cmd[@]}" --help 2>/dev/null)
+				mapfile -t specs < <(_sweep_options <<<"$help")
+			fi
 			for spec in "${specs[@]}"; do
 				name=${spec%% *}
 				arg=${spec#* }
@@ -114,7 +117,10 @@ _sweep()
 		mapfile -t COMPREPLY < <(compgen -W "$(_sweep_commands "$bin" advise --help)" -- "$cur")
 		return 0
 	fi
-	((${#specs[@]})) || mapfile -t specs < <(_sweep_options "$bin" "${cmd[@]}")
+	if [[ -z $help ]]; then
+		help=$("$bin" "${cmd[@]}" --help 2>/dev/null)
+		mapfile -t specs < <(_sweep_options <<<"$help")
+	fi
 
 	# The value of an option: "--opt VALUE" or "--opt=VALUE".
 	optword=""
@@ -159,7 +165,7 @@ _sweep()
 	fi
 	((${#positional[@]})) && return 0
 	# The word after the options: what the usage line asks for.
-	case $("$bin" "${cmd[@]}" --help 2>/dev/null | head -n 1) in
+	case ${help%%$'\n'*} in
 	*.yaml*)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(
