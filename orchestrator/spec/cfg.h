@@ -8,7 +8,8 @@
 
 /*
  * The sweep file reader: YAML (yamltree.h) -> a validated spec. What a
- * sweep file may hold is described in README.md, "Sweep file reference";
+ * sweep file may hold is described in README.md, "Sweep file reference",
+ * and in sweep-file(5) (doc/sweep-file.5.scd);
  * the placeholders of `command` are defined in placeholder.h.
  *
  * Every value is kept exactly as written in the file (the scalar's text), so
