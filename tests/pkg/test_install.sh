@@ -35,7 +35,7 @@ module load sweep
 [[ $(command -v sweep) == "$prefix/bin/sweep" ]] || { echo "PATH: $(command -v sweep)"; exit 1; }
 [[ $(man -w sweep) == "$prefix/share/man/man1/sweep.1.gz" ]] || { echo "man -w sweep: $(man -w sweep)"; exit 1; }
 [[ $(man -w 5 sweep-file) == "$prefix/share/man/man5/sweep-file.5.gz" ]] || { echo "man -w sweep-file"; exit 1; }
-man -w bash >/dev/null || { echo "man's default path is lost: MANPATH=$MANPATH"; exit 1; }
+manpath 2>/dev/null | tr : '\n' | grep -x /usr/share/man >/dev/null || { echo "man's default path is lost: MANPATH=$MANPATH, manpath $(manpath 2>&1)"; exit 1; }
 source "$bc"
 __load_completion sweep || { echo "bash-completion did not find sweep's (XDG_DATA_DIRS=$XDG_DATA_DIRS)"; exit 1; }
 [[ $(complete -p sweep) == "complete -F _sweep sweep" ]] || { echo "complete -p: $(complete -p sweep)"; exit 1; }
