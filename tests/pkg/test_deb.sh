@@ -51,7 +51,7 @@ diff -u want contents >diff || fail "contents differ: $(cat diff)"
 log "what is inside works"
 dpkg-deb -x "$deb" root
 for page in man1/sweep.1.gz man5/sweep-file.5.gz; do
-	MANWIDTH=80 man -l "root/usr/share/man/$page" 2>err | grep -q '^NAME' || fail "man -l $page: $(cat err)"
+	MANWIDTH=80 man -l "root/usr/share/man/$page" 2>err | grep '^NAME' >/dev/null || fail "man -l $page: $(cat err)"
 done
 grep -qF 'local prefix = [==[/usr]==]' "root/usr/share/modulefiles/sweep/$SWEEP_VERSION.lua" ||
 	fail "the module file is not for /usr: $(cat "root/usr/share/modulefiles/sweep/$SWEEP_VERSION.lua")"

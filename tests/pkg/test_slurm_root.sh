@@ -27,7 +27,7 @@ if cmake -S "$SWEEP_SOURCE_DIR" -B bad -DSLURM_ROOT="$WORK/empty" -DSWEEP_TESTS=
 	fail "configured with an empty SLURM_ROOT: $(grep Slurm bad.log)"
 fi
 # CMake wraps the message: compare it as one line.
-tr -s ' \n' '  ' <bad.log | grep -qF "libslurm not found under SLURM_ROOT='$WORK/empty'" ||
+tr -s ' \n' '  ' <bad.log | grep -F "libslurm not found under SLURM_ROOT='$WORK/empty'" >/dev/null ||
 	fail "message: $(cat bad.log)"
 
 log "configure and build with -DSLURM_ROOT=$root"
@@ -51,7 +51,7 @@ version_says build/sweep
 
 log "installed, it still finds the prefix's libslurm (run path)"
 cmake --install build --prefix "$WORK/inst" >install.log 2>&1 || fail "install: $(cat install.log)"
-readelf -d "$WORK/inst/bin/sweep" | grep -E 'RUNPATH|RPATH' | grep -qF "$root/lib" ||
+readelf -d "$WORK/inst/bin/sweep" | grep -E 'RUNPATH|RPATH' | grep -F "$root/lib" >/dev/null ||
 	fail "no run path to $root/lib: $(readelf -d "$WORK/inst/bin/sweep" | grep -E 'RUNPATH|RPATH')"
 version_says "$WORK/inst/bin/sweep"
 log "ok"

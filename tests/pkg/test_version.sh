@@ -33,7 +33,7 @@ code=0
 "$SWEEP" version --bogus >out 2>err || code=$?
 ((code == 2)) || fail "version --bogus: exit $code"
 grep -qF "sweep: error: unknown option '--bogus'" err || fail "version --bogus: $(cat err)"
-"$SWEEP" version --help | grep -q '^usage: sweep version' || fail "version --help"
+"$SWEEP" version --help | grep '^usage: sweep version' >/dev/null || fail "version --help"
 code=0
 "$SWEEP" __keys extra >out 2>err || code=$?
 ((code == 2)) || fail "__keys extra: exit $code"
