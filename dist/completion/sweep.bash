@@ -144,6 +144,10 @@ _sweep()
 			compopt -o filenames 2>/dev/null
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 			;;
+		FILE)
+			compopt -o filenames 2>/dev/null
+			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+			;;
 		SWEEP)
 			mapfile -t COMPREPLY < <(compgen -W "$("$bin" list --names "${state[@]}" 2>/dev/null)" -- "$cur")
 			;;

@@ -89,6 +89,7 @@ declare -A want=(
 	["sweep advise checkpoint --from "]="1 2 tiny-a tiny-b"
 	["sweep advise checkpoint --mtbf 8h --co"]="--cost"
 	["sweep rightsize --headroom "]=""
+	["sweep report --plot no"]="notes.txt"
 	["sweep cancel --state-dir "]="logs sub"
 	["sweep status --state-dir ../proj/.sweep t"]="tiny-a tiny-b"
 )
