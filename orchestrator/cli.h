@@ -25,6 +25,8 @@ int cmd_advise(int argc, char **argv);
 int cmd_rightsize(int argc, char **argv);
 int cmd_resubmit(int argc, char **argv);
 int cmd_gpus(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_keys(int argc, char **argv); /* hidden: __keys */
 
 /*
  * In cmd_rightsize.c, for the options of rightsize and resubmit: reads the

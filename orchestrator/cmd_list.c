@@ -1,10 +1,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
 #include "error.h"
+#include "result.h"
 #include "store.h"
 #include "strbuf.h"
 #include "table.h"
@@ -17,36 +20,115 @@ static const char options[] =
     "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help         show this help\n";
 
-int cmd_list(int argc, char **argv)
+/*
+ * For shell completion, two hidden options that print one word a line:
+ * --names, the sweeps' names (most recent first, each once) then their ids;
+ * --metrics SWEEP ("" for the most recent), the metric names found in the
+ * first few result files of that sweep. Both are one store query;
+ * --metrics reads at most METRICS_MAX_FILES result files among the first
+ * METRICS_MAX_TASKS tasks.
+ */
+#define METRICS_MAX_FILES 16
+#define METRICS_MAX_TASKS 1000
+
+/* By name, then the most recent first. */
+static int compare_name_id(const void *a, const void *b)
 {
-	static const struct option longopts[] = {
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
+	const struct sweep_rec *x = *(const struct sweep_rec *const *)a;
+	const struct sweep_rec *y = *(const struct sweep_rec *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->id < y->id ? 1 : x->id > y->id ? -1 : 0;
+}
+
+/* The most recent first. */
+static int compare_id_desc(const void *a, const void *b)
+{
+	const struct sweep_rec *x = *(const struct sweep_rec *const *)a;
+	const struct sweep_rec *y = *(const struct sweep_rec *const *)b;
+
+	return x->id < y->id ? 1 : x->id > y->id ? -1 : 0;
+}
+
+static int print_names(struct store *st)
+{
+	struct sweep_rec *recs = NULL;
+	const struct sweep_rec **by = NULL;
+	size_t n = 0, nnames = 0;
+
+	if (store_list_sweeps(st, &recs, &n) < 0)
+		return EXIT_ERROR;
+	by = xcalloc(n ? n : 1, sizeof(*by));
+	for (size_t i = 0; i < n; i++)
+		by[i] = &recs[i];
+	/* Each name once, where its most recent sweep stands. */
+	qsort(by, n, sizeof(*by), compare_name_id);
+	for (size_t i = 0; i < n; i++)
+		if (!i || strcmp(by[i]->name, by[nnames - 1]->name))
+			by[nnames++] = by[i];
+	qsort(by, nnames, sizeof(*by), compare_id_desc);
+	for (size_t i = 0; i < nnames; i++)
+		printf("%s\n", by[i]->name);
+	for (size_t i = n; i-- > 0;)
+		printf("%" PRId64 "\n", recs[i].id);
+	free(by);
+	sweep_recs_free(recs, n);
+	return EXIT_OK;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int print_metrics(struct store *st, const char *which)
+{
+	struct sweep_rec rec;
+	char **names = NULL;
+	size_t n = 0, alloc = 0, files = 0;
+
+	sweep_rec_init(&rec);
+	if (store_find_sweep(st, &rec, *which ? which : NULL) < 0)
+		return EXIT_ERROR;
+	for (size_t i = 0; i < rec.ntasks && i < METRICS_MAX_TASKS && files < METRICS_MAX_FILES;
+	     i++) {
+		char *path = result_path(rec.dir, i);
+		struct result res;
+
+		result_init(&res);
+		result_read(&res, path);
+		free(path);
+		files += res.status == RESULT_OK;
+		for (size_t k = 0; k < res.nentries; k++) {
+			if (res.entries[k].kind == RESULT_OTHER)
+				continue;
+			ALLOC_GROW(names, n + 1, alloc);
+			names[n++] = xstrdup(res.entries[k].key);
+		}
+		result_release(&res);
+	}
+	qsort(names, n, sizeof(*names), compare_strings);
+	for (size_t i = 0; i < n; i++)
+		if (!i || strcmp(names[i], names[i - 1]))
+			printf("%s\n", names[i]);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	sweep_rec_release(&rec);
+	return EXIT_OK;
+}
+
+static int print_table(struct store *st)
+{
 	static const char *const head[] = {"ID", "NAME", "STATUS", "TASKS", "CREATED", "SOURCE"};
-	const char *state_opt = NULL;
 	struct table t;
-	struct store *st = NULL;
 	struct sweep_rec *recs = NULL;
 	size_t n = 0;
-	int opt, code;
 
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
-		if (code != CLI_CONTINUE)
-			return code;
-	}
-	code = cli_no_operands(argc, argv, usage, options);
-	if (code != CLI_CONTINUE)
-		return code;
-	if (store_open(&st, cli_state_dir(state_opt), 0) < 0)
+	if (store_list_sweeps(st, &recs, &n) < 0)
 		return EXIT_ERROR;
-	if (store_list_sweeps(st, &recs, &n) < 0) {
-		store_close(st);
-		return EXIT_ERROR;
-	}
 	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
 	table_align_right(&t, 3);
 	for (size_t i = 0; i < n; i++) {
@@ -67,6 +149,48 @@ int cmd_list(int argc, char **argv)
 	if (!n)
 		printf("(no sweeps yet)\n");
 	sweep_recs_free(recs, n);
-	store_close(st);
 	return EXIT_OK;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"names", no_argument, NULL, 'N'},
+	    {"metrics", required_argument, NULL, 'M'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *state_opt = NULL, *metrics = NULL;
+	struct store *st = NULL;
+	int opt, code, names = 0;
+
+	cli_getopt_start();
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'N':
+			names = 1;
+			break;
+		case 'M':
+			metrics = optarg;
+			break;
+		default:
+			code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
+		}
+	}
+	code = cli_no_operands(argc, argv, usage, options);
+	if (code != CLI_CONTINUE)
+		return code;
+	if (store_open(&st, cli_state_dir(state_opt), 0) < 0)
+		return EXIT_ERROR;
+	if (metrics)
+		code = print_metrics(st, metrics);
+	else if (names)
+		code = print_names(st);
+	else
+		code = print_table(st);
+	store_close(st);
+	return code;
 }

@@ -33,11 +33,14 @@ static const struct command commands[] = {
     {"advise", cmd_advise,
      "how often to checkpoint, from the cost of a checkpoint and the time between failures"},
     {"gpus", cmd_gpus, "which GPUs of this machine are free now, and why the others are not"},
+    {"version", cmd_version, "sweep's version and the libslurm it was built for and runs with"},
     {"help", cmd_help, "show this list"},
     /* Hidden (no help): the local runner, started by submit --local. */
     {BACKEND_HELPER_COMMAND, backend_helper_main, NULL},
     /* Hidden: a follow-up job (retries, notify), submitted by submit. */
     {FOLLOWUP_COMMAND, followup_main, NULL},
+    /* Hidden: the sweep file's keys, for the test of sweep-file(5). */
+    {"__keys", cmd_keys, NULL},
 };
 
 static void print_commands(FILE *f)
@@ -79,10 +82,8 @@ int main(int argc, char **argv)
 	/* The local runner runs a sweep's follow-ups itself when its array job ends. */
 	backend_set_end_hook(followup_local_ended);
 	name = argv[1];
-	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
-		printf("sweep %s\n", SWEEP_VERSION);
-		return finish(EXIT_OK);
-	}
+	if (!strcmp(name, "--version"))
+		name = "version";
 	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
 		name = "help";
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -228,6 +228,11 @@ void backend_read_note(const struct backend_read *rd, size_t narrays)
 		        rd->kept, narrays);
 }
 
+void backend_versions(struct backend_versions *out)
+{
+	slb_versions(out);
+}
+
 int backend_helper_main(int argc, char **argv)
 {
 	return local_runner_main(argc, argv);

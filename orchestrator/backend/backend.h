@@ -145,6 +145,22 @@ int backend_records(struct acct_set *out, struct backend_read *rd, struct store 
 void backend_read_note(const struct backend_read *rd, size_t narrays);
 
 /*
+ * For `sweep version`: the libslurm the Slurm side was built against and
+ * the one the process runs with. libslurm changes its soname with every
+ * Slurm release, so a binary works only with the release series it was
+ * built for. Needs no slurm.conf and no controller.
+ */
+struct backend_versions {
+	char built_release[16];   /* "22.05.8", from the headers' SLURM_VERSION_NUMBER */
+	const char *built_soname; /* "libslurm.so.38", from the build; "" when unknown */
+	unsigned built_api;       /* 38: the soname's number; 0 when unknown */
+	char running_api[16];     /* "38.0.0", from slurm_api_version() at run time */
+	unsigned running_api_major;
+	char running_path[4096]; /* the library file the loader chose; "" when unknown */
+};
+void backend_versions(struct backend_versions *out);
+
+/*
  * The hidden command a backend's own helper process runs as (the local
  * backend's runner), and its entry point; main.c dispatches it.
  */

@@ -10,6 +10,7 @@
  */
 #include "cfg.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>
@@ -64,11 +65,29 @@ static const char *const notify_keys[] = {"mail", "command"};
 #define MAX_RETRIES 20
 static const char *const results_keys[] = {"file", "log"};
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The sections whose keys are fixed. Keys are checked only through this
+ * list (check_section), and `sweep __keys` prints it, which the test of
+ * sweep-file(5) reads: a new key or a new section of keys goes here, and
+ * its documentation into doc/sweep-file.5.scd.
+ */
+static const struct key_section {
+	const char *name; /* "" for the top level */
+	const char *const *keys;
+	size_t n;
+} key_sections[] = {
+    {"", top_keys, ARRAY_SIZE(top_keys)},
+    {"slurm", slurm_keys, ARRAY_SIZE(slurm_keys)},
+    {"checkpoint", checkpoint_keys, ARRAY_SIZE(checkpoint_keys)},
+    {"notify", notify_keys, ARRAY_SIZE(notify_keys)},
+    {"results", results_keys, ARRAY_SIZE(results_keys)},
+};
+
 #define DEFAULT_MAX_RESTARTS 5
 
 static const char *const signal_names[] = {"USR1", "USR2", "TERM", "INT", "HUP", "QUIT", "ALRM"};
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- messages ---- */
 
@@ -198,6 +217,34 @@ static int check_keys(struct loader *ld, const struct ytree_node *map, const cha
 			          show(ld, key->text), where, map->items[2 * first]->line);
 	}
 	return 0;
+}
+
+/* check_keys with the keys of one of key_sections ("" for the top level). */
+static int check_section(struct loader *ld, const struct ytree_node *map, const char *section)
+{
+	char *where;
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(key_sections); i++) {
+		const struct key_section *ks = &key_sections[i];
+
+		if (strcmp(ks->name, section))
+			continue;
+		where = *section ? xstrfmt(" in '%s'", section) : xstrdup("");
+		ret = check_keys(ld, map, where, ks->keys, ks->n);
+		free(where);
+		return ret;
+	}
+	assert(!"section not in key_sections");
+	return SWEEP_ERR;
+}
+
+void cfg_print_keys(FILE *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(key_sections); i++)
+		for (size_t k = 0; k < key_sections[i].n; k++)
+			fprintf(out, "%s%s%s\n", key_sections[i].name,
+			        *key_sections[i].name ? "." : "", key_sections[i].keys[k]);
 }
 
 static int check_param_name(struct loader *ld, const struct ytree_node *key, const char *where)
@@ -610,7 +657,7 @@ static int read_slurm(struct loader *ld, const struct ytree_node *map)
 
 	if (expect(ld, map, YTREE_MAP, "slurm"))
 		return SWEEP_ERR;
-	if (check_keys(ld, map, " in 'slurm'", slurm_keys, ARRAY_SIZE(slurm_keys)))
+	if (check_section(ld, map, "slurm"))
 		return SWEEP_ERR;
 	for (i = 0; i < map->n; i += 2) {
 		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
@@ -779,8 +826,7 @@ static int read_checkpoint(struct loader *ld, const struct ytree_node *map)
 	struct cfg_checkpoint *c = &ld->cfg->checkpoint;
 	const char *why;
 
-	if (expect(ld, map, YTREE_MAP, "checkpoint") ||
-	    check_keys(ld, map, " in 'checkpoint'", checkpoint_keys, ARRAY_SIZE(checkpoint_keys)))
+	if (expect(ld, map, YTREE_MAP, "checkpoint") || check_section(ld, map, "checkpoint"))
 		return SWEEP_ERR;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
@@ -852,8 +898,7 @@ static int read_notify(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg_notify *n = &ld->cfg->notify;
 
-	if (expect(ld, map, YTREE_MAP, "notify") ||
-	    check_keys(ld, map, " in 'notify'", notify_keys, ARRAY_SIZE(notify_keys)))
+	if (expect(ld, map, YTREE_MAP, "notify") || check_section(ld, map, "notify"))
 		return SWEEP_ERR;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
@@ -984,8 +1029,7 @@ static int read_results(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg_results *r = &ld->cfg->results;
 
-	if (expect(ld, map, YTREE_MAP, "results") ||
-	    check_keys(ld, map, " in 'results'", results_keys, ARRAY_SIZE(results_keys)))
+	if (expect(ld, map, YTREE_MAP, "results") || check_section(ld, map, "results"))
 		return SWEEP_ERR;
 	r->given = true;
 	for (size_t i = 0; i < map->n; i += 2) {
@@ -1370,7 +1414,7 @@ int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t 
 		   ytree_kind_name(root));
 		goto out;
 	}
-	if (check_keys(&ld, root, "", top_keys, ARRAY_SIZE(top_keys)))
+	if (check_section(&ld, root, ""))
 		goto out;
 	for (i = 0; i < root->n; i += 2)
 		if (read_top(&ld, root->items[i], root->items[i + 1]))

@@ -4,10 +4,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * The sweep file reader: YAML (yamltree.h) -> a validated spec. What a
- * sweep file may hold is described in README.md, "Sweep file reference";
+ * sweep file may hold is described in README.md, "Sweep file reference",
+ * and in sweep-file(5) (doc/sweep-file.5.scd);
  * the placeholders of `command` are defined in placeholder.h.
  *
  * Every value is kept exactly as written in the file (the scalar's text), so
@@ -173,5 +175,12 @@ int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t 
 int cfg_results_format_of(enum cfg_results_format *out, const char *file);
 /* "JSON", "JSON Lines", "CSV". */
 const char *cfg_results_format_name(enum cfg_results_format f);
+
+/*
+ * Prints every key the reader accepts, one a line, as the reference names
+ * them: "name", "slurm.partition", "checkpoint.size"... (the keys of grid,
+ * zip, cases and env are the user's own). For `sweep __keys`.
+ */
+void cfg_print_keys(FILE *out);
 
 #endif

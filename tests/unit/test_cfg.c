@@ -997,6 +997,59 @@ static void test_cfg_reuse_and_free(void **state)
 	cfg_free(NULL);
 }
 
+/*
+ * cfg_print_keys (sweep __keys, which the test of sweep-file(5) reads) lists
+ * the keys the reader accepts: each one, given a value, is never an unknown
+ * key, and a key next to them is.
+ */
+static void test_cfg_print_keys_accepted(void **state)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0, n = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	cfg_print_keys(f);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "name\ncommand\n"));
+	assert_non_null(strstr(text, "\nslurm.partition\n"));
+	assert_non_null(strstr(text, "\ncheckpoint.keep\n"));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *dot = strchr(line, '.');
+		char *yaml, *bogus;
+		struct cfg cfg;
+
+		n++;
+		if (!strcmp(line, "name") || !strcmp(line, "command"))
+			continue;
+		if (dot) {
+			yaml = xstrfmt(BASE "%.*s:\n  %s: ~\n", (int)(dot - line), line, dot + 1);
+			bogus =
+			    xstrfmt(BASE "%.*s:\n  %s_x: ~\n", (int)(dot - line), line, dot + 1);
+		} else {
+			yaml = xstrfmt(BASE "%s: ~\n", line);
+			bogus = xstrfmt(BASE "%s_x: ~\n", line);
+		}
+		cfg_init(&cfg);
+		capture_errors();
+		cfg_load_string(&cfg, "t.yaml", yaml, strlen(yaml));
+		if (strstr(captured.buf, "unknown key"))
+			fail_msg("'%s' is listed but refused: %s", line, captured.buf);
+		release_captured();
+		capture_errors();
+		assert_int_equal(cfg_load_string(&cfg, "t.yaml", bogus, strlen(bogus)), SWEEP_ERR);
+		if (!strstr(captured.buf, "unknown key"))
+			fail_msg("'%s_x' is not an unknown key: %s", line, captured.buf);
+		release_captured();
+		cfg_release(&cfg);
+		free(yaml);
+		free(bogus);
+	}
+	assert_true(n > 20);
+	free(text);
+}
+
 /* An error in the middle of a section leaves nothing half-built behind. */
 static void test_cfg_error_after_partial_sections(void **state)
 {
@@ -1039,6 +1092,7 @@ int main(void)
 	    cmocka_unit_test(test_cfg_cases_only),
 	    cmocka_unit_test(test_cfg_placeholders_literal),
 	    cmocka_unit_test(test_cfg_reuse_and_free),
+	    cmocka_unit_test(test_cfg_print_keys_accepted),
 	    cmocka_unit_test(test_cfg_error_after_partial_sections),
 	};
 

@@ -4,9 +4,12 @@
  * backend_ops table. Submission is in slurm_submit.c, accounting in
  * slurm_acct.c.
  */
+#define _GNU_SOURCE /* dladdr */
 #include "slurm_backend.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurm_version.h>
 
 #include "acct_cache.h"
 #include "slurm_acct.h"
@@ -55,6 +59,36 @@ const char *slb_name(void)
 	if (slb_init() < 0)
 		return NULL;
 	return slurm_conf.cluster_name;
+}
+
+/* Set by the build (cmake/slurm.cmake) from the library it linked. */
+#ifndef SWEEP_SLURM_SONAME
+#define SWEEP_SLURM_SONAME ""
+#endif
+#ifndef SWEEP_SLURM_API
+#define SWEEP_SLURM_API 0
+#endif
+
+void slb_versions(struct backend_versions *out)
+{
+	long api = slurm_api_version();
+	Dl_info info;
+	char real[PATH_MAX];
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->built_release, sizeof(out->built_release), "%d.%02d.%d",
+	         (int)SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+	         (int)SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+	         (int)SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+	out->built_soname = SWEEP_SLURM_SONAME;
+	out->built_api = SWEEP_SLURM_API;
+	/* Not SLURM_VERSION_*: these are libtool's current.revision.age. */
+	out->running_api_major = (unsigned)SLURM_VERSION_MAJOR(api);
+	snprintf(out->running_api, sizeof(out->running_api), "%u.%u.%u", out->running_api_major,
+	         (unsigned)SLURM_VERSION_MINOR(api), (unsigned)SLURM_VERSION_MICRO(api));
+	if (dladdr((void *)slurm_api_version, &info) && info.dli_fname)
+		snprintf(out->running_path, sizeof(out->running_path), "%s",
+		         realpath(info.dli_fname, real) ? real : info.dli_fname);
 }
 
 int slb_max_array_size(uint32_t *out)

@@ -58,6 +58,9 @@ struct quota;
  */
 int slb_quota_read(struct quota *q, const char *account, const char *qos);
 
+/* backend_versions (backend.h): what the Slurm side was built against and runs with. */
+void slb_versions(struct backend_versions *out);
+
 /* This side of the seam (backend.h): submission, accounting, cancellation.
  * Only backend.c names it. */
 extern const struct backend_ops slurm_backend_ops;
