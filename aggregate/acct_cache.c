@@ -66,7 +66,31 @@ static bool rows_final(const struct acct_set *rows, bool with_steps, int64_t now
 			*why = "a finished run's step statistics are not final yet";
 			return false;
 		}
+		if (with_steps && rec->start_time && rec->maxrss_bytes == ACCT_NO_VALUE &&
+		    rec->end_time > now - ACCT_CACHE_STATS_SETTLE_S) {
+			*why = "a finished run's MaxRSS has not reached accounting yet";
+			return false;
+		}
 	}
+	return true;
+}
+
+/* Whether rows hold a record of array task a itself. */
+static bool own_row(const struct acct_set *rows, uint32_t a)
+{
+	for (size_t r = 0; r < rows->n; r++)
+		if (rows->recs[r].array_task_id == a)
+			return true;
+	return false;
+}
+
+/* The record of the array's pending tasks ended long enough ago (or there is none). */
+static bool settled_pending(const struct acct_set *rows, int64_t now)
+{
+	for (size_t r = 0; r < rows->n; r++)
+		if (rows->recs[r].array_task_id == ACCT_NO_TASK &&
+		    rows->recs[r].end_time > now - ACCT_CACHE_STATS_SETTLE_S)
+			return false;
 	return true;
 }
 
@@ -116,6 +140,15 @@ bool acct_cache_keepable(const struct array_rec *arr, size_t ntasks, const struc
 		if (!task_state_is_final(out[tasks[k]].state)) {
 			*why = out[tasks[k]].state == TS_MISSING ? "a task has no record yet"
 			                                         : "a task is not finished";
+			goto out;
+		}
+		/*
+		 * Final only through the record of the array's pending tasks (say
+		 * CANCELLED by fail_fast's scancel): the task's own row, if it
+		 * started, may still be on its way to slurmdbd.
+		 */
+		if (!own_row(rows, tasks[k]) && !settled_pending(rows, now)) {
+			*why = "a task is final only through the pending tasks' record";
 			goto out;
 		}
 	}

@@ -31,6 +31,12 @@ struct array_rec;
  * they ended this long ago.
  */
 #define ACCT_CACHE_SETTLE_S 600
+/*
+ * A run whose steps ended without statistics (no MaxRSS) is kept only
+ * this long after its end: under load slurmdbd records the statistics
+ * after the step's end time, and a very short run may never have any.
+ */
+#define ACCT_CACHE_STATS_SETTLE_S 120
 
 /* One array job whose records the store keeps. */
 struct acct_cache_entry {

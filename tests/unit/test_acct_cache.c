@@ -130,6 +130,20 @@ static void test_acct_cache_partial_records(void **state)
 	assert_true(keepable(&set, false, NULL));
 	acct_set_release(&set);
 
+	/*
+	 * Steps ended but no MaxRSS (slurmdbd behind under load): not kept
+	 * while the run is recent, kept once it has settled.
+	 */
+	three_completed(&set);
+	set.recs[1].maxrss_bytes = ACCT_NO_VALUE;
+	set.recs[1].end_time = NOW - 10;
+	assert_false(keepable(&set, true, &why));
+	assert_string_equal(why, "a finished run's MaxRSS has not reached accounting yet");
+	assert_true(keepable(&set, false, NULL));
+	set.recs[1].end_time = NOW - ACCT_CACHE_STATS_SETTLE_S - 1;
+	assert_true(keepable(&set, true, NULL));
+	acct_set_release(&set);
+
 	/* A task that has no record at all yet (a new array job, slurmdbd behind). */
 	three_completed(&set);
 	set.n = 2;
@@ -240,15 +254,24 @@ static void test_acct_cache_cancelled_pending(void **state)
 {
 	struct acct_set set;
 	struct acct_rec *rec;
+	const char *why;
 
 	(void)state;
 	acct_set_init(&set);
-	rec = run(&set, 0, TS_CANCELLED, NOW - 100, NOW - 90);
+	rec = run(&set, 0, TS_CANCELLED, NOW - 1000, NOW - 900);
 	rec->array_task_id = ACCT_NO_TASK;
 	rec->pending_tasks = xstrdup("0x7");
 	rec->start_time = 0;
 	rec->steps_final = true; /* never started: no steps to wait for */
 	assert_true(keepable(&set, true, NULL));
+	/*
+	 * Cancelled a moment ago (fail_fast's scancel): the tasks that had
+	 * started may still send their own rows, so nothing is kept yet.
+	 */
+	rec->end_time = NOW - 10;
+	assert_false(keepable(&set, true, &why));
+	assert_string_equal(why, "a task is final only through the pending tasks' record");
+	rec->end_time = NOW - 900;
 	/* Only two of the three tasks named: the third has no record. */
 	free(rec->pending_tasks);
 	rec->pending_tasks = xstrdup("0x3");

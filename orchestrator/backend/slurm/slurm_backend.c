@@ -194,6 +194,7 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 	const struct array_rec **asked = xcalloc(narrays ? narrays : 1, sizeof(*asked));
 	uint32_t *ids = xcalloc(narrays ? narrays : 1, sizeof(*ids));
 	unsigned before = slb_acct_queries();
+	bool steps = rd->steps;
 	int ret = 0;
 
 	acct_set_init(&stored);
@@ -201,10 +202,14 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 	/* The kept records are an optimisation: when they cannot be read, ask. */
 	if (!rd->refresh && store_acct_load(st, &kept, &nkept, &stored, rec->id) < 0)
 		warning("reading every record from slurmdbd instead");
+	/* A packed task's record is its job step: packed arrays are always read with steps. */
+	for (size_t a = 0; a < narrays; a++)
+		if (arrays[a].pack > 1)
+			steps = true;
 	for (size_t a = 0; a < narrays; a++) {
 		const struct acct_cache_entry *k = acct_cache_find(kept, nkept, arrays[a].job_id);
 
-		if (acct_cache_must_query(&arrays[a], k, rd->steps, rd->refresh)) {
+		if (acct_cache_must_query(&arrays[a], k, steps, rd->refresh)) {
 			asked[nasked] = &arrays[a];
 			ids[nasked++] = arrays[a].job_id;
 		} else {
@@ -214,10 +219,10 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 	rd->kept = narrays - nasked;
 	rd->asked = nasked;
 	if (nasked) {
-		ret = slb_acct_fetch(&fresh, ids, nasked, rd->steps);
+		ret = slb_acct_fetch(&fresh, ids, nasked, steps);
 		if (ret < 0)
 			goto out;
-		keep_finished(st, rec, asked, nasked, &fresh, kept, nkept, rd->steps);
+		keep_finished(st, rec, asked, nasked, &fresh, kept, nkept, steps);
 		move_records(out, &fresh, 0);
 	}
 out:
