@@ -316,12 +316,16 @@ static int render_marker(struct strbuf *out, const char *name, size_t len,
 		return script_render_sbatch(out, in);
 	if (IS("VERSION"))
 		strbuf_addstr(out, SWEEP_VERSION);
+	/*
+	 * Paths are quoted even in comment lines: a newline in one would end
+	 * the comment and make the rest of the path a command of every task.
+	 */
 	else if (IS("SOURCE"))
-		strbuf_addstr(out, in->source);
+		quote_sh(out, in->source);
 	else if (IS("SUMMARY"))
 		render_summary(out, in->plan);
 	else if (IS("SCRIPT"))
-		strbuf_addstr(out, in->script);
+		quote_sh(out, in->script);
 	else if (IS("VARIABLES"))
 		render_variables(out, in);
 	else if (IS("EXPORTS"))
