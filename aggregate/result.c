@@ -53,18 +53,34 @@ char *result_path(const char *sweep_dir, size_t index)
 	return xstrfmt("%s/tasks/%zu/result.json", sweep_dir, index);
 }
 
+static size_t max_bytes = RESULT_MAX_BYTES;
+
+void result_set_max_bytes(size_t max)
+{
+	max_bytes = max;
+}
+
 void result_read(struct result *res, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	result_release(res);
-	if (strbuf_read_file(&sb, path) < 0) {
+	if (strbuf_read_file_max(&sb, path, max_bytes, STRBUF_READ_NOFOLLOW) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR) {
 			res->status = RESULT_ABSENT;
-		} else {
-			res->status = RESULT_UNREADABLE;
-			res->detail = xstrdup(strerror(errno));
+			goto out;
 		}
+		res->status = RESULT_UNREADABLE;
+		if (errno == ELOOP)
+			res->detail = xstrdup("a symbolic link, not a regular file");
+		else if (errno == EINVAL)
+			res->detail = xstrdup("not a regular file");
+		else if (errno == EFBIG)
+			res->detail = xstrfmt("larger than %zu bytes (SWEEP_RESULT_MAX sets the "
+			                      "limit)",
+			                      max_bytes);
+		else
+			res->detail = xstrdup(strerror(errno));
 		goto out;
 	}
 	result_parse(res, sb.buf, sb.len);
@@ -228,11 +244,22 @@ void result_parse(struct result *res, const char *text, size_t len)
 		root = json_loadb(fixed.buf, fixed.len, flags | JSON_ALLOW_NUL, NULL);
 	if (!root) {
 		res->status = RESULT_INVALID;
+		/* jansson quotes the offending token ("near 'x'"): never show the file's bytes. */
+		char *near = strstr(err.text, " near '");
+
+		if (near)
+			*near = '\0';
 		if (err.line > 0)
 			res->detail =
 			    xstrfmt("line %d column %d: %s", err.line, err.column, err.text);
 		else
 			res->detail = xstrdup(err.text);
+		goto out;
+	}
+	if (json_is_object(root) && json_object_size(root) > RESULT_MAX_KEYS) {
+		res->status = RESULT_INVALID;
+		res->detail =
+		    xstrfmt("%zu keys, more than %d", json_object_size(root), RESULT_MAX_KEYS);
 		goto out;
 	}
 	if (!json_is_object(root)) {

@@ -64,6 +64,19 @@ void results_free(struct result *res, size_t n);
 char *result_path(const char *sweep_dir, size_t index);
 
 /*
+ * The limits a result file is read with. The task wrote it, so it is read
+ * as hostile: only a regular file, never through a symbolic link (a link
+ * to /dev/zero or a secret, a FIFO: RESULT_UNREADABLE), at most
+ * RESULT_MAX_BYTES unless result_set_max_bytes says otherwise (the sweep
+ * binary takes SWEEP_RESULT_MAX from the environment, as "64M"), and at
+ * most RESULT_MAX_KEYS keys (more: RESULT_INVALID). Messages never quote
+ * the file's bytes, only its keys when it is valid.
+ */
+#define RESULT_MAX_BYTES ((size_t)16 << 20)
+#define RESULT_MAX_KEYS  1024
+void result_set_max_bytes(size_t max);
+
+/*
  * Reads the result file at path into res (initialised, or released before).
  * Never fails: res->status says whether the file could be used, and why not.
  */

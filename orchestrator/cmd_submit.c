@@ -76,8 +76,18 @@ static int load_template(struct strbuf *out, const struct cfg *cfg, const char *
 	dir = xstrndup(source, (size_t)(strrchr(source, '/') - source));
 	path = path_absolute(cfg->template_path, dir);
 	free(dir);
-	if (strbuf_read_file(out, path) < 0)
-		ret = error("cannot read the script template '%s': %s", path, strerror(errno));
+	if (strbuf_read_file_max(out, path, SCRIPT_TEMPLATE_MAX_BYTES, STRBUF_READ_PIPE) < 0) {
+		if (errno == EFBIG)
+			ret = error("cannot read the script template '%s': larger than %u MiB",
+			            path, SCRIPT_TEMPLATE_MAX_BYTES >> 20);
+		else if (errno == EINVAL)
+			ret = error("cannot read the script template '%s': not a regular file or a "
+			            "pipe",
+			            path);
+		else
+			ret = error("cannot read the script template '%s': %s", path,
+			            strerror(errno));
+	}
 	free(path);
 	return ret;
 }
@@ -201,7 +211,10 @@ int cmd_submit(int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("cannot read the current folder: %s", strerror(errno));
 
-	if (cfg_load(&cfg, argv[optind]) < 0 || plan_expand(&plan, &cfg) < 0)
+	/* Read once: what is checked is what the store keeps (a pipe has no second read). */
+	if (cfg_read_file(&spec_text, argv[optind]) < 0 ||
+	    cfg_load_string(&cfg, argv[optind], spec_text.buf, spec_text.len) < 0 ||
+	    plan_expand(&plan, &cfg) < 0)
 		goto out;
 	if (resources_from && sizing_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)
 		goto out;
@@ -212,10 +225,6 @@ int cmd_submit(int argc, char **argv)
 	}
 	if (plan.ntasks > UINT32_MAX) {
 		error("the sweep has %zu tasks, more than Slurm can index", plan.ntasks);
-		goto out;
-	}
-	if (strbuf_read_file(&spec_text, argv[optind]) < 0) {
-		error("cannot read '%s': %s", argv[optind], strerror(errno));
 		goto out;
 	}
 

@@ -33,6 +33,9 @@ struct script_input {
 	uint32_t array_limit;  /* highest array size the script's own --array may use (0 = none) */
 };
 
+/* The largest template read from a file. */
+#define SCRIPT_TEMPLATE_MAX_BYTES (1u << 20)
+
 /* The built-in template (templates/array.sbatch, compiled in). */
 extern const char script_default_template[];
 

@@ -1088,16 +1088,28 @@ out:
 	return ret;
 }
 
+int cfg_read_file(struct strbuf *text, const char *path)
+{
+	if (!strbuf_read_file_max(text, path, CFG_MAX_BYTES, STRBUF_READ_PIPE))
+		return 0;
+	if (errno == EFBIG)
+		return error("cannot read '%s': larger than %u MiB; a sweep file this large is "
+		             "a mistake",
+		             path, CFG_MAX_BYTES >> 20);
+	if (errno == EINVAL)
+		return error("cannot read '%s': not a regular file or a pipe", path);
+	return error("cannot read '%s': %s", path, strerror(errno));
+}
+
 int cfg_load(struct cfg *out, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
 
-	if (strbuf_read_file(&sb, path)) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
+	if (cfg_read_file(&sb, path) < 0) {
 		strbuf_release(&sb);
 		cfg_release(out);
-		return ret;
+		return SWEEP_ERR;
 	}
 	ret = cfg_load_string(out, path, sb.buf, sb.len);
 	strbuf_release(&sb);
