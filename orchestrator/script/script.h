@@ -18,7 +18,8 @@ struct plan;
  * #SBATCH lines), VERSION, SOURCE, SUMMARY, SCRIPT, VARIABLES (SWEEP_ID,
  * SWEEP_DIR, SWEEP_SEEDS, SWEEP_SIGNAL), EXPORTS (export of the
  * SWEEP_PARAM_* variables), ENV (the sweep file's env:), SETUP, COMMAND. An
- * unknown marker is an error.
+ * unknown marker is an error, and so is a template without SBATCH or
+ * COMMAND (its tasks would run nothing and still end COMPLETED).
  */
 
 struct script_input {

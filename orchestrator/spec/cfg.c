@@ -699,6 +699,29 @@ static int check_signal_time(struct loader *ld)
 	          s->signal, s->time_min * 60 / 4);
 }
 
+/*
+ * Variables bash keeps for itself: read-only ones (assigning them kills the
+ * script), and those that change how the script itself runs.
+ */
+static bool is_bash_variable(const char *name)
+{
+	static const char *const names[] = {
+	    "BASH",       "BASHOPTS",      "BASHPID",      "CDPATH",     "DIRSTACK",
+	    "ENV",        "EPOCHREALTIME", "EPOCHSECONDS", "EUID",       "FUNCNAME",
+	    "GLOBIGNORE", "GROUPS",        "HISTCMD",      "IFS",        "LINENO",
+	    "OLDPWD",     "OPTARG",        "OPTIND",       "PIPESTATUS", "POSIXLY_CORRECT",
+	    "PPID",       "PS4",           "PWD",          "RANDOM",     "SECONDS",
+	    "SHELLOPTS",  "SHLVL",         "SRANDOM",      "UID",
+	};
+
+	if (!strncmp(name, "BASH_", 5))
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 static int read_env(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg *cfg = ld->cfg;
@@ -717,12 +740,18 @@ static int read_env(struct loader *ld, const struct ytree_node *map)
 			    "invalid variable name '%s' in 'env': use letters, digits and '_', "
 			    "not starting with a digit",
 			    show(ld, key->text));
-		if (!strncmp(key->text, "SLURM_", 6) || !strncmp(key->text, "SWEEP_", 6))
+		/* The script's own variables are sweep_* in lower case (sweep_signalled). */
+		if (!strncasecmp(key->text, "SLURM_", 6) || !strncasecmp(key->text, "SWEEP_", 6))
 			return AT(
 			    ld, key,
-			    "variable '%s' in 'env': names starting with SLURM_ or SWEEP_ are "
-			    "reserved",
+			    "variable '%s' in 'env': names starting with SLURM_ or SWEEP_ (in any "
+			    "case) are reserved",
 			    key->text);
+		if (is_bash_variable(key->text))
+			return AT(ld, key,
+			          "variable '%s' in 'env': bash sets it itself (it is read-only or "
+			          "changes how the script runs)",
+			          key->text);
 		if (v->kind != YTREE_SCALAR)
 			return AT(ld, v, "'env.%s': expected a scalar, found %s", key->text,
 			          ytree_kind_name(v));

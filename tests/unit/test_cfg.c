@@ -318,11 +318,25 @@ static const struct bad_case value_errors[] = {
      "t.yaml:3:7: invalid variable name 'A-B' in 'env': use letters, digits and '_', not "
      "starting with a digit"},
     {BASE "env: {SLURM_X: 1}\n",
-     "t.yaml:3:7: variable 'SLURM_X' in 'env': names starting with SLURM_ or SWEEP_ are "
-     "reserved"},
+     "t.yaml:3:7: variable 'SLURM_X' in 'env': names starting with SLURM_ or SWEEP_ (in any "
+     "case) are reserved"},
     {BASE "env: {SWEEP_SEED: 1}\n",
-     "t.yaml:3:7: variable 'SWEEP_SEED' in 'env': names starting with SLURM_ or SWEEP_ are "
-     "reserved"},
+     "t.yaml:3:7: variable 'SWEEP_SEED' in 'env': names starting with SLURM_ or SWEEP_ (in "
+     "any case) are reserved"},
+    /* The script's own variables, and bash's (issue 16.9). */
+    {BASE "env: {sweep_signalled: 1}\n",
+     "t.yaml:3:7: variable 'sweep_signalled' in 'env': names starting with SLURM_ or SWEEP_ "
+     "(in any case) are reserved"},
+    {BASE "env: {UID: 0}\n", "t.yaml:3:7: variable 'UID' in 'env': bash sets it itself (it "
+                             "is read-only or changes how the script runs)"},
+    {BASE "env: {SHELLOPTS: xtrace}\n",
+     "t.yaml:3:7: variable 'SHELLOPTS' in 'env': bash sets it itself (it is read-only or "
+     "changes how the script runs)"},
+    {BASE "env: {BASH_ENV: /tmp/x}\n",
+     "t.yaml:3:7: variable 'BASH_ENV' in 'env': bash sets it itself (it is read-only or "
+     "changes how the script runs)"},
+    {BASE "env: {IFS: x}\n", "t.yaml:3:7: variable 'IFS' in 'env': bash sets it itself (it "
+                             "is read-only or changes how the script runs)"},
     {BASE "env: {A: [1]}\n", "t.yaml:3:10: 'env.A': expected a scalar, found a list"},
     {BASE "env: {A: ~}\n", "t.yaml:3:10: 'env.A': empty value (write '' for empty text)"},
     /* setup, logs, template */

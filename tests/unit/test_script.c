@@ -235,6 +235,21 @@ static void test_script_template_errors(void **state)
 	assert_string_equal(captured.buf, "error: the script template has an unclosed marker '{{'");
 	strbuf_reset(&captured);
 	strbuf_reset(&out);
+	/* A template that runs nothing would still show COMPLETED (issue 16.9). */
+	assert_int_equal(script_render(&out, "#!/bin/bash\necho hello\n", &in), SWEEP_ERR);
+	assert_string_equal(captured.buf,
+	                    "error: the script template has no {{COMMAND}} marker: without it "
+	                    "the tasks would run nothing; keep the markers of "
+	                    "templates/array.sbatch");
+	strbuf_reset(&captured);
+	strbuf_reset(&out);
+	assert_int_equal(script_render(&out, "#!/bin/bash\n{{COMMAND}}\n", &in), SWEEP_ERR);
+	assert_string_equal(captured.buf,
+	                    "error: the script template has no {{SBATCH}} marker: without it "
+	                    "the tasks would not be sweep's array job; keep the markers of "
+	                    "templates/array.sbatch");
+	strbuf_reset(&captured);
+	strbuf_reset(&out);
 	in.logs = "/logs/%j";
 	assert_int_equal(script_render(&out, "{{SBATCH}}", &in), SWEEP_ERR);
 	assert_non_null(strstr(
