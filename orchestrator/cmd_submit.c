@@ -214,7 +214,7 @@ int cmd_submit(int argc, char **argv)
 	/* Read once: what is checked is what the store keeps (a pipe has no second read). */
 	if (cfg_read_file(&spec_text, argv[optind]) < 0 ||
 	    cfg_load_string(&cfg, argv[optind], spec_text.buf, spec_text.len) < 0 ||
-	    plan_expand(&plan, &cfg) < 0)
+	    plan_expand(&plan, &cfg) < 0 || plan_check_sizes(&plan, &cfg) < 0)
 		goto out;
 	if (resources_from && sizing_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)
 		goto out;
