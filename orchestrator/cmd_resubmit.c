@@ -15,12 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "acct.h"
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "fault.h"
 #include "loaded.h"
 #include "plan.h"
 #include "outcome.h"
@@ -313,8 +315,14 @@ static int submit(struct state *s)
 	struct submission_job *jobs = xcalloc(s->rp.narrays, sizeof(*jobs));
 	unsigned last = 0;
 	sigset_t old;
-	int ret;
+	int ret, lock_fd;
 
+	/* One submission at a time per sweep, and recovery waits for this one. */
+	lock_fd = cli_submit_lock(s->l.rec.dir);
+	if (lock_fd < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
 	ret = store_last_attempt(s->l.st, &last, s->l.rec.id);
 	if (ret < 0)
 		goto out;
@@ -324,20 +332,31 @@ static int submit(struct state *s)
 	}
 	cli_hold_signals(&old);
 	ret = submission_run(s->ops, s->l.st, &s->l.rec, jobs, s->rp.narrays, last + 1, array_opts,
-	                     s);
+	                     s, lock_fd, "resubmit");
 	if (ret < 0) {
 		/* The cause was reported where it was known; say what became of the rest. */
+		submission_cancel(s->ops, s->l.st, &s->l.rec, jobs, s->rp.narrays);
+		/* Settled here: nothing for recovery to adopt (it would find the cancelled jobs).
+		 */
+		cli_clear_intent(s->l.rec.dir);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		say_cancelled(jobs, s->rp.narrays);
+		goto out;
+	}
+	fault_point("resubmit-before-finish");
+	/* A sweep whose first submission failed runs now. */
+	if (s->l.rec.status != SWEEP_SUBMITTED)
+		ret = store_finish_sweep(s->l.st, s->l.rec.id, SWEEP_SUBMITTED, NULL);
+	if (ret < 0) {
+		/* Running but not recorded as such: cancel rather than lose track of it. */
 		submission_cancel(s->ops, s->l.st, &s->l.rec, jobs, s->rp.narrays);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		say_cancelled(jobs, s->rp.narrays);
 		goto out;
 	}
-	/* A sweep whose first submission failed runs now. */
-	if (s->l.rec.status != SWEEP_SUBMITTED)
-		ret = store_finish_sweep(s->l.st, s->l.rec.id, SWEEP_SUBMITTED, NULL);
+	fault_point("resubmit-after-finish");
+	cli_clear_intent(s->l.rec.dir);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (ret < 0)
-		goto out;
 
 	printf("\nsweep %" PRId64 " '%s': %zu task%s resubmitted as attempt %u\n", s->l.rec.id,
 	       s->l.rec.name, s->rp.ntasks, s->rp.ntasks == 1 ? "" : "s", last + 1);
@@ -346,6 +365,8 @@ static int submit(struct state *s)
 		       s->rp.arrays[a].spec, s->rp.arrays[a].offset);
 	printf("next:   sweep status %" PRId64 "\n", s->l.rec.id);
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(jobs);
 	return ret;
 }

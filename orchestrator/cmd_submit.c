@@ -19,6 +19,7 @@
 #include "cfg.h"
 #include "cli.h"
 #include "error.h"
+#include "fault.h"
 #include "plan.h"
 #include "path.h"
 #include "script.h"
@@ -282,14 +283,17 @@ int cmd_submit(int argc, char **argv)
 	rec.logs = xstrdup(logs);
 	rec.backend = xstrdup(ops->name);
 	rec.max_concurrent = cfg.slurm.max_concurrent;
+	fault_point("submit-before-record");
 	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
 		goto out;
+	fault_point("submit-after-record");
 	/* Held until the sweep is marked submitted or failed: see cli_recover_submission. */
 	lock_fd = cli_submit_lock(rec.dir);
 	if (lock_fd < 0) {
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
 		goto out;
 	}
+	fault_point("submit-after-lock");
 
 	strbuf_reset(&script);
 	in.sweep_id = rec.id;
@@ -303,19 +307,34 @@ int cmd_submit(int argc, char **argv)
 
 	cli_hold_signals(&old);
 	jobs = chunk_jobs(chunks, nchunks, cfg.slurm.max_concurrent);
-	if (submission_run(ops, st, &rec, jobs, nchunks, 1, NULL, NULL) < 0) {
+	if (submission_run(ops, st, &rec, jobs, nchunks, 1, NULL, NULL, lock_fd, "submit") < 0) {
+		char *reason = xstrdup(error_last());
+
+		submission_cancel(ops, st, &rec, jobs, nchunks);
+		/* Settled here: nothing for recovery to adopt (it would find the cancelled jobs).
+		 */
+		if (store_finish_sweep(st, rec.id, SWEEP_FAILED, reason) == 0)
+			cli_clear_intent(rec.dir);
+		free(reason);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		goto out;
+	}
+	fault_point("submit-before-finish");
+	if (store_finish_sweep(st, rec.id, SWEEP_SUBMITTED, NULL) < 0) {
+		/* Running but not recorded as such: cancel rather than lose track of it. */
 		char *reason = xstrdup(error_last());
 
 		submission_cancel(ops, st, &rec, jobs, nchunks);
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, reason);
 		free(reason);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		warning("the array jobs of sweep %" PRId64 " were cancelled: the state store "
+		        "could not record them",
+		        rec.id);
 		goto out;
 	}
-	if (store_finish_sweep(st, rec.id, SWEEP_SUBMITTED, NULL) < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		goto out;
-	}
+	fault_point("submit-after-finish");
+	cli_clear_intent(rec.dir);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
 	printf("sweep %" PRId64 " '%s': %zu tasks (%zu setting%s x %zu seed%s)\n", rec.id, rec.name,

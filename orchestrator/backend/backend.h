@@ -27,6 +27,12 @@ struct backend_submit {
 	const char *const
 	    *extra_args;    /* sbatch options overriding the script's, NULL-terminated, or NULL */
 	unsigned timeout_s; /* give up after this long (0 = 60) */
+	/*
+	 * A descriptor (never 0) that sbatch inherits and so holds while it
+	 * runs: the submission lock, which must outlive a killed submit for as
+	 * long as the sbatch it started may still create the job. 0 = none.
+	 */
+	int hold_fd;
 };
 
 struct backend_ops {

@@ -6,10 +6,12 @@
 #include "slurm_backend.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "fault.h"
 #include "proc.h"
 #include "strbuf.h"
 
@@ -67,10 +69,15 @@ int slb_submit(uint32_t *job_id, const struct backend_submit *req)
 	argv[n] = NULL;
 
 	proc_result_init(&res);
-	if (proc_run(&res, argv, NULL, req->timeout_s ? req->timeout_s : 60) < 0) {
-		ret = SWEEP_ERR;
+	/* sbatch holds the submission lock too while it runs: see backend_submit.hold_fd. */
+	if (req->hold_fd > 0)
+		fcntl(req->hold_fd, F_SETFD, 0);
+	ret = proc_run(&res, argv, NULL, req->timeout_s ? req->timeout_s : 60);
+	if (req->hold_fd > 0)
+		fcntl(req->hold_fd, F_SETFD, FD_CLOEXEC);
+	if (ret < 0)
 		goto out;
-	}
+	fault_point("after-sbatch");
 	squeeze(&msg, &res.err);
 	if (res.timed_out) {
 		ret = error("sbatch did not answer within %u s (is slurmctld running? 'scontrol "
