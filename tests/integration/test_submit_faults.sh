@@ -46,8 +46,10 @@ slurm_jobs() {
 }
 
 # check STATE_DIR NAME WHAT: the invariants, after recovery.
+CHECKED=()
 check() {
 	local state=$1 name=$2 what=$3 status recorded id st
+	CHECKED+=("$state|$name|$what")
 	status=$(sqlite3 "$state/sweep.db" "SELECT status FROM sweeps WHERE name = '$name'" 2>/dev/null || true)
 	recorded=" $(sqlite3 "$state/sweep.db" "SELECT a.job_id FROM arrays a JOIN sweeps s ON s.id = a.sweep_id WHERE s.name = '$name'" 2>/dev/null | tr '\n' ' ') "
 	log "$what: status '${status:-none}', recorded [$recorded], slurm: $(slurm_jobs "$name" | tr '\n' ';')"
@@ -193,5 +195,20 @@ cat "$WORK/fill/full2.err" >&2
 [ $rc -ne 0 ] || fail "submit on a full disk succeeded"
 [ -z "$(slurm_jobs "$name2")" ] || fail "submit on a full disk submitted a job"
 umount "$WORK/full"
+
+# Once accounting has every job of these names, check everything again: a
+# job that ended before its record reached slurmdbd was invisible above.
+in_accounting() {
+	local state=$1 name=$2 id
+	for id in $(sqlite3 "$state/sweep.db" "SELECT job_id FROM arrays" 2>/dev/null); do
+		sacct -n -X -P -j "$id" -o JobID 2>/dev/null | grep -q . || return 1
+	done
+}
+for entry in "${CHECKED[@]}"; do
+	IFS='|' read -r state name what <<<"$entry"
+	[ -e "$state/sweep.db" ] || continue
+	wait_until 90 "accounting for $name" in_accounting "$state" "$name"
+	check "$state" "$name" "$what (again, with accounting)"
+done
 cat "$WORK/recover.log" >&2
 log "ok"
