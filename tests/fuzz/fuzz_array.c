@@ -25,6 +25,8 @@ static void round_trip(uint32_t *ids, size_t n, uint32_t limit)
 	size_t k = 0, nback = 0;
 	const char *why = NULL;
 
+	if (!n)
+		return; /* ids is NULL then, and qsort must not be given NULL */
 	qsort(ids, n, sizeof(*ids), cmp_u32);
 	for (size_t i = 0; i < n; i++)
 		if (!k || ids[k - 1] != ids[i])
