@@ -684,6 +684,24 @@ static void test_result_too_many_keys(void **state)
 	result_parse(&res, sb.buf, sb.len);
 	assert_int_equal(res.status, RESULT_INVALID);
 	assert_string_equal(res.detail, "1025 keys, more than 1024");
+	/* The same for the last line of JSON Lines and the columns of a CSV file. */
+	{
+		char *lines = xstrfmt("{\"a\": 1}\n%s\n", sb.buf);
+
+		result_parse_format(&res, lines, strlen(lines), RESULT_JSONL);
+		free(lines);
+	}
+	assert_int_equal(res.status, RESULT_INVALID);
+	strbuf_reset(&sb);
+	for (int i = 0; i <= RESULT_MAX_KEYS; i++)
+		strbuf_addf(&sb, "%sk%d", i ? "," : "", i);
+	strbuf_addch(&sb, '\n');
+	for (int i = 0; i <= RESULT_MAX_KEYS; i++)
+		strbuf_addf(&sb, "%s%d", i ? "," : "", i);
+	strbuf_addch(&sb, '\n');
+	result_parse_format(&res, sb.buf, sb.len, RESULT_CSV);
+	assert_int_equal(res.status, RESULT_INVALID);
+	assert_string_equal(res.detail, "1025 columns, more than 1024");
 	result_release(&res);
 	strbuf_release(&sb);
 }
