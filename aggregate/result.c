@@ -94,10 +94,26 @@ static int read_all(struct strbuf *out, int fd, size_t size, size_t limit)
 	return 0;
 }
 
+static size_t max_bytes = RESULT_MAX_BYTES;
+
+void result_set_max_bytes(size_t max)
+{
+	max_bytes = max ? max : RESULT_MAX_BYTES;
+}
+
+size_t result_max_bytes(void)
+{
+	return max_bytes;
+}
+
 int result_read_text(struct strbuf *out, const char *path, bool tail)
 {
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/*
+	 * The task wrote the file, so it is read as hostile. O_NONBLOCK: opening
+	 * a FIFO must not wait for a writer; O_NOFOLLOW: never through a link
+	 * (to /dev/zero, to someone's secret), ELOOP.
+	 */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	int ret = -1, saved;
 
@@ -110,17 +126,17 @@ int result_read_text(struct strbuf *out, const char *path, bool tail)
 		errno = EINVAL;
 		goto out;
 	}
-	if ((uint64_t)st.st_size > RESULT_MAX_BYTES) {
+	if ((uint64_t)st.st_size > max_bytes) {
 		if (!tail) {
 			errno = EFBIG;
 			goto out;
 		}
-		if (lseek(fd, st.st_size - (off_t)RESULT_MAX_BYTES, SEEK_SET) < 0)
+		if (lseek(fd, st.st_size - (off_t)max_bytes, SEEK_SET) < 0)
 			goto out;
 	}
-	if (read_all(out, fd, (size_t)st.st_size, RESULT_MAX_BYTES) < 0)
+	if (read_all(out, fd, (size_t)st.st_size, max_bytes) < 0)
 		goto out;
-	if ((uint64_t)st.st_size > RESULT_MAX_BYTES) {
+	if ((uint64_t)st.st_size > max_bytes) {
 		/* Start at a whole line. */
 		char *nl = memchr(out->buf, '\n', out->len);
 		size_t skip = nl ? (size_t)(nl - out->buf) + 1 : 0;
@@ -134,6 +150,15 @@ out:
 	close(fd);
 	errno = saved;
 	return ret;
+}
+
+const char *result_read_error(int err)
+{
+	if (err == ELOOP)
+		return "a symbolic link, not a regular file";
+	if (err == EINVAL)
+		return "not a regular file";
+	return strerror(err);
 }
 
 void result_read(struct result *res, const char *path)
@@ -153,8 +178,7 @@ void result_read_format(struct result *res, const char *path, enum result_format
 			res->status = RESULT_TOO_LARGE;
 		} else {
 			res->status = RESULT_UNREADABLE;
-			res->detail =
-			    xstrdup(errno == EINVAL ? "not a regular file" : strerror(errno));
+			res->detail = xstrdup(result_read_error(errno));
 		}
 		goto out;
 	}
@@ -320,6 +344,11 @@ static void parse_json(struct result *res, const char *text, size_t len, const c
 		root = json_loadb(fixed.buf, fixed.len, flags | JSON_ALLOW_NUL, NULL);
 	if (!root) {
 		res->status = RESULT_INVALID;
+		/* jansson quotes the offending token ("near 'x'"): never show the file's bytes. */
+		char *near = strstr(err.text, " near '");
+
+		if (near)
+			*near = '\0';
 		if (*where)
 			res->detail = xstrfmt("%scolumn %d: %s", where, err.column, err.text);
 		else if (err.line > 0)
@@ -327,6 +356,12 @@ static void parse_json(struct result *res, const char *text, size_t len, const c
 			    xstrfmt("line %d column %d: %s", err.line, err.column, err.text);
 		else
 			res->detail = xstrdup(err.text);
+		goto out;
+	}
+	if (json_is_object(root) && json_object_size(root) > RESULT_MAX_KEYS) {
+		res->status = RESULT_INVALID;
+		res->detail =
+		    xstrfmt("%zu keys, more than %d", json_object_size(root), RESULT_MAX_KEYS);
 		goto out;
 	}
 	if (!json_is_object(root)) {
@@ -542,6 +577,11 @@ static void parse_csv(struct result *res, const char *text, size_t len)
 		res->detail = xstrdup("a header and no row under it");
 		goto out;
 	}
+	if (header.n > RESULT_MAX_KEYS) {
+		res->status = RESULT_INVALID;
+		res->detail = xstrfmt("%zu columns, more than %d", header.n, RESULT_MAX_KEYS);
+		goto out;
+	}
 	for (size_t i = 0; i < header.n; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(header.fields[i], header.fields[j])) {
@@ -738,10 +778,9 @@ void result_read_log(struct result *res, const char *path, const struct result_l
 	struct strbuf sb = STRBUF_INIT;
 
 	if (!path || result_read_text(&sb, path, true) < 0) {
-		char *why = !path
-		                ? xstrdup("the task has no log yet")
-		                : xstrfmt("cannot read its log %s: %s", path,
-		                          errno == EINVAL ? "not a regular file" : strerror(errno));
+		char *why =
+		    !path ? xstrdup("the task has no log yet")
+		          : xstrfmt("cannot read its log %s: %s", path, result_read_error(errno));
 
 		for (size_t k = 0; k < spec->n; k++) {
 			struct result_entry *e = add_log_entry(res, spec->names[k]);
@@ -801,8 +840,13 @@ void result_describe(struct strbuf *out, const struct result *res)
 		            res->detail ? res->detail : "a value");
 		break;
 	case RESULT_TOO_LARGE:
-		strbuf_addf(out, "result file%s larger than %zu MiB", name.buf,
-		            RESULT_MAX_BYTES >> 20);
+		if (max_bytes % ((size_t)1 << 20))
+			strbuf_addf(out, "result file%s larger than %zu bytes", name.buf,
+			            max_bytes);
+		else
+			strbuf_addf(out, "result file%s larger than %zu MiB", name.buf,
+			            max_bytes >> 20);
+		strbuf_addstr(out, " (SWEEP_RESULT_MAX sets the limit)");
 		break;
 	}
 	strbuf_release(&name);

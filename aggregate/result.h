@@ -38,7 +38,7 @@ enum result_status {
 	RESULT_EMPTY,      /* the file is empty or only white space */
 	RESULT_INVALID,    /* detail: "line L column C: <jansson's message>" */
 	RESULT_NOT_OBJECT, /* detail: what the file holds instead, e.g. "an array" */
-	RESULT_TOO_LARGE,  /* larger than RESULT_MAX_BYTES */
+	RESULT_TOO_LARGE,  /* larger than result_max_bytes() */
 };
 
 enum result_format {
@@ -47,7 +47,7 @@ enum result_format {
 	RESULT_CSV,   /* RFC 4180 with a header: the last row */
 };
 
-/* The most a result file (or the end of a log) that sweep reads. */
+/* The most of a result file (or the end of a log) that sweep reads, by default. */
 #define RESULT_MAX_BYTES ((size_t)16 << 20)
 
 enum result_kind {
@@ -89,13 +89,28 @@ void results_free(struct result *res, size_t n);
 char *result_path(const char *sweep_dir, size_t index);
 
 /*
- * The one function that reads what tasks wrote (result files, logs): a
- * regular file only (never waits on a FIFO), at most RESULT_MAX_BYTES. With
- * tail false a larger file is refused (errno EFBIG); with tail true its
- * last RESULT_MAX_BYTES are read, from the start of a line. Returns 0, or
- * -1 with errno set (EINVAL: not a regular file).
+ * The one function that reads what tasks wrote (result files, logs). The
+ * task wrote it, so it is read as hostile: a regular file only (never waits
+ * on a FIFO: EINVAL), never through a symbolic link in its last part (a
+ * link to /dev/zero or a secret: ELOOP), at most result_max_bytes() bytes.
+ * With tail false a larger file is refused (errno EFBIG); with tail true
+ * its last result_max_bytes() are read, from the start of a line. Returns
+ * 0, or -1 with errno set.
  */
 int result_read_text(struct strbuf *out, const char *path, bool tail);
+/* Why result_read_text failed, in words, from its errno. */
+const char *result_read_error(int err);
+
+/*
+ * The most bytes read: RESULT_MAX_BYTES unless result_set_max_bytes says
+ * otherwise (the sweep binary takes SWEEP_RESULT_MAX from the environment,
+ * as "64M"; 0 restores the default). A result has at most RESULT_MAX_KEYS
+ * keys (more: RESULT_INVALID). Messages never quote a result file's bytes,
+ * only its keys when it is valid.
+ */
+#define RESULT_MAX_KEYS 1024
+void result_set_max_bytes(size_t max);
+size_t result_max_bytes(void);
 
 /*
  * Reads the result file at path into res (initialised, or released before).

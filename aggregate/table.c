@@ -32,10 +32,42 @@ void table_release(struct table *t)
 	table_init(t, 0);
 }
 
+/*
+ * Control bytes from values and keys (an escape sequence, a newline) would
+ * reach the terminal and break the columns: shown as \n, \t, \xHH, as the
+ * CSV and JSON printers escape them. A backslash is doubled only in cells
+ * that needed escaping, so ordinary text reads as written.
+ */
+static char *escape_controls(char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)text; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			break;
+	if (!*p)
+		return text;
+	for (p = (const unsigned char *)text; *p; p++) {
+		if (*p == '\n')
+			strbuf_addstr(&sb, "\\n");
+		else if (*p == '\t')
+			strbuf_addstr(&sb, "\\t");
+		else if (*p == '\\')
+			strbuf_addstr(&sb, "\\\\");
+		else if (*p < 0x20 || *p == 0x7f)
+			strbuf_addf(&sb, "\\x%02x", *p);
+		else
+			strbuf_addch(&sb, (char)*p);
+	}
+	free(text);
+	return strbuf_detach(&sb, NULL);
+}
+
 void table_add(struct table *t, char *text)
 {
 	ALLOC_GROW(t->cells, t->ncells + 1, t->alloc);
-	t->cells[t->ncells++] = text;
+	t->cells[t->ncells++] = escape_controls(text);
 }
 
 void table_addstr(struct table *t, const char *text)

@@ -25,7 +25,10 @@ void table_init(struct table *t, size_t ncols);
 void table_init_head(struct table *t, const char *const *head, size_t ncols);
 /* Frees the cells; t is left empty with no columns. */
 void table_release(struct table *t);
-/* Adds the next cell, taking ownership of text (allocated with malloc). */
+/*
+ * Adds the next cell, taking ownership of text (allocated with malloc).
+ * Control bytes are shown escaped (\n, \t, \x1b), never printed raw.
+ */
 void table_add(struct table *t, char *text);
 /* Adds the next cell, a copy of text. */
 void table_addstr(struct table *t, const char *text);

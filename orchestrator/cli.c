@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -41,7 +42,7 @@ int cli_open_sweep(struct store **st, struct sweep_rec *out, const char *state_d
 	if (ret < 0)
 		return ret;
 	ret = store_find_sweep(*st, out, which);
-	if (!ret && out->status == SWEEP_SUBMITTING)
+	if (!ret)
 		ret = cli_recover_submission(*st, out);
 	if (ret < 0) {
 		store_close(*st);
@@ -162,14 +163,91 @@ int cli_submit_lock(const char *sweep_dir)
 	return fd;
 }
 
-static int adopt(struct store *st, struct sweep_rec *rec, const struct backend_ops *ops)
+static char *intent_path(const char *sweep_dir)
+{
+	return xstrfmt("%s/submit.intent", sweep_dir);
+}
+
+int cli_write_intent(const char *sweep_dir, const struct array_rec *arrays, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = intent_path(sweep_dir), *tmp = xstrfmt("%s.tmp", path);
+	int fd, ret = 0;
+
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%u %" PRIu32 " %s\n", arrays[i].attempt, arrays[i].offset,
+		            arrays[i].spec);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, sb.buf, sb.len) != (ssize_t)sb.len || fsync(fd) < 0) {
+		ret = error("cannot write '%s': %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		ret = error("cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+	}
+out:
+	strbuf_release(&sb);
+	free(tmp);
+	free(path);
+	return ret;
+}
+
+void cli_clear_intent(const char *sweep_dir)
+{
+	char *path = intent_path(sweep_dir);
+
+	unlink(path);
+	free(path);
+}
+
+/* The intent's line for an array job found at offset, or NULL: attempt and spec set. */
+static bool intent_for(unsigned *attempt, char **spec, const char *intent, uint32_t offset)
+{
+	for (const char *p = intent; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		unsigned a;
+		unsigned long off;
+		char *end;
+
+		a = (unsigned)strtoul(p, &end, 10);
+		if (*end == ' ') {
+			off = strtoul(end + 1, &end, 10);
+			if (*end == ' ' && off == offset && a) {
+				const char *sp = end + 1;
+
+				*attempt = a;
+				*spec = xstrndup(sp, nl ? (size_t)(nl - sp) : strlen(sp));
+				return true;
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/*
+ * Records the array jobs the scheduler accepted for the sweep's script that
+ * the store does not know yet, with the --array value and attempt the
+ * interrupted command meant for them (its intent file), and repairs the
+ * sweep's status: a sweep left SUBMITTING, or marked FAILED, that has a job
+ * becomes SUBMITTED.
+ */
+static int adopt(struct store *st, struct sweep_rec *rec, const struct backend_ops *ops,
+                 bool conclude)
 {
 	struct array_rec *found = NULL, *known = NULL;
-	size_t nfound = 0, nknown = 0;
+	size_t nfound = 0, nknown = 0, nadded = 0;
 	uint32_t max_array = 0;
-	struct strbuf ids = STRBUF_INIT;
+	struct strbuf ids = STRBUF_INIT, intent = STRBUF_INIT;
+	char *ipath = intent_path(rec->dir);
+	bool has_intent;
 	int ret;
 
+	has_intent = !strbuf_read_file_max(&intent, ipath, 1 << 20, STRBUF_READ_NOFOLLOW);
 	ret = ops->find(&found, &nfound, rec);
 	if (!ret)
 		ret = store_load_arrays(st, &known, &nknown, rec->id);
@@ -179,19 +257,34 @@ static int adopt(struct store *st, struct sweep_rec *rec, const struct backend_o
 		char spec[64];
 		uint32_t count = (uint32_t)(rec->ntasks - found[i].offset);
 		bool have = false;
+		char *meant = NULL;
 
 		for (size_t k = 0; k < nknown; k++)
 			have |= known[k].job_id == found[i].job_id;
-		strbuf_addf(&ids, "%s%" PRIu32, ids.len ? ", " : "", found[i].job_id);
 		if (have)
 			continue;
-		if (max_array && count > max_array)
-			count = max_array;
-		array_spec(spec, sizeof(spec), count, rec->max_concurrent);
-		found[i].spec = xstrdup(spec);
+		strbuf_addf(&ids, "%s%" PRIu32, ids.len ? ", " : "", found[i].job_id);
+		if (intent_for(&found[i].attempt, &meant, intent.buf, found[i].offset)) {
+			found[i].spec = meant;
+		} else {
+			if (max_array && count > max_array)
+				count = max_array;
+			array_spec(spec, sizeof(spec), count, rec->max_concurrent);
+			found[i].spec = xstrdup(spec);
+		}
 		ret = store_add_array(st, rec->id, &found[i]);
+		nadded++;
 	}
-	if (!ret && (nfound || nknown)) {
+	if (ret)
+		goto out;
+	if (rec->status == SWEEP_SUBMITTED) {
+		/* An interrupted resubmission. */
+		if (nadded)
+			warning(
+			    "a resubmission of sweep %" PRId64 " '%s' was interrupted; Slurm had "
+			    "accepted array job%s %s (found by job name and script): recorded now",
+			    rec->id, rec->name, nadded == 1 ? "" : "s", ids.buf);
+	} else if (nadded || nknown) {
 		ret = store_finish_sweep(st, rec->id, SWEEP_SUBMITTED, NULL);
 		if (!ret)
 			warning("the submission of sweep %" PRId64
@@ -199,43 +292,72 @@ static int adopt(struct store *st, struct sweep_rec *rec, const struct backend_o
 			        "accepted array job%s %s (found by job name and script): recorded "
 			        "now. Tasks of arrays never submitted show as missing: 'sweep "
 			        "resubmit' runs them",
-			        rec->id, rec->name, nfound == 1 ? "" : "s",
+			        rec->id, rec->name, nadded == 1 ? "" : "s",
 			        ids.len ? ids.buf : "(none new)");
-	} else if (!ret) {
+		if (!ret) {
+			rec->status = SWEEP_SUBMITTED;
+			free(rec->error);
+			rec->error = NULL;
+		}
+	} else if (conclude && rec->status == SWEEP_SUBMITTING) {
 		ret = store_finish_sweep(
 		    st, rec->id, SWEEP_FAILED,
 		    "submission interrupted before Slurm accepted any array job");
-		if (!ret)
+		if (!ret) {
 			warning("the submission of sweep %" PRId64 " '%s' was interrupted before "
 			        "Slurm accepted any array job: marked failed; submit it again",
 			        rec->id, rec->name);
+			rec->status = SWEEP_FAILED;
+			free(rec->error);
+			rec->error = xstrdup("submission interrupted before Slurm accepted any "
+			                     "array job");
+		}
 	}
-	if (!ret) {
-		rec->status = nfound || nknown ? SWEEP_SUBMITTED : SWEEP_FAILED;
-		free(rec->error);
-		rec->error = rec->status == SWEEP_FAILED
-		                 ? xstrdup("submission interrupted before Slurm accepted any "
-		                           "array job")
-		                 : NULL;
-	}
+	/* Settled: whatever the interrupted command meant is now in the store. */
+	if (!ret && has_intent && rec->status != SWEEP_SUBMITTING)
+		unlink(ipath);
+out:
 	strbuf_release(&ids);
+	strbuf_release(&intent);
+	free(ipath);
 	array_recs_free(found, nfound);
 	array_recs_free(known, nknown);
 	return ret;
 }
 
+/* Whether the submission lock of the sweep is free: no submit, resubmit or sbatch holds it. */
+static int lock_is_free(const char *sweep_dir, bool *exists)
+{
+	char *path = xstrfmt("%s/submit.lock", sweep_dir);
+	int fd = open(path, O_RDWR | O_CLOEXEC), free_ = 0;
+
+	free(path);
+	*exists = fd >= 0;
+	if (fd < 0)
+		return 0;
+	free_ = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return free_;
+}
+
 int cli_recover_submission(struct store *st, struct sweep_rec *rec)
 {
 	const struct backend_ops *ops = backend_get(rec->backend);
-	char *path = xstrfmt("%s/submit.lock", rec->dir);
-	int fd, ret = 0;
+	char *ipath;
+	bool exists, has_intent;
+	int ret = 0;
 
-	if (!ops || !ops->find) {
-		free(path);
+	if (!ops || !ops->find)
 		return ops ? 0 : SWEEP_ERR;
-	}
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
+	ipath = intent_path(rec->dir);
+	has_intent = access(ipath, F_OK) == 0;
+	free(ipath);
+
+	if (rec->status == SWEEP_SUBMITTING) {
+		if (lock_is_free(rec->dir, &exists))
+			return adopt(st, rec, ops, true);
+		if (exists)
+			return 0; /* still submitting: submit, or the sbatch it started, runs */
 		/* Died before sbatch ever ran, or is only starting. */
 		if (time(NULL) - rec->created_at >= SUBMIT_START_GRACE_S) {
 			ret = store_finish_sweep(st, rec->id, SWEEP_FAILED,
@@ -248,12 +370,70 @@ int cli_recover_submission(struct store *st, struct sweep_rec *rec)
 				                     "was submitted");
 			}
 		}
-		free(path);
 		return ret;
 	}
-	free(path);
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0) /* its submit process is gone */
-		ret = adopt(st, rec, ops);
-	close(fd);
+	/*
+	 * An interrupted resubmission, or a sweep marked failed whose job
+	 * appeared later (sbatch timed out, or a slow controller took it after
+	 * recovery had concluded): look for jobs the store does not know.
+	 */
+	if (rec->status == SWEEP_FAILED || has_intent) {
+		size_t narrays = 0;
+		struct array_rec *arrays = NULL;
+
+		if (!lock_is_free(rec->dir, &exists) && exists)
+			return 0;
+		if (!has_intent) {
+			if (store_load_arrays(st, &arrays, &narrays, rec->id) < 0)
+				return SWEEP_ERR;
+			array_recs_free(arrays, narrays);
+			if (narrays)
+				return 0; /* refused after some arrays ran: nothing to adopt */
+		}
+		/* Not reaching the controller must not stop status of a failed sweep. */
+		error_set_handler(error_as_warning);
+		ret = adopt(st, rec, ops, false);
+		error_set_handler(NULL);
+		ret = 0;
+	}
 	return ret;
+}
+
+/* See cli.h: freed just before the writes that record sbatch's answer. */
+#define RESERVE_BYTES (4 << 20)
+
+static char *reserve_path(const char *sweep_dir)
+{
+	return xstrfmt("%s/space.reserve", sweep_dir);
+}
+
+int cli_reserve_space(const char *sweep_dir)
+{
+	char *path = reserve_path(sweep_dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), err = 0, ret = 0;
+
+	if (fd < 0)
+		err = errno;
+	else
+		err = posix_fallocate(fd, 0, RESERVE_BYTES);
+	if (fd >= 0 && !err && fsync(fd) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		unlink(path);
+		ret = error("cannot keep %d MiB free in '%s' for recording the submission: %s; "
+		            "nothing was submitted",
+		            RESERVE_BYTES >> 20, sweep_dir, strerror(err));
+	}
+	free(path);
+	return ret;
+}
+
+void cli_release_space(const char *sweep_dir)
+{
+	char *path = reserve_path(sweep_dir);
+
+	unlink(path);
+	free(path);
 }

@@ -71,11 +71,38 @@ bool cli_records_may_lag(const struct array_rec *arrays, size_t n);
 int cli_submit_lock(const char *sweep_dir);
 
 /*
- * For a sweep left SUBMITTING by a submission that died: records the array
- * jobs the scheduler accepted for its script (backend_ops.find: by job name
- * and script) and marks it SUBMITTED, or FAILED when there were none; says
- * so on stderr and updates rec. Does nothing while the submission is still
- * running. cli_open_sweep calls it, so every command sees the repaired sweep.
+ * The intent file, <sweep dir>/submit.intent: before it runs sbatch, submit
+ * or resubmit writes there the array jobs it is about to submit (attempt,
+ * offset, --array value), so that recovery records a job it finds with the
+ * value and attempt meant for it. Cleared once the store has them.
+ * `submit` and `resubmit` hold the submission lock meanwhile, and pass it
+ * on to sbatch (backend_submit.hold_fd), so it stays held until sbatch has
+ * ended too.
+ */
+int cli_write_intent(const char *sweep_dir, const struct array_rec *arrays, size_t n);
+void cli_clear_intent(const char *sweep_dir);
+
+/*
+ * Room on the state folder's disk (4 MiB, <sweep dir>/space.reserve) kept
+ * from before sbatch until its answer is to be recorded, so that a disk
+ * that fills meanwhile (the sweep's own tasks writing, say) cannot lose a
+ * running job: cli_release_space frees it just before those writes.
+ * Reserving fails, after error(), when the room is not there: submit
+ * nothing then.
+ */
+int cli_reserve_space(const char *sweep_dir);
+void cli_release_space(const char *sweep_dir);
+
+/*
+ * Repairs what an interrupted submission left, once nobody holds the
+ * submission lock (neither the command nor the sbatch it started): for a
+ * sweep left SUBMITTING, records the array jobs the scheduler accepted for
+ * its script (backend_ops.find: by job name and script) and marks it
+ * SUBMITTED, or FAILED when there were none; for a resubmission that left
+ * an intent file, records its jobs; for a sweep marked FAILED with no array
+ * job, adopts a job that appeared later under its name and script. Says so
+ * on stderr and updates rec. cli_open_sweep calls it, so every command sees
+ * the repaired sweep.
  */
 int cli_recover_submission(struct store *st, struct sweep_rec *rec);
 

@@ -156,6 +156,23 @@ static int parse_duration(double *out, const char *name, const char *arg, bool p
 	return 0;
 }
 
+/*
+ * Below a second the model's arithmetic overflows and every row reads
+ * "forever": no real machine fails that often, so it is a typing mistake.
+ */
+#define MIN_MTBF_S 1.0
+
+static int parse_mtbf(double *out, const char *arg)
+{
+	if (parse_duration(out, "--mtbf", arg, true) < 0)
+		return SWEEP_ERR;
+	if (*out < MIN_MTBF_S)
+		return error("--mtbf '%s' is less than 1s: give the mean time between "
+		             "interruptions of a running job, as in 12h or 3d",
+		             arg);
+	return 0;
+}
+
 static int parse_seed(uint64_t *out, const char *s)
 {
 	char *end;
@@ -227,7 +244,7 @@ static int advise_checkpoint(int argc, char **argv)
 	code = EXIT_USAGE;
 	r.params.work_s = DEFAULT_WORK_S;
 	if (parse_duration(&r.params.cost_s, "--cost", o.cost, true) < 0 ||
-	    (o.mtbf && parse_duration(&r.params.mtbf_s, "--mtbf", o.mtbf, true) < 0) ||
+	    (o.mtbf && parse_mtbf(&r.params.mtbf_s, o.mtbf) < 0) ||
 	    (o.work && parse_duration(&r.params.work_s, "--work", o.work, true) < 0) ||
 	    (o.restart && parse_duration(&r.params.restart_s, "--restart", o.restart, false) < 0) ||
 	    (o.seed && parse_seed(&r.seed, o.seed) < 0)) {

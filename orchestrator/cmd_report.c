@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include "stats.h"
 #include "store.h"
 #include "strbuf.h"
+#include "units.h"
 
 #include "banned.h"
 
@@ -587,6 +589,21 @@ static void print_reused(struct store *st, const struct sweep_rec *rec)
 	free(reused);
 }
 
+/* SWEEP_RESULT_MAX: the largest result file read, in sbatch's memory form ("64M"). */
+static int set_result_limit(void)
+{
+	const char *env = getenv("SWEEP_RESULT_MAX"), *why;
+	uint64_t mb;
+
+	if (!env || !*env)
+		return 0;
+	if (units_parse_mem(&mb, env, &why) < 0 || mb > SIZE_MAX >> 20)
+		return error("SWEEP_RESULT_MAX='%s' is not a size such as '64M': %s", env,
+		             why ? why : "too large");
+	result_set_max_bytes((size_t)mb << 20);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
@@ -613,6 +630,8 @@ int cmd_report(int argc, char **argv)
 		ret = code;
 		goto out;
 	}
+	if (set_result_limit() < 0)
+		goto out;
 	if (loaded_open(&l, cli_state_dir(o.state_dir), o.which) < 0 || loaded_plan(&l) < 0)
 		goto out;
 	if (l.rec.status != SWEEP_SUBMITTED)

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "error.h"
 #include "extend.h"
+#include "fault.h"
 #include "followup.h"
 #include "plan.h"
 #include "path.h"
@@ -85,8 +86,18 @@ static int load_template(struct strbuf *out, const struct cfg *cfg, const char *
 	dir = xstrndup(source, (size_t)(strrchr(source, '/') - source));
 	path = path_absolute(cfg->template_path, dir);
 	free(dir);
-	if (strbuf_read_file(out, path) < 0)
-		ret = error("cannot read the script template '%s': %s", path, strerror(errno));
+	if (strbuf_read_file_max(out, path, SCRIPT_TEMPLATE_MAX_BYTES, STRBUF_READ_PIPE) < 0) {
+		if (errno == EFBIG)
+			ret = error("cannot read the script template '%s': larger than %u MiB",
+			            path, SCRIPT_TEMPLATE_MAX_BYTES >> 20);
+		else if (errno == EINVAL)
+			ret = error("cannot read the script template '%s': not a regular file or a "
+			            "pipe",
+			            path);
+		else
+			ret = error("cannot read the script template '%s': %s", path,
+			            strerror(errno));
+	}
 	free(path);
 	return ret;
 }
@@ -455,7 +466,10 @@ int cmd_submit(int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("cannot read the current folder: %s", strerror(errno));
 
-	if (cfg_load(&cfg, argv[optind]) < 0 || plan_expand(&plan, &cfg) < 0 ||
+	/* Read once: what is checked is what the store keeps (a pipe has no second read). */
+	if (cfg_read_file(&spec_text, argv[optind]) < 0 ||
+	    cfg_load_string(&cfg, argv[optind], spec_text.buf, spec_text.len) < 0 ||
+	    plan_expand(&plan, &cfg) < 0 || plan_check_sizes(&plan, &cfg) < 0 ||
 	    followup_policy_from_cfg(&policy, &cfg) < 0)
 		goto out;
 	if (cfg.signal_note)
@@ -475,10 +489,6 @@ int cmd_submit(int argc, char **argv)
 	}
 	if (plan.ntasks > UINT32_MAX) {
 		error("the sweep has %zu tasks, more than Slurm can index", plan.ntasks);
-		goto out;
-	}
-	if (strbuf_read_file(&spec_text, argv[optind]) < 0) {
-		error("cannot read '%s': %s", argv[optind], strerror(errno));
 		goto out;
 	}
 
@@ -585,8 +595,10 @@ int cmd_submit(int argc, char **argv)
 		if (followup_set_program(&policy) < 0)
 			goto out;
 	}
+	fault_point("submit-before-record");
 	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
 		goto out;
+	fault_point("submit-after-record");
 	if (store_set_policy(st, rec.id, &policy) < 0 || record_reused(st, &rec, &ext) < 0) {
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
 		goto out;
@@ -597,6 +609,7 @@ int cmd_submit(int argc, char **argv)
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
 		goto out;
 	}
+	fault_point("submit-after-lock");
 
 	strbuf_reset(&script);
 	in.sweep_id = rec.id;
@@ -616,22 +629,37 @@ int cmd_submit(int argc, char **argv)
 		njobs = rolling ? rp.nnow : nchunks;
 		jobs = chunk_jobs(chunks, njobs, cfg.slurm.max_concurrent, &quota);
 	}
-	if (submission_run(ops, st, &rec, jobs, njobs, 1, NULL, NULL) < 0 ||
+	if (submission_run(ops, st, &rec, jobs, njobs, 1, NULL, NULL, lock_fd, "submit") < 0 ||
 	    (rolling && arrange_rolling(&followup_job, st, &rec, &policy, jobs, njobs) < 0) ||
 	    (!rolling && followup_wanted(&policy) && njobs &&
 	     arrange_followup(&followup_job, st, &rec, &policy, jobs, njobs) < 0)) {
 		char *reason = xstrdup(error_last());
 
 		submission_cancel(ops, st, &rec, jobs, njobs);
-		store_finish_sweep(st, rec.id, SWEEP_FAILED, reason);
+		/* Settled here: nothing for recovery to adopt (it would find the cancelled jobs).
+		 */
+		if (store_finish_sweep(st, rec.id, SWEEP_FAILED, reason) == 0)
+			cli_clear_intent(rec.dir);
 		free(reason);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		goto out;
 	}
+	fault_point("submit-before-finish");
 	if (store_finish_sweep(st, rec.id, SWEEP_SUBMITTED, NULL) < 0) {
+		/* Running but not recorded as such: cancel rather than lose track of it. */
+		char *reason = xstrdup(error_last());
+
+		submission_cancel(ops, st, &rec, jobs, njobs);
+		store_finish_sweep(st, rec.id, SWEEP_FAILED, reason);
+		free(reason);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		warning("the array jobs of sweep %" PRId64 " were cancelled: the state store "
+		        "could not record them",
+		        rec.id);
 		goto out;
 	}
+	fault_point("submit-after-finish");
+	cli_clear_intent(rec.dir);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
 	printf("sweep %" PRId64 " '%s': %zu tasks (%zu setting%s x %zu seed%s)\n", rec.id, rec.name,

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "fault.h"
 #include "loaded.h"
 #include "rolling.h"
 #include "script.h"
@@ -131,13 +133,17 @@ int rerun_submit(struct rerun *r)
 	struct loaded_sweep *l = r->l;
 	unsigned last = 0;
 	sigset_t old;
-	int ret;
+	int ret, lock_fd;
 
 	free(r->jobs);
 	r->jobs = xcalloc(r->rp.narrays ? r->rp.narrays : 1, sizeof(*r->jobs));
+	/* One submission at a time per sweep, and recovery waits for this one. */
+	lock_fd = cli_submit_lock(l->rec.dir);
+	if (lock_fd < 0)
+		return SWEEP_ERR;
 	ret = store_last_attempt(l->st, &last, l->rec.id);
 	if (ret < 0)
-		return ret;
+		goto out;
 	for (size_t a = 0; a < r->rp.narrays; a++) {
 		r->jobs[a].array = r->rp.arrays[a].spec;
 		r->jobs[a].offset = r->rp.arrays[a].offset;
@@ -145,19 +151,34 @@ int rerun_submit(struct rerun *r)
 		r->jobs[a].step_min = r->rp.arrays[a].time_min;
 	}
 	cli_hold_signals(&old);
-	ret =
-	    submission_run(r->ops, l->st, &l->rec, r->jobs, r->rp.narrays, last + 1, array_opts, r);
+	ret = submission_run(r->ops, l->st, &l->rec, r->jobs, r->rp.narrays, last + 1, array_opts,
+	                     r, lock_fd, "resubmit");
 	if (ret < 0) {
 		/* The cause was reported where it was known; say what became of the rest. */
 		submission_cancel(r->ops, l->st, &l->rec, r->jobs, r->rp.narrays);
+		/* Settled here: nothing for recovery to adopt (it would find the cancelled jobs).
+		 */
+		cli_clear_intent(l->rec.dir);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		say_cancelled(r->jobs, r->rp.narrays);
-		return ret;
+		goto out;
 	}
+	fault_point("resubmit-before-finish");
 	/* A sweep whose first submission failed runs now. */
 	if (l->rec.status != SWEEP_SUBMITTED)
 		ret = store_finish_sweep(l->st, l->rec.id, SWEEP_SUBMITTED, NULL);
+	if (ret < 0) {
+		/* Running but not recorded as such: cancel rather than lose track of it. */
+		submission_cancel(r->ops, l->st, &l->rec, r->jobs, r->rp.narrays);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		say_cancelled(r->jobs, r->rp.narrays);
+		goto out;
+	}
+	fault_point("resubmit-after-finish");
+	cli_clear_intent(l->rec.dir);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	r->attempt = last + 1;
+out:
+	close(lock_fd);
 	return ret;
 }

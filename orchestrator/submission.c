@@ -8,7 +8,9 @@
 #include <stdlib.h>
 
 #include "backend.h"
+#include "cli.h"
 #include "error.h"
+#include "fault.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -42,10 +44,18 @@ void submission_cancel(const struct backend_ops *ops, struct store *st, const st
 	}
 }
 
+static void fault_at(const char *who, const char *step)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s-%s", who, step);
+	fault_point(name);
+}
+
 /* Submits job i and records it. */
 static int submit_one(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
                       struct submission_job *jobs, size_t i, unsigned attempt,
-                      submission_opts_fn opts, void *data)
+                      submission_opts_fn opts, void *data, int lock_fd, const char *who)
 {
 	struct strbuf opt1 = STRBUF_INIT, opt2 = STRBUF_INIT;
 	const char *extra[4] = {NULL, NULL, NULL, NULL};
@@ -81,10 +91,19 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 			args[1] = minutes;
 			req.script_args = args;
 		}
-		ret = ops->submit(&jobs[i].job_id, &req);
-		free(list);
-		free(minutes);
+		req.hold_fd = lock_fd;
+		ret = cli_reserve_space(rec->dir);
 	}
+	if (ret == 0) {
+		fault_at(who, "before-sbatch");
+		ret = ops->submit(&jobs[i].job_id, &req);
+		if (ret == 0)
+			fault_at(who, "after-sbatch");
+		/* Freed for the writes that record the answer. */
+		cli_release_space(rec->dir);
+	}
+	free(list);
+	free(minutes);
 	strbuf_release(&opt1);
 	strbuf_release(&opt2);
 	if (ret < 0)
@@ -100,15 +119,37 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 		submission_cancel(ops, st, rec, jobs + i, 1);
 		return SWEEP_ERR;
 	}
+	fault_at(who, "after-add-array");
 	return 0;
+}
+
+/* What recovery needs to record a job it finds: see cli_write_intent. */
+static int write_intent(const struct sweep_rec *rec, const struct submission_job *jobs, size_t n,
+                        unsigned attempt)
+{
+	struct array_rec *arrs = xcalloc(n ? n : 1, sizeof(*arrs));
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		arrs[i].offset = jobs[i].offset;
+		arrs[i].spec = jobs[i].array;
+		arrs[i].attempt = attempt;
+		arrs[i].pack = rec->pack;
+		arrs[i].indices = jobs[i].indices;
+	}
+	ret = cli_write_intent(rec->dir, arrs, n);
+	free(arrs);
+	return ret;
 }
 
 int submission_run(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
                    struct submission_job *jobs, size_t n, unsigned attempt, submission_opts_fn opts,
-                   void *data)
+                   void *data, int lock_fd, const char *who)
 {
+	if (write_intent(rec, jobs, n, attempt) < 0)
+		return SWEEP_ERR;
 	for (size_t i = 0; i < n; i++) {
-		if (submit_one(ops, st, rec, jobs, i, attempt, opts, data) < 0)
+		if (submit_one(ops, st, rec, jobs, i, attempt, opts, data, lock_fd, who) < 0)
 			return SWEEP_ERR;
 	}
 	return 0;

@@ -46,17 +46,23 @@ struct submission_job {
 typedef int (*submission_opts_fn)(void *data, size_t i, struct strbuf *opt1, struct strbuf *opt2);
 
 /*
- * The submission protocol of submit and resubmit: submits the jobs in
- * order, each after the previous one ends when the sweep has a throttle
- * (rec->max_concurrent), and records each accepted one at once as attempt
- * attempt; one the store could not record is cancelled at once. Fails
+ * The submission protocol of submit and resubmit: writes the intent file
+ * (cli_write_intent: what recovery needs to record a job it finds), then
+ * submits the jobs in order, each after the previous one ends when the
+ * sweep has a throttle (rec->max_concurrent), and records each accepted
+ * one at once as attempt attempt; one the store could not record is
+ * cancelled at once. Around each sbatch it keeps room on the disk
+ * (cli_reserve_space) and passes lock_fd, the submission lock the caller
+ * holds (cli_submit_lock), to it (backend_submit.hold_fd). who ("submit",
+ * "resubmit") names its fault points (<who>-before-sbatch,
+ * <who>-after-sbatch, <who>-after-add-array: see fault.h). Fails
  * (reported) at the first job that fails; the caller then cancels what was
  * accepted (submission_cancel). The caller blocks signals around both
- * (cli_hold_signals) and marks the sweep.
+ * (cli_hold_signals), marks the sweep and clears the intent file.
  */
 int submission_run(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
                    struct submission_job *jobs, size_t n, unsigned attempt, submission_opts_fn opts,
-                   void *data);
+                   void *data, int lock_fd, const char *who);
 
 /* Cancels the accepted jobs; those it could not cancel (reported) get job_id 0. */
 void submission_cancel(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,

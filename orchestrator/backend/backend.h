@@ -34,6 +34,12 @@ struct backend_submit {
 	                                   minutes), NULL-terminated, or NULL */
 	const struct quota *quota;      /* limits read before submitting, to name the one a
 	                                   refusal is about; may be NULL */
+	/*
+	 * A descriptor (never 0) that sbatch inherits and so holds while it
+	 * runs: the submission lock, which must outlive a killed submit for as
+	 * long as the sbatch it started may still create the job. 0 = none.
+	 */
+	int hold_fd;
 };
 
 /*

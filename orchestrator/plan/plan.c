@@ -176,3 +176,50 @@ char *plan_setting_label(const struct plan *plan, size_t s)
 		strbuf_addstr(&sb, "-");
 	return strbuf_detach(&sb, NULL);
 }
+
+/* Bytes of "NAME=value" and its NUL, as the kernel counts an environment string. */
+static size_t env_bytes(const char *prefix, const char *name, const char *value)
+{
+	return strlen(prefix) + strlen(name) + 1 + strlen(value) + 1;
+}
+
+int plan_check_sizes(const struct plan *plan, const struct cfg *cfg)
+{
+	size_t fixed = 0;
+
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		size_t n = env_bytes("", cfg->env[i].name, cfg->env[i].value);
+
+		if (n > PLAN_MAX_VARIABLE)
+			return error("%s: 'env.%s' is %zu bytes: one environment variable holds "
+			             "at most %u bytes, name included",
+			             cfg->path, cfg->env[i].name, strlen(cfg->env[i].value),
+			             PLAN_MAX_VARIABLE);
+		fixed += n;
+	}
+	for (size_t s = 0; s < plan->nsettings; s++) {
+		size_t total = fixed;
+
+		for (size_t p = 0; p < plan->nparams; p++) {
+			const char *v = plan_value(plan, s, p);
+			size_t n = env_bytes("SWEEP_PARAM_", plan->params[p], v);
+
+			if (n > PLAN_MAX_VARIABLE)
+				return error(
+				    "%s: the value of '%s' in setting %zu is %zu bytes: a task "
+				    "gets "
+				    "it in the environment variable SWEEP_PARAM_%s, which holds at "
+				    "most %u bytes, name included",
+				    cfg->path, plan->params[p], s, strlen(v), plan->params[p],
+				    PLAN_MAX_VARIABLE);
+			total += 2 * n;
+		}
+		if (total > PLAN_MAX_TASK_BYTES)
+			return error(
+			    "%s: setting %zu's values and 'env' take %zu bytes of a task's "
+			    "environment and arguments, more than the %u a task can count "
+			    "on",
+			    cfg->path, s, total, PLAN_MAX_TASK_BYTES);
+	}
+	return 0;
+}

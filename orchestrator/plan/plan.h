@@ -47,6 +47,22 @@ void plan_derive(struct plan *plan);
 #define GRID_MAX_TASKS 10000000u
 int plan_expand(struct plan *out, const struct cfg *cfg);
 
+/*
+ * Every value reaches its task as an environment variable
+ * (SWEEP_PARAM_name=value), and most often as an argument of the command
+ * too. Linux holds at most 128 KiB in one such string (MAX_ARG_STRLEN)
+ * and about 2 MiB in all of them together (ARG_MAX with the usual 8 MiB
+ * stack), so a larger value fails every task with "Argument list too
+ * long" while Slurm says COMPLETED. Refuses, naming the parameter, the
+ * setting and the limit: a variable over PLAN_MAX_VARIABLE bytes, or a
+ * setting whose variables, counted twice (environment and arguments),
+ * and the sweep file's env: take over PLAN_MAX_TASK_BYTES (half of
+ * ARG_MAX: the rest is the environment Slurm passes on).
+ */
+#define PLAN_MAX_VARIABLE   (128u << 10)
+#define PLAN_MAX_TASK_BYTES (1u << 20)
+int plan_check_sizes(const struct plan *plan, const struct cfg *cfg);
+
 /* Borrowed from plan: the value of parameter p in setting s. */
 static inline const char *plan_value(const struct plan *plan, size_t s, size_t p)
 {

@@ -7,6 +7,7 @@
 #include "script.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,12 +385,16 @@ static int render_marker(struct strbuf *out, const char *name, size_t len,
 		return script_render_sbatch(out, in);
 	if (IS("VERSION"))
 		strbuf_addstr(out, SWEEP_VERSION);
+	/*
+	 * Paths are quoted even in comment lines: a newline in one would end
+	 * the comment and make the rest of the path a command of every task.
+	 */
 	else if (IS("SOURCE"))
-		strbuf_addstr(out, in->source);
+		quote_sh(out, in->source);
 	else if (IS("SUMMARY"))
 		render_summary(out, in->plan);
 	else if (IS("SCRIPT"))
-		strbuf_addstr(out, in->script);
+		quote_sh(out, in->script);
 	else if (IS("VARIABLES"))
 		render_variables(out, in);
 	else if (IS("PACK"))
@@ -419,9 +424,15 @@ static int render_marker(struct strbuf *out, const char *name, size_t len,
 	return 0;
 }
 
+static bool is_marker(const char *name, size_t len, const char *marker)
+{
+	return len == strlen(marker) && !strncmp(name, marker, len);
+}
+
 int script_render(struct strbuf *out, const char *tmpl, const struct script_input *in)
 {
 	const char *p = tmpl;
+	bool sbatch = false, command = false;
 
 	if (in->cfg->pack > 1 && !strstr(tmpl, "{{PACK}}"))
 		return error("'pack: %u' needs the {{PACK}} marker in the script template, after "
@@ -431,6 +442,7 @@ int script_render(struct strbuf *out, const char *tmpl, const struct script_inpu
 	while (*p) {
 		const char *open = strstr(p, "{{");
 		const char *close;
+		size_t len;
 
 		if (!open) {
 			strbuf_addstr(out, p);
@@ -440,10 +452,19 @@ int script_render(struct strbuf *out, const char *tmpl, const struct script_inpu
 		strbuf_add(out, p, (size_t)(open - p));
 		if (!close)
 			return error("the script template has an unclosed marker '{{'");
-		if (render_marker(out, open + 2, (size_t)(close - open - 2), in) < 0)
+		len = (size_t)(close - open - 2);
+		if (render_marker(out, open + 2, len, in) < 0)
 			return SWEEP_ERR;
+		sbatch = sbatch || is_marker(open + 2, len, "SBATCH");
+		command = command || is_marker(open + 2, len, "COMMAND");
 		p = close + 2;
 	}
+	/* Without them the array would run nothing, or not as sweep's array, and look done. */
+	if (!sbatch || !command)
+		return error("the script template has no {{%s}} marker: without it the tasks "
+		             "would %s; keep the markers of templates/array.sbatch",
+		             !command ? "COMMAND" : "SBATCH",
+		             !command ? "run nothing" : "not be sweep's array job");
 	return 0;
 }
 

@@ -21,7 +21,8 @@ struct plan;
  * loop that runs the array task's sweep tasks as job steps; required then),
  * EXPORTS (export of the
  * SWEEP_PARAM_* variables), ENV (the sweep file's env:), SETUP, COMMAND. An
- * unknown marker is an error.
+ * unknown marker is an error, and so is a template without SBATCH or
+ * COMMAND (its tasks would run nothing and still end COMPLETED).
  */
 
 struct script_input {
@@ -35,6 +36,9 @@ struct script_input {
 	const char *source;    /* the sweep file's path, for the banner */
 	uint32_t array_limit;  /* highest array size the script's own --array may use (0 = none) */
 };
+
+/* The largest template read from a file. */
+#define SCRIPT_TEMPLATE_MAX_BYTES (1u << 20)
 
 /* The built-in template (templates/array.sbatch, compiled in). */
 extern const char script_default_template[];

@@ -784,6 +784,29 @@ static void default_signal(struct cfg *cfg)
 	            s->time_min == 1 ? "" : "s", DEFAULT_SIGNAL, s->signal_seconds);
 }
 
+/*
+ * Variables bash keeps for itself: read-only ones (assigning them kills the
+ * script), and those that change how the script itself runs.
+ */
+static bool is_bash_variable(const char *name)
+{
+	static const char *const names[] = {
+	    "BASH",       "BASHOPTS",      "BASHPID",      "CDPATH",     "DIRSTACK",
+	    "ENV",        "EPOCHREALTIME", "EPOCHSECONDS", "EUID",       "FUNCNAME",
+	    "GLOBIGNORE", "GROUPS",        "HISTCMD",      "IFS",        "LINENO",
+	    "OLDPWD",     "OPTARG",        "OPTIND",       "PIPESTATUS", "POSIXLY_CORRECT",
+	    "PPID",       "PS4",           "PWD",          "RANDOM",     "SECONDS",
+	    "SHELLOPTS",  "SHLVL",         "SRANDOM",      "UID",
+	};
+
+	if (!strncmp(name, "BASH_", 5))
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 static int read_env(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg *cfg = ld->cfg;
@@ -802,12 +825,18 @@ static int read_env(struct loader *ld, const struct ytree_node *map)
 			    "invalid variable name '%s' in 'env': use letters, digits and '_', "
 			    "not starting with a digit",
 			    show(ld, key->text));
-		if (!strncmp(key->text, "SLURM_", 6) || !strncmp(key->text, "SWEEP_", 6))
+		/* The script's own variables are sweep_* in lower case (sweep_signalled). */
+		if (!strncasecmp(key->text, "SLURM_", 6) || !strncasecmp(key->text, "SWEEP_", 6))
 			return AT(
 			    ld, key,
-			    "variable '%s' in 'env': names starting with SLURM_ or SWEEP_ are "
-			    "reserved",
+			    "variable '%s' in 'env': names starting with SLURM_ or SWEEP_ (in any "
+			    "case) are reserved",
 			    key->text);
+		if (is_bash_variable(key->text))
+			return AT(ld, key,
+			          "variable '%s' in 'env': bash sets it itself (it is read-only or "
+			          "changes how the script runs)",
+			          key->text);
 		if (v->kind != YTREE_SCALAR)
 			return AT(ld, v, "'env.%s': expected a scalar, found %s", key->text,
 			          ytree_kind_name(v));
@@ -1456,16 +1485,28 @@ out:
 	return ret;
 }
 
+int cfg_read_file(struct strbuf *text, const char *path)
+{
+	if (!strbuf_read_file_max(text, path, CFG_MAX_BYTES, STRBUF_READ_PIPE))
+		return 0;
+	if (errno == EFBIG)
+		return error("cannot read '%s': larger than %u MiB; a sweep file this large is "
+		             "a mistake",
+		             path, CFG_MAX_BYTES >> 20);
+	if (errno == EINVAL)
+		return error("cannot read '%s': not a regular file or a pipe", path);
+	return error("cannot read '%s': %s", path, strerror(errno));
+}
+
 int cfg_load(struct cfg *out, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
 
-	if (strbuf_read_file(&sb, path)) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
+	if (cfg_read_file(&sb, path) < 0) {
 		strbuf_release(&sb);
 		cfg_release(out);
-		return ret;
+		return SWEEP_ERR;
 	}
 	ret = cfg_load_string(out, path, sb.buf, sb.len);
 	strbuf_release(&sb);

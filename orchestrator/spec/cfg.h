@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct strbuf;
+
 /*
  * The sweep file reader: YAML (yamltree.h) -> a validated spec. What a
  * sweep file may hold is described in README.md, "Sweep file reference",
@@ -157,6 +159,18 @@ struct cfg {
 void cfg_init(struct cfg *cfg);
 void cfg_release(struct cfg *cfg);
 void cfg_free(struct cfg *cfg);
+
+/*
+ * The largest sweep file read: a regular file, or a pipe (submit <(...))
+ * read once to its end; never a device or a FIFO nobody writes to.
+ */
+#define CFG_MAX_BYTES (16u << 20)
+
+/*
+ * Reads the sweep file at path into text (appended), as cfg_load does:
+ * at most CFG_MAX_BYTES, regular file or pipe. Reports through error().
+ */
+int cfg_read_file(struct strbuf *text, const char *path);
 
 /*
  * Reads and validates the sweep file at path into out (which must be

@@ -152,6 +152,12 @@ static const struct reserved reserved[] = {
     {"constraint", "slurm.constraint", NULL},
     {"cpus-per-task", "slurm.cpus_per_task", NULL},
     {"error", NULL, "sweep sets the log files itself (the folder is the 'logs' key)"},
+    {"export", NULL,
+     "tasks get the submitting environment and their values from sweep; set variables "
+     "with 'env'"},
+    {"export-file", NULL,
+     "tasks get the submitting environment and their values from sweep; set variables "
+     "with 'env'"},
     {"gpus-per-task", "slurm.gpus_per_task", NULL},
     {"gres", "slurm.gres", NULL},
     {"help", NULL, "sbatch would print help and submit nothing"},
@@ -159,6 +165,8 @@ static const struct reserved reserved[] = {
     {"mem", "slurm.mem", NULL},
     {"mem-per-cpu", "slurm.mem_per_cpu", NULL},
     {"nodes", "slurm.nodes", NULL},
+    {"open-mode", NULL,
+     "sweep writes --open-mode=append itself, so that a requeued task adds to its logs"},
     {"ntasks", "slurm.ntasks", NULL},
     {"output", NULL, "sweep sets the log files itself (the folder is the 'logs' key)"},
     {"parsable", NULL, "sweep passes it to sbatch itself"},

@@ -35,7 +35,8 @@ size_t sbopt_render(char *out, size_t size, const char *value);
  * Checks one entry of `slurm.extra`: "--name" or "--name=value" where name
  * is a long sbatch option (of Slurm 22.05 or later) and value passes
  * sbopt_check_value. Options that sweep itself controls (--array,
- * --job-name, --output, --error, --signal, --parsable, --wrap, --chdir, and
+ * --job-name, --output, --error, --open-mode, --signal, --parsable, --wrap,
+ * --chdir, --export, --export-file, and
  * the ones with their own key in `slurm:` such as --mem or --time) are
  * refused with a pointer to the right key, and so are those that would stop
  * a submission (--help, --usage, --version, --test-only, --wait) or send it

@@ -7,6 +7,7 @@
  */
 #include "store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -450,6 +451,62 @@ out:
 	return ret;
 }
 
+/*
+ * The next sweep id: above every id this store gave (AUTOINCREMENT keeps
+ * those of deleted rows too) and above every folder in <state_dir>/sweeps,
+ * so that a store made afresh beside old sweep folders never hands their
+ * ids, and their tasks' checkpoints, to a new sweep. Called inside the
+ * write transaction, so concurrent submits get different ids.
+ */
+static int next_free_id(struct store *st, int64_t *out)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *sweeps = xstrfmt("%s/sweeps", st->dir);
+	int64_t id = 1;
+	DIR *d;
+	struct dirent *e;
+	int ret = 0;
+
+	if (store_prepare(
+	        st, &stmt,
+	        "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'sweeps'), 0),"
+	        " COALESCE((SELECT MAX(id) FROM sweeps), 0)) + 1") < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		ret = store_db_error(st, "cannot choose a sweep id");
+		goto out;
+	}
+	id = sqlite3_column_int64(stmt, 0);
+	if (path_mkdir_p(sweeps) < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
+	d = opendir(sweeps);
+	if (!d) {
+		ret = error("cannot read the folder '%s': %s", sweeps, strerror(errno));
+		goto out;
+	}
+	while ((e = readdir(d))) {
+		char *end;
+		long long n;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		errno = 0;
+		n = strtoll(e->d_name, &end, 10);
+		if (!errno && n >= id && n < INT64_MAX)
+			id = n + 1;
+	}
+	closedir(d);
+out:
+	sqlite3_finalize(stmt);
+	free(sweeps);
+	*out = id;
+	return ret;
+}
+
 int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan *plan,
                       const char *spec_text)
 {
@@ -470,11 +527,16 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	rec->ntasks = plan->ntasks;
 	rec->nsettings = plan->nsettings;
 	rec->nseeds = plan->nseeds;
+	if (next_free_id(st, &rec->id) < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
 	if (store_prepare(
 	        st, &stmt,
 	        "INSERT INTO sweeps (name, source, spec, dir, script, logs, backend, status,"
 	        " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds, pack,"
-	        " roll_chunk) VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") < 0) {
+	        " roll_chunk, id) VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	        "?)") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -493,11 +555,11 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	sqlite3_bind_text(stmt, 13, seeds, -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 14, rec->pack > 1 ? (int)rec->pack : 1);
 	sqlite3_bind_int64(stmt, 15, rec->roll_chunk);
+	sqlite3_bind_int64(stmt, 16, rec->id);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
 		ret = store_db_error(st, "cannot record the sweep");
 		goto out;
 	}
-	rec->id = sqlite3_last_insert_rowid(st->db);
 	sqlite3_finalize(stmt);
 	stmt = NULL;
 
@@ -516,8 +578,13 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 		ret = store_db_error(st, "cannot record the sweep");
 		goto out;
 	}
-	if (insert_settings(st, rec->id, plan) < 0 || path_mkdir_p(rec->dir) < 0) {
+	if (insert_settings(st, rec->id, plan) < 0) {
 		ret = SWEEP_ERR;
+		goto out;
+	}
+	/* Ours alone: a folder left by another store's sweep is never reused. */
+	if (mkdir(rec->dir, 0777) < 0) {
+		ret = error("cannot make the sweep folder '%s': %s", rec->dir, strerror(errno));
 		goto out;
 	}
 out:

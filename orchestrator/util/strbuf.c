@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "banned.h"
@@ -239,4 +240,69 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 	sb->buf[sb->len] = '\0';
 	close(fd);
 	return 0;
+}
+
+int strbuf_read_file_max(struct strbuf *sb, const char *path, size_t max, int flags)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	int oflags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	int fd, saved = 0;
+	size_t got = 0;
+	struct stat st;
+
+	if (flags & STRBUF_READ_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	fd = open(path, oflags);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		saved = errno;
+		goto fail;
+	}
+	if (S_ISFIFO(st.st_mode) && (flags & STRBUF_READ_PIPE)) {
+		/* Now wait for data: read returns 0 at once when nobody writes. */
+		if (fcntl(fd, F_SETFL, O_RDONLY) < 0) {
+			saved = errno;
+			goto fail;
+		}
+	} else if (!S_ISREG(st.st_mode)) {
+		saved = EINVAL;
+		goto fail;
+	} else if ((uint64_t)st.st_size > max) {
+		saved = EFBIG;
+		goto fail;
+	}
+	for (;;) {
+		size_t room;
+		ssize_t n;
+
+		strbuf_grow(sb, 8192);
+		room = sb->alloc - sb->len - 1;
+		/* One byte past max tells a file of max bytes from a larger one. */
+		if (max - got < room - 1)
+			room = max - got + 1;
+		n = read(fd, sb->buf + sb->len, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			saved = errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (got > max) {
+			saved = EFBIG;
+			goto fail;
+		}
+	}
+	sb->buf[sb->len] = '\0';
+	close(fd);
+	return 0;
+fail:
+	close(fd);
+	errno = saved;
+	return -1;
 }

@@ -49,6 +49,21 @@ void strbuf_add_shown(struct strbuf *sb, const char *s);
 /* Reads the whole file into sb (appending). Returns 0 or -1 with errno set. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 
+/*
+ * Reads a file that someone else may have made into sb (appending), once,
+ * without hanging and without exhausting memory: only a regular file, or
+ * with STRBUF_READ_PIPE a pipe or FIFO, read to its end (a FIFO nobody
+ * writes to reads as empty); never more than max bytes; with
+ * STRBUF_READ_NOFOLLOW never through a symbolic link in the last part of
+ * path. Returns 0, or -1 with errno set: EFBIG when the file holds more
+ * than max bytes, EINVAL when it is not a regular file (or pipe), ELOOP
+ * for a link, and open's or read's own errors. sb then holds what was
+ * read so far.
+ */
+#define STRBUF_READ_NOFOLLOW 1
+#define STRBUF_READ_PIPE     2
+int strbuf_read_file_max(struct strbuf *sb, const char *path, size_t max, int flags);
+
 /* Allocation helpers that never return NULL. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);

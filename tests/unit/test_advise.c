@@ -18,6 +18,8 @@
 #include <jansson.h>
 #include <math.h>
 
+#include "cli.h"
+#include "error.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -514,6 +516,32 @@ static void test_advise_json_without_estimate(void **state)
 	advise_report_release(&r);
 }
 
+static struct strbuf advise_errors = STRBUF_INIT;
+
+static void keep_error(const char *kind, const char *msg)
+{
+	strbuf_addf(&advise_errors, "%s: %s\n", kind, msg);
+}
+
+/* A tiny --mtbf made every row "forever": it is refused, with the unit (issue 16.9). */
+static void test_advise_tiny_mtbf_refused(void **state)
+{
+	char *argv[] = {"advise", "checkpoint", "--cost", "30s", "--mtbf", "0.0000001s", NULL};
+	FILE *saved = stderr;
+
+	(void)state;
+	error_set_handler(keep_error);
+	stderr = fopen("/dev/null", "w"); /* the usage text */
+	assert_int_equal(cmd_advise(6, argv), EXIT_USAGE);
+	fclose(stderr);
+	stderr = saved;
+	error_set_handler(NULL);
+	assert_string_equal(advise_errors.buf,
+	                    "error: --mtbf '0.0000001s' is less than 1s: give the mean time "
+	                    "between interruptions of a running job, as in 12h or 3d\n");
+	strbuf_release(&advise_errors);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +559,7 @@ int main(void)
 	    cmocka_unit_test(test_advise_text_table),
 	    cmocka_unit_test(test_advise_json_keys),
 	    cmocka_unit_test(test_advise_json_without_estimate),
+	    cmocka_unit_test(test_advise_tiny_mtbf_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

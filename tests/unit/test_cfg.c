@@ -338,11 +338,25 @@ static const struct bad_case value_errors[] = {
      "t.yaml:3:7: invalid variable name 'A-B' in 'env': use letters, digits and '_', not "
      "starting with a digit"},
     {BASE "env: {SLURM_X: 1}\n",
-     "t.yaml:3:7: variable 'SLURM_X' in 'env': names starting with SLURM_ or SWEEP_ are "
-     "reserved"},
+     "t.yaml:3:7: variable 'SLURM_X' in 'env': names starting with SLURM_ or SWEEP_ (in any "
+     "case) are reserved"},
     {BASE "env: {SWEEP_SEED: 1}\n",
-     "t.yaml:3:7: variable 'SWEEP_SEED' in 'env': names starting with SLURM_ or SWEEP_ are "
-     "reserved"},
+     "t.yaml:3:7: variable 'SWEEP_SEED' in 'env': names starting with SLURM_ or SWEEP_ (in "
+     "any case) are reserved"},
+    /* The script's own variables, and bash's (issue 16.9). */
+    {BASE "env: {sweep_signalled: 1}\n",
+     "t.yaml:3:7: variable 'sweep_signalled' in 'env': names starting with SLURM_ or SWEEP_ "
+     "(in any case) are reserved"},
+    {BASE "env: {UID: 0}\n", "t.yaml:3:7: variable 'UID' in 'env': bash sets it itself (it "
+                             "is read-only or changes how the script runs)"},
+    {BASE "env: {SHELLOPTS: xtrace}\n",
+     "t.yaml:3:7: variable 'SHELLOPTS' in 'env': bash sets it itself (it is read-only or "
+     "changes how the script runs)"},
+    {BASE "env: {BASH_ENV: /tmp/x}\n",
+     "t.yaml:3:7: variable 'BASH_ENV' in 'env': bash sets it itself (it is read-only or "
+     "changes how the script runs)"},
+    {BASE "env: {IFS: x}\n", "t.yaml:3:7: variable 'IFS' in 'env': bash sets it itself (it "
+                             "is read-only or changes how the script runs)"},
     {BASE "env: {A: [1]}\n", "t.yaml:3:10: 'env.A': expected a scalar, found a list"},
     {BASE "env: {A: ~}\n", "t.yaml:3:10: 'env.A': empty value (write '' for empty text)"},
     /* metrics */
@@ -633,7 +647,8 @@ static void test_cfg_missing_file(void **state)
 
 	/* A folder opens but cannot be read. */
 	strbuf_reset(&captured);
-	want = xstrfmt("error: cannot read '%s/cfg': %s", SWEEP_TEST_DATA, strerror(EISDIR));
+	want =
+	    xstrfmt("error: cannot read '%s/cfg': not a regular file or a pipe", SWEEP_TEST_DATA);
 	assert_int_equal(cfg_load(&cfg, SWEEP_TEST_DATA "/cfg"), SWEEP_ERR);
 	assert_string_equal(captured.buf, want);
 	free(want);
@@ -664,6 +679,63 @@ static void test_cfg_unreadable_file(void **state)
 	release_captured();
 	remove_tree(dir);
 	free(path);
+	free(dir);
+}
+
+/*
+ * The sweep file is read once, fully, with a limit: a device or a large
+ * file is refused, a FIFO nobody writes to does not hang, a pipe
+ * (submit <(...)) is read to its end (issue 16.7).
+ */
+static void test_cfg_hostile_files(void **state)
+{
+	char *dir = make_tmpdir();
+	char *fifo = xstrfmt("%s/fifo.yaml", dir), *big = xstrfmt("%s/big.yaml", dir), *want;
+	char *fdpath;
+	struct cfg cfg;
+	int fds[2];
+	FILE *f;
+
+	(void)state;
+	cfg_init(&cfg);
+	capture_errors();
+	assert_int_equal(cfg_load(&cfg, "/dev/zero"), SWEEP_ERR);
+	assert_string_equal(captured.buf,
+	                    "error: cannot read '/dev/zero': not a regular file or a pipe");
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	strbuf_reset(&captured);
+	assert_int_equal(cfg_load(&cfg, fifo), SWEEP_ERR);
+
+	f = fopen(big, "w");
+	assert_non_null(f);
+	fputs(BASE, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(truncate(big, CFG_MAX_BYTES + 1), 0);
+	strbuf_reset(&captured);
+	assert_int_equal(cfg_load(&cfg, big), SWEEP_ERR);
+	want = xstrfmt("error: cannot read '%s': larger than 16 MiB; a sweep file this large is "
+	               "a mistake",
+	               big);
+	assert_string_equal(captured.buf, want);
+	free(want);
+
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], BASE, strlen(BASE)), (ssize_t)strlen(BASE));
+	close(fds[1]);
+	fdpath = xstrfmt("/dev/fd/%d", fds[0]);
+	strbuf_reset(&captured);
+	assert_int_equal(cfg_load(&cfg, fdpath), 0);
+	assert_string_equal(cfg.name, "x");
+	assert_string_equal(cfg.command, "run");
+	cfg_release(&cfg);
+	close(fds[0]);
+
+	release_captured();
+	remove_tree(dir);
+	free(fdpath);
+	free(fifo);
+	free(big);
 	free(dir);
 }
 
@@ -1082,6 +1154,7 @@ int main(void)
 	    cmocka_unit_test(test_cfg_long_lists),
 	    cmocka_unit_test(test_cfg_missing_file),
 	    cmocka_unit_test(test_cfg_unreadable_file),
+	    cmocka_unit_test(test_cfg_hostile_files),
 	    cmocka_unit_test(test_cfg_file_errors_name_the_path),
 	    cmocka_unit_test(test_cfg_full_file),
 	    cmocka_unit_test(test_cfg_defaults),

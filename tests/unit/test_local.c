@@ -7,7 +7,9 @@
  */
 #include "local.h"
 
+#include <inttypes.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -15,6 +17,7 @@
 #include "backend.h"
 #include "plan.h"
 #include "outcome.h"
+#include "path.h"
 #include "store.h"
 
 #include "helpers.h"
@@ -527,6 +530,95 @@ static void test_local_records_through_the_seam(void **state)
 	free(dir);
 }
 
+/*
+ * Its runner killed (kill -9), a task that then ended on its own says how
+ * (the default template's .exit file): recorded as it ended, not NODE_FAIL
+ * (issue 16.8). One that left nothing stays NODE_FAIL.
+ */
+static void test_local_records_after_runner_killed(void **state)
+{
+	char *dir = make_tmpdir();
+	struct store *st = NULL;
+	struct sweep_rec rec;
+	struct plan plan;
+	struct local_array_rec a = {0};
+	struct local_task_rec *tasks = NULL;
+	struct array_rec arr = {0};
+	struct acct_set set;
+	const uint32_t ids[] = {0, 1, 2, 3};
+	size_t n = 0;
+
+	(void)state;
+	plan_init(&plan);
+	plan.params = plan_params;
+	plan.nparams = 1;
+	plan.values = plan_values;
+	plan.nsettings = 2;
+	plan.seeds = plan_seeds;
+	plan.nseeds = 2;
+	plan.ntasks = 4;
+	sweep_rec_init(&rec);
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	rec.name = xstrdup("lr");
+	rec.source = xstrdup("/src/sweep.yaml");
+	rec.logs = xstrdup("/src/logs");
+	rec.backend = xstrdup("local");
+	assert_int_equal(store_begin_sweep(st, &rec, &plan, "name: lr\n"), 0);
+	a.sweep_id = rec.id;
+	a.script = xstrdup(rec.script);
+	a.name = xstrdup("lr");
+	a.workdir = xstrdup("/src");
+	a.out_pattern = xstrdup("/src/logs/%x_%A_%a.out");
+	a.err_pattern = xstrdup("/src/logs/%x_%A_%a.err");
+	a.throttle = 4;
+	a.ncpus = 1;
+	assert_int_equal(store_local_add(st, &a, ids, 4), 0);
+	arr.job_id = a.job_id;
+	arr.spec = (char *)"0-3";
+	arr.attempt = 1;
+	assert_int_equal(store_add_array(st, rec.id, &arr), 0);
+	/* A runner that is gone: our pid, but not our start time. */
+	assert_int_equal(store_local_set_runner(st, a.job_id, (int64_t)getpid(), 1), 0);
+
+	assert_int_equal(store_local_load_tasks(st, &tasks, &n, a.job_id), 0);
+	for (size_t i = 0; i < 3; i++) {
+		tasks[i].state = TS_RUNNING;
+		tasks[i].start_time = time(NULL) - 60;
+		assert_int_equal(store_local_update_task(st, &tasks[i]), 0);
+	}
+	for (size_t i = 0; i < 3; i += 2) {
+		char *tdir = xstrfmt("%s/tasks/%zu", rec.dir, i);
+		char *path = xstrfmt("%s/.exit.%" PRIu32, tdir, tasks[i].job_id);
+		FILE *f;
+
+		assert_int_equal(path_mkdir_p(tdir), 0);
+		free(tdir);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "%d\n", i ? 3 : 0);
+		fclose(f);
+		free(path);
+	}
+	local_task_recs_free(tasks, n);
+
+	acct_set_init(&set);
+	assert_int_equal(local_backend.records(&set, &(struct backend_read){0}, st, &rec, &arr, 1),
+	                 0);
+	assert_int_equal(set.n, 4);
+	assert_int_equal(set.recs[0].state, TS_COMPLETED);
+	assert_int_equal(set.recs[0].exit_code, 0);
+	assert_int_equal(set.recs[1].state, TS_NODE_FAIL);
+	assert_int_equal(set.recs[2].state, TS_FAILED);
+	assert_int_equal(set.recs[2].exit_code, 3);
+	acct_set_release(&set);
+
+	local_array_rec_release(&a);
+	sweep_rec_release(&rec);
+	store_close(st);
+	remove_tree(dir);
+	free(dir);
+}
+
 /* Job ids stay unique in the store: a second array job starts above the first one's tasks. */
 static void test_local_job_ids(void **state)
 {
@@ -693,6 +785,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_local_final_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_local_task_acct, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_local_records_through_the_seam, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_local_records_after_runner_killed, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_local_job_ids, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_local_other_host, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_local_migration, setup, teardown),

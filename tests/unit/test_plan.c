@@ -190,6 +190,70 @@ static void test_grid_too_many_tasks(void **state)
 	release_captured();
 }
 
+/* A value too large for a task's environment is refused at submit (issue 16.4). */
+static void test_grid_values_too_large_for_a_task(void **state)
+{
+	struct cfg cfg;
+	struct cfg_param grid[5];
+	struct cfg_env env[1];
+	struct plan plan;
+	/* SWEEP_PARAM_v=<value>\0 is 15 bytes more than the value. */
+	char *fits = xcalloc(1, PLAN_MAX_VARIABLE - 15 + 1);
+	char *big = xcalloc(1, PLAN_MAX_VARIABLE - 15 + 2);
+	char *vals[] = {"1", big}, *fit_vals[] = {fits};
+	static char *names[] = {"v", "w", "x", "y", "z"};
+
+	(void)state;
+	memset(fits, 'a', PLAN_MAX_VARIABLE - 15);
+	memset(big, 'a', PLAN_MAX_VARIABLE - 14);
+	cfg_init(&cfg);
+	cfg.path = "big.yaml";
+	grid[0] = (struct cfg_param){.name = names[0], .values = vals, .nvalues = 2};
+	cfg.grid = grid;
+	cfg.ngrid = 1;
+	cfg.seeds = seeds5;
+	cfg.nseeds = 1;
+	assert_int_equal(plan_expand(&plan, &cfg), 0);
+	capture_errors();
+	assert_int_equal(plan_check_sizes(&plan, &cfg), SWEEP_ERR);
+	assert_string_equal(captured.buf,
+	                    "error: big.yaml: the value of 'v' in setting 1 is 131058 bytes: a "
+	                    "task gets it in the environment variable SWEEP_PARAM_v, which "
+	                    "holds at most 131072 bytes, name included");
+	plan_release(&plan);
+
+	/* One byte less fits; but five of them (twice each) do not fit one task. */
+	grid[0].values = fit_vals;
+	grid[0].nvalues = 1;
+	assert_int_equal(plan_expand(&plan, &cfg), 0);
+	assert_int_equal(plan_check_sizes(&plan, &cfg), 0);
+	plan_release(&plan);
+	for (size_t i = 1; i < 5; i++)
+		grid[i] = (struct cfg_param){.name = names[i], .values = fit_vals, .nvalues = 1};
+	cfg.ngrid = 5;
+	assert_int_equal(plan_expand(&plan, &cfg), 0);
+	strbuf_reset(&captured);
+	assert_int_equal(plan_check_sizes(&plan, &cfg), SWEEP_ERR);
+	assert_string_equal(captured.buf,
+	                    "error: big.yaml: setting 0's values and 'env' take 1310720 bytes of "
+	                    "a task's environment and arguments, more than the 1048576 a task "
+	                    "can count on");
+	plan_release(&plan);
+
+	/* env: values count too. */
+	cfg.ngrid = 1;
+	env[0] = (struct cfg_env){.name = "BIG", .value = big};
+	cfg.env = env;
+	cfg.nenv = 1;
+	assert_int_equal(plan_expand(&plan, &cfg), 0);
+	strbuf_reset(&captured);
+	assert_int_equal(plan_check_sizes(&plan, &cfg), 0);
+	plan_release(&plan);
+	release_captured();
+	free(fits);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +263,7 @@ int main(void)
 	    cmocka_unit_test(test_grid_no_parameters),
 	    cmocka_unit_test(test_grid_labels_name_what_varies),
 	    cmocka_unit_test(test_grid_too_many_tasks),
+	    cmocka_unit_test(test_grid_values_too_large_for_a_task),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

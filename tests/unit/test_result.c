@@ -16,6 +16,8 @@
 #include "result.h"
 #include "strbuf.h"
 
+#include "helpers.h"
+
 #include "banned.h"
 
 #define FIXTURE(name) SWEEP_TEST_DATA "/results/" name
@@ -115,9 +117,9 @@ static void test_result_invalid_json_has_position(void **state)
 	read_fixture(&res, FIXTURE("invalid.json"));
 	assert_int_equal(res.status, RESULT_INVALID);
 	assert_int_equal(res.nentries, 0);
-	assert_string_equal(res.detail, "line 4 column 1: unexpected token near '}'");
+	assert_string_equal(res.detail, "line 4 column 1: unexpected token");
 	why = describe(&res);
-	assert_string_equal(why, "invalid result file: line 4 column 1: unexpected token near '}'");
+	assert_string_equal(why, "invalid result file: line 4 column 1: unexpected token");
 	free(why);
 	result_release(&res);
 }
@@ -167,7 +169,7 @@ static void test_result_nonfinite_does_not_hide_errors(void **state)
 	/* The position is the original file's, not that of the rewritten text. */
 	read_fixture(&res, FIXTURE("nonfinite_invalid.json"));
 	assert_int_equal(res.status, RESULT_INVALID);
-	assert_string_equal(res.detail, "line 1 column 12: invalid token near 'NaN'");
+	assert_string_equal(res.detail, "line 1 column 12: invalid token");
 	result_release(&res);
 }
 
@@ -254,7 +256,7 @@ static void test_result_strict_json(void **state)
 	assert_non_null(strstr(res.detail, "duplicate object key"));
 	result_read(&res, FIXTURE("two_objects.json"));
 	assert_int_equal(res.status, RESULT_INVALID);
-	assert_string_equal(res.detail, "line 2 column 1: end of file expected near '{'");
+	assert_string_equal(res.detail, "line 2 column 1: end of file expected");
 	result_release(&res);
 }
 
@@ -463,6 +465,107 @@ static void test_result_log(void **state)
 	}
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void assert_unreadable(const char *path, const char *detail)
+{
+	struct result res;
+
+	read_fixture(&res, path);
+	assert_int_equal(res.status, RESULT_UNREADABLE);
+	assert_string_equal(res.detail, detail);
+	result_release(&res);
+}
+
+/*
+ * A task writes its result file, so report reads it as hostile: never
+ * through a link (to /dev/zero, to a secret), never a FIFO (it would hang)
+ * or a device, never more than the limit (issue 16.6).
+ */
+static void test_result_hostile_files(void **state)
+{
+	char *dir = make_tmpdir();
+	char *secret = xstrfmt("%s/secret", dir), *path = xstrfmt("%s/result.json", dir), *why;
+	struct strbuf sb = STRBUF_INIT;
+	struct result res;
+
+	(void)state;
+	write_text(secret, "{\"root\": 1}");
+	assert_int_equal(symlink(secret, path), 0);
+	assert_unreadable(path, "a symbolic link, not a regular file");
+	unlink(path);
+	assert_int_equal(symlink("/dev/zero", path), 0);
+	assert_unreadable(path, "a symbolic link, not a regular file");
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_unreadable(path, "not a regular file");
+	unlink(path);
+	assert_unreadable("/dev/zero", "not a regular file");
+
+	/* 20 bytes: refused under a limit of 19, read under one of 20. */
+	write_text(path, "{\"loss\": 0.25}      ");
+	result_set_max_bytes(19);
+	read_fixture(&res, path);
+	assert_int_equal(res.status, RESULT_TOO_LARGE);
+	why = describe(&res);
+	assert_string_equal(why,
+	                    "result file larger than 19 bytes (SWEEP_RESULT_MAX sets the limit)");
+	free(why);
+	result_release(&res);
+	/* A log is read from its end under the same limit (a line without a newline: its end). */
+	assert_int_equal(result_read_text(&sb, path, true), 0);
+	assert_string_equal(sb.buf, "\"loss\": 0.25}      ");
+	/* ... and never through a link. */
+	unlink(path);
+	assert_int_equal(symlink(secret, path), 0);
+	assert_int_equal(result_read_text(&sb, path, true), -1);
+	assert_int_equal(errno, ELOOP);
+	unlink(path);
+	write_text(path, "{\"loss\": 0.25}      ");
+	result_set_max_bytes(20);
+	read_fixture(&res, path);
+	assert_int_equal(res.status, RESULT_OK);
+	assert_number(&res, "loss", 0.25);
+	result_release(&res);
+	result_set_max_bytes(RESULT_MAX_BYTES);
+
+	strbuf_release(&sb);
+	remove_tree(dir);
+	free(secret);
+	free(path);
+	free(dir);
+}
+
+/* What an invalid file holds is never shown: it may be someone's secret. */
+static void test_result_errors_never_echo_bytes(void **state)
+{
+	static const char *const texts[] = {
+	    "root:x:0:0:s3cret", "{\"a\": s3cret}", "[s3cret", "{\"a\": 1} s3cret", "\"s3cret",
+	};
+	struct result res;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char *why;
+
+		result_init(&res);
+		result_parse(&res, texts[i], strlen(texts[i]));
+		assert_int_equal(res.status, RESULT_INVALID);
+		why = describe(&res);
+		assert_null(strstr(why, "s3cret"));
+		assert_null(strstr(why, "root"));
+		free(why);
+		result_release(&res);
+	}
+}
+
 /* A log metric joins the file's metrics and wins over a key of the same name. */
 static void test_result_log_with_file(void **state)
 {
@@ -529,7 +632,7 @@ static void test_result_read_limits(void **state)
 	assert_int_equal(errno, EFBIG);
 	result_read(&res, big);
 	d = describe(&res);
-	assert_string_equal(d, "result file larger than 16 MiB");
+	assert_string_equal(d, "result file larger than 16 MiB (SWEEP_RESULT_MAX sets the limit)");
 	free(d);
 	result_read_format(&res, big, RESULT_JSONL);
 	assert_int_equal(res.status, RESULT_OK);
@@ -561,6 +664,48 @@ static void test_result_read_limits(void **state)
 	free(named);
 }
 
+/* One task's million keys must not make a report of a hundred megabytes. */
+static void test_result_too_many_keys(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct result res;
+
+	(void)state;
+	strbuf_addch(&sb, '{');
+	for (int i = 0; i < RESULT_MAX_KEYS; i++)
+		strbuf_addf(&sb, "%s\"k%d\": %d", i ? ", " : "", i, i);
+	strbuf_addch(&sb, '}');
+	result_init(&res);
+	result_parse(&res, sb.buf, sb.len);
+	assert_int_equal(res.status, RESULT_OK);
+	assert_int_equal(res.nentries, RESULT_MAX_KEYS);
+	strbuf_setlen(&sb, sb.len - 1);
+	strbuf_addstr(&sb, ", \"one more\": 1}");
+	result_parse(&res, sb.buf, sb.len);
+	assert_int_equal(res.status, RESULT_INVALID);
+	assert_string_equal(res.detail, "1025 keys, more than 1024");
+	/* The same for the last line of JSON Lines and the columns of a CSV file. */
+	{
+		char *lines = xstrfmt("{\"a\": 1}\n%s\n", sb.buf);
+
+		result_parse_format(&res, lines, strlen(lines), RESULT_JSONL);
+		free(lines);
+	}
+	assert_int_equal(res.status, RESULT_INVALID);
+	strbuf_reset(&sb);
+	for (int i = 0; i <= RESULT_MAX_KEYS; i++)
+		strbuf_addf(&sb, "%sk%d", i ? "," : "", i);
+	strbuf_addch(&sb, '\n');
+	for (int i = 0; i <= RESULT_MAX_KEYS; i++)
+		strbuf_addf(&sb, "%s%d", i ? "," : "", i);
+	strbuf_addch(&sb, '\n');
+	result_parse_format(&res, sb.buf, sb.len, RESULT_CSV);
+	assert_int_equal(res.status, RESULT_INVALID);
+	assert_string_equal(res.detail, "1025 columns, more than 1024");
+	result_release(&res);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +729,9 @@ int main(void)
 	    cmocka_unit_test(test_result_log),
 	    cmocka_unit_test(test_result_log_with_file),
 	    cmocka_unit_test(test_result_read_limits),
+	    cmocka_unit_test(test_result_hostile_files),
+	    cmocka_unit_test(test_result_errors_never_echo_bytes),
+	    cmocka_unit_test(test_result_too_many_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -219,13 +219,11 @@ static void test_sbopt_extra_accepted(void **state)
 	    "--dependency=afterok:123",
 	    "--input=in_%a.txt",
 	    "--requeue",
-	    "--export=ALL,FOO=bar",
 	    "--no-requeue",
 	    "--gpus-per-node=2",
 	    "--mem-per-gpu=20G",
 	    "--reservation=maint",
 	    "--prefer=a100",
-	    "--open-mode=append",
 	};
 	size_t i;
 
@@ -293,6 +291,19 @@ static void test_sbopt_extra_refused(void **state)
 	                    "nothing"},
 	    {"--clusters=a,b", "'--clusters' is not allowed in 'slurm.extra': sweep submits to "
 	                       "and reads accounting from the local cluster only"},
+	    /* They break promises: the tasks' environment, logs kept across requeues. */
+	    {"--export=ALL,FOO=bar",
+	     "'--export' is not allowed in 'slurm.extra': tasks get the submitting environment "
+	     "and their values from sweep; set variables with 'env'"},
+	    {"--export=NONE", "'--export' is not allowed in 'slurm.extra': tasks get the "
+	                      "submitting environment and their values from sweep; set "
+	                      "variables with 'env'"},
+	    {"--export-file=/tmp/env",
+	     "'--export-file' is not allowed in 'slurm.extra': tasks get the submitting "
+	     "environment and their values from sweep; set variables with 'env'"},
+	    {"--open-mode=truncate",
+	     "'--open-mode' is not allowed in 'slurm.extra': sweep writes --open-mode=append "
+	     "itself, so that a requeued task adds to its logs"},
 	    {"--hold=yes", "'--hold' takes no value: write just --hold"},
 	    {"--dependency", "'--dependency' needs a value: write --dependency=VALUE"},
 	    {"--comment=", "bad value for '--comment': empty value"},

@@ -1,6 +1,7 @@
 #include "store.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include "acct.h"
 #include "acct_cache.h"
@@ -626,9 +627,44 @@ static void test_store_acct_migration(void **state)
 	free(dir);
 }
 
+/*
+ * After the store is deleted, a new sweep must not get the id, and so the
+ * folder and the tasks' checkpoints, of an old one (issue 16.5).
+ */
+static void test_store_fresh_store_never_reuses_folders(void **state)
+{
+	char *dir = make_tmpdir();
+	char *db = xstrfmt("%s/sweep.db", dir), *old = xstrfmt("%s/sweeps/7", dir);
+	struct store *st;
+	struct plan plan = small_plan();
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	assert_int_equal(begin(st, "a", &plan), 1);
+	assert_int_equal(begin(st, "b", &plan), 2);
+	store_close(st);
+	assert_int_equal(unlink(db), 0);
+
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	assert_int_equal(begin(st, "c", &plan), 3);
+	store_close(st);
+
+	/* Folders count, whatever made them. */
+	assert_int_equal(unlink(db), 0);
+	assert_int_equal(mkdir(old, 0777), 0);
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	assert_int_equal(begin(st, "d", &plan), 8);
+	store_close(st);
+	remove_tree(dir);
+	free(db);
+	free(old);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_store_fresh_store_never_reuses_folders),
 	    cmocka_unit_test(test_store_round_trip),
 	    cmocka_unit_test(test_store_find_latest_and_by_id),
 	    cmocka_unit_test(test_store_errors),

@@ -123,6 +123,30 @@ static void test_table_json_print(void **state)
 	free(buf);
 }
 
+/*
+ * A value or key with an escape sequence or a newline reaches the terminal
+ * escaped, as CSV and JSON already do, and keeps the columns (issue 16.9).
+ */
+static void test_table_escapes_control_bytes(void **state)
+{
+	static const char *const head[] = {"value", "n"};
+	struct table t;
+	char *out;
+
+	(void)state;
+	table_init_head(&t, head, 2);
+	table_addstr(&t, "\x1b[2Jred\nline\ttab\\");
+	table_addstr(&t, "1");
+	table_addstr(&t, "a\\b");
+	table_addstr(&t, "\x7f");
+	out = printed(&t);
+	assert_string_equal(out, "value                    n\n"
+	                         "\\x1b[2Jred\\nline\\ttab\\\\  1\n"
+	                         "a\\b                      \\x7f\n");
+	free(out);
+	table_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +155,7 @@ int main(void)
 	    cmocka_unit_test(test_table_no_trailing_blanks),
 	    cmocka_unit_test(test_table_output_helpers),
 	    cmocka_unit_test(test_table_json_print),
+	    cmocka_unit_test(test_table_escapes_control_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

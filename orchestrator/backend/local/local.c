@@ -290,6 +290,44 @@ static int local_max_array_size(uint32_t *out)
 	return 0;
 }
 
+/*
+ * How a task whose runner died (kill -9) ended, when its script could say
+ * so: the default template writes its command's exit status to
+ * <sweep dir>/tasks/<index>/.exit.<job id> as it ends. Sets the task's
+ * final state from it and returns true; false when there is no such file
+ * (killed, or a template of one's own), which leaves NODE_FAIL.
+ */
+static bool ended_on_its_own(struct local_task_rec *t, const struct local_array_rec *arr)
+{
+	const char *slash = strrchr(arr->script, '/');
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	struct stat sb;
+	bool found = false;
+	char *end;
+	long code;
+
+	if (!slash)
+		return false;
+	strbuf_add(&path, arr->script, (size_t)(slash - arr->script));
+	strbuf_addf(&path, "/tasks/%" PRIu64 "/.exit.%" PRIu32,
+	            (uint64_t)arr->offset + t->array_task_id, t->job_id);
+	if (strbuf_read_file_max(&text, path.buf, 64, STRBUF_READ_NOFOLLOW) < 0 ||
+	    stat(path.buf, &sb) < 0 || sb.st_mtime < t->start_time)
+		goto out;
+	errno = 0;
+	code = strtol(text.buf, &end, 10);
+	if (errno || end == text.buf || (*end && *end != '\n') || code < 0 || code > 255)
+		goto out;
+	t->state = code ? TS_FAILED : TS_COMPLETED;
+	t->exit_code = (int)code;
+	t->end_time = (int64_t)sb.st_mtime;
+	found = true;
+out:
+	strbuf_release(&path);
+	strbuf_release(&text);
+	return found;
+}
+
 /* The runners' records are in the store already: steps and refresh change nothing. */
 static int local_records(struct acct_set *out, struct backend_read *rd, struct store *st,
                          const struct sweep_rec *rec, const struct array_rec *arrays,
@@ -318,6 +356,10 @@ static int local_records(struct acct_set *out, struct backend_read *rd, struct s
 		for (size_t i = 0; ret == 0 && i < n; i++) {
 			bool task_alive = !alive && tasks[i].state == TS_RUNNING &&
 			                  local_process_is(tasks[i].pid, tasks[i].pid_start);
+
+			/* Ended after its runner died: not a node failure if it said how. */
+			if (!alive && tasks[i].state == TS_RUNNING && !task_alive)
+				ended_on_its_own(&tasks[i], &arr);
 
 			local_task_acct(acct_set_add(out), &tasks[i], &arr, alive, task_alive, now,
 			                arr.host && *arr.host ? arr.host : host);

@@ -28,6 +28,7 @@ const char *local_signal_name(int sig);
 
 struct pstat {
 	char state;
+	long ppid;
 	long session;
 	uint64_t start; /* clock ticks after boot */
 	uint64_t rss_pages;

@@ -75,6 +75,7 @@ int local_read_pstat(struct pstat *out, long pid)
 	if (n < 22)
 		return -1;
 	out->state = field[0][0];
+	out->ppid = strtol(field[1], NULL, 10);
 	out->session = strtol(field[3], NULL, 10);
 	out->start = strtoull(field[19], NULL, 10);
 	out->rss_pages = strtoull(field[21], NULL, 10);

@@ -44,6 +44,8 @@ extern char **environ;
 
 /* ---- The runner ------------------------------------------------------------------------------ */
 
+#define RUN_MAX_SIDS 64 /* sessions followed per task (setsid in the task) */
+
 struct run {
 	struct local_task_rec rec;
 	pid_t pid; /* its script, while it runs */
@@ -56,7 +58,32 @@ struct run {
 	char **uuids; /* its GPUs, and their locks */
 	int *locks;
 	size_t ngpus;
+	/*
+	 * Its sessions: the script's (sids[0] = pid), and those its processes
+	 * made with setsid, found each second while their parent is one of
+	 * the task's. Memory, the time limit and the end apply to all.
+	 */
+	long sids[RUN_MAX_SIDS];
+	size_t nsids;
 };
+
+/* Sends sig to every process of the run's sessions; returns how many. */
+static size_t signal_run(const struct run *run, int sig)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < run->nsids; k++)
+		n += local_signal_session(run->sids[k], run->rec.pid_start, sig);
+	return n;
+}
+
+static bool run_has_sid(const struct run *run, long sid)
+{
+	for (size_t k = 0; k < run->nsids; k++)
+		if (run->sids[k] == sid)
+			return true;
+	return false;
+}
 
 struct runner {
 	struct store *st;
@@ -345,6 +372,8 @@ static void start_task(struct runner *r, struct run *run, const char *gpus)
 		goto out;
 	}
 	run->pid = pid;
+	run->sids[0] = pid;
+	run->nsids = 1;
 	run->started = local_now_s();
 	run->rec.state = TS_RUNNING;
 	run->rec.pid = pid;
@@ -376,7 +405,7 @@ static void finish_task(struct runner *r, struct run *run, int wstatus, const st
 	char rss[32];
 
 	/* Whatever the task left running would be killed by Slurm at its end too. */
-	local_signal_session(run->pid, run->rec.pid_start, SIGKILL);
+	signal_run(run, SIGKILL);
 	release_gpus(run);
 	run->rec.state = local_final_state(wstatus, run->why);
 	run->rec.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 0;
@@ -388,6 +417,7 @@ static void finish_task(struct runner *r, struct run *run, int wstatus, const st
 	                  (uint64_t)ru->ru_utime.tv_usec +
 	                  (uint64_t)ru->ru_stime.tv_sec * 1000000u + (uint64_t)ru->ru_stime.tv_usec;
 	run->pid = 0;
+	run->nsids = 0;
 	r->running--;
 	r->gpu_retry_at = 0;
 	save(r, run);
@@ -432,19 +462,25 @@ static void enforce(struct runner *r, double now)
 			run->termed = true;
 			run->why = LOCAL_STOP_TIMEOUT;
 			run->kill_at = run->started + (double)r->dl.kill_at;
-			local_signal_session(run->pid, run->rec.pid_start, SIGTERM);
+			signal_run(run, SIGTERM);
 			say("task %" PRIu32 ": time limit reached, sent SIGTERM (SIGKILL in %d s)",
 			    run->rec.array_task_id, TERM_GRACE_S);
 		}
 		if (run->kill_at > 0 && now >= run->kill_at)
-			local_signal_session(run->pid, run->rec.pid_start, SIGKILL);
+			signal_run(run, SIGKILL);
 	}
 }
 
-/* One pass over /proc: each running task's session's RSS; over its request, it is killed. */
+/* One pass over /proc: each running task's sessions' RSS; over its request, it is killed. */
 static void poll_memory(struct runner *r, double now)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct proc_seen {
+		long pid, ppid, sid;
+		uint64_t rss_pages;
+	} *procs = NULL;
+	size_t nprocs = 0, alloc = 0;
+	bool grew = true;
 	DIR *d;
 	struct dirent *de;
 
@@ -459,15 +495,48 @@ static void poll_memory(struct runner *r, double now)
 		long pid = local_digits_value(de->d_name);
 		struct pstat ps;
 
-		if (pid <= 0 || local_read_pstat(&ps, pid) < 0)
+		if (pid <= 0 || local_read_pstat(&ps, pid) < 0 || ps.state == 'Z' ||
+		    ps.state == 'X')
 			continue;
-		for (size_t i = 0; i < r->nruns; i++)
-			if (r->runs[i].pid && r->runs[i].pid == ps.session) {
-				r->runs[i].rss += ps.rss_pages * page;
-				break;
-			}
+		ALLOC_GROW(procs, nprocs + 1, alloc);
+		procs[nprocs++] = (struct proc_seen){pid, ps.ppid, ps.session, ps.rss_pages};
 	}
 	closedir(d);
+	/* A session made by a task's process (setsid) belongs to the task. */
+	while (grew) {
+		grew = false;
+		for (size_t p = 0; p < nprocs; p++) {
+			struct run *owner = NULL;
+
+			for (size_t i = 0; i < r->nruns && !owner; i++)
+				if (r->runs[i].pid && run_has_sid(&r->runs[i], procs[p].sid))
+					owner = &r->runs[i];
+			if (owner)
+				continue;
+			for (size_t q = 0; q < nprocs && !owner; q++) {
+				if (procs[q].pid != procs[p].ppid)
+					continue;
+				for (size_t i = 0; i < r->nruns && !owner; i++)
+					if (r->runs[i].pid &&
+					    run_has_sid(&r->runs[i], procs[q].sid))
+						owner = &r->runs[i];
+			}
+			if (owner && owner->nsids < RUN_MAX_SIDS) {
+				owner->sids[owner->nsids++] = procs[p].sid;
+				say("task %" PRIu32
+				    ": follows session %ld, made by its process %ld",
+				    owner->rec.array_task_id, procs[p].sid, procs[p].pid);
+				grew = true;
+			}
+		}
+	}
+	for (size_t p = 0; p < nprocs; p++)
+		for (size_t i = 0; i < r->nruns; i++)
+			if (r->runs[i].pid && run_has_sid(&r->runs[i], procs[p].sid)) {
+				r->runs[i].rss += procs[p].rss_pages * page;
+				break;
+			}
+	free(procs);
 	for (size_t i = 0; i < r->nruns; i++) {
 		struct run *run = &r->runs[i];
 		char rss[32], req[32];
@@ -480,7 +549,7 @@ static void poll_memory(struct runner *r, double now)
 			continue;
 		run->why = LOCAL_STOP_MEMORY;
 		run->kill_at = now;
-		local_signal_session(run->pid, run->rec.pid_start, SIGKILL);
+		signal_run(run, SIGKILL);
 		units_format_bytes(rss, sizeof(rss), run->rss);
 		units_format_mem(req, sizeof(req), r->arr.mem_mb);
 		say("task %" PRIu32 ": uses %s, over its --mem=%s: killed", run->rec.array_task_id,
@@ -606,7 +675,7 @@ static void begin_cancel(struct runner *r, double now)
 				run->why = LOCAL_STOP_CANCEL;
 			run->termed = true;
 			run->kill_at = now + CANCEL_GRACE_S;
-			local_signal_session(run->pid, run->rec.pid_start, SIGTERM);
+			signal_run(run, SIGTERM);
 		}
 	}
 	say("cancelled: pending tasks will not start, running ones got SIGTERM");

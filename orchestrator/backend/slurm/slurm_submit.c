@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fault.h"
 #include "proc.h"
 #include "quota.h"
 #include "strbuf.h"
@@ -40,9 +41,12 @@ static void squeeze(struct strbuf *out, const struct strbuf *text)
 		strbuf_addstr(out, "(no message)");
 }
 
-/* Runs sbatch --parsable with argv (argv[0] is "sbatch") and reads the job id it prints. */
+/*
+ * Runs sbatch --parsable with argv (argv[0] is "sbatch") and reads the job
+ * id it prints; sbatch inherits hold_fd when it is above 0.
+ */
 static int run_sbatch(uint32_t *job_id, const char *const *argv, unsigned timeout_s,
-                      const struct quota *quota)
+                      const struct quota *quota, int hold_fd)
 {
 	struct proc_result res;
 	struct strbuf msg = STRBUF_INIT;
@@ -51,10 +55,15 @@ static int run_sbatch(uint32_t *job_id, const char *const *argv, unsigned timeou
 	int ret = 0;
 
 	proc_result_init(&res);
-	if (proc_run(&res, argv, NULL, timeout_s ? timeout_s : 60) < 0) {
-		ret = SWEEP_ERR;
+	/* sbatch holds the submission lock too while it runs: see backend_submit.hold_fd. */
+	if (hold_fd > 0)
+		fcntl(hold_fd, F_SETFD, 0);
+	ret = proc_run(&res, argv, NULL, timeout_s ? timeout_s : 60);
+	if (hold_fd > 0)
+		fcntl(hold_fd, F_SETFD, FD_CLOEXEC);
+	if (ret < 0)
 		goto out;
-	}
+	fault_point("after-sbatch");
 	squeeze(&msg, &res.err);
 	/* A controller that is up but at a limit must not be blamed for being down. */
 	limit = quota_explain_refusal(msg.buf, quota);
@@ -153,7 +162,7 @@ int slb_submit(uint32_t *job_id, const struct backend_submit *req)
 		argv[n++] = offset;
 	argv[n] = NULL;
 
-	ret = run_sbatch(job_id, argv, req->timeout_s, req->quota);
+	ret = run_sbatch(job_id, argv, req->timeout_s, req->quota, req->hold_fd);
 	if (ret == 0)
 		note_job(req->script, *job_id);
 	free(argv);
@@ -194,7 +203,7 @@ int slb_followup(uint32_t *job_id, const struct backend_followup *req)
 	argv[n++] = req->script;
 	argv[n++] = req->arg;
 	argv[n] = NULL;
-	ret = run_sbatch(job_id, argv, 0, NULL);
+	ret = run_sbatch(job_id, argv, 0, NULL, 0);
 	free(mail_user);
 	free(begin);
 	strbuf_release(&dep);
