@@ -1,0 +1,325 @@
+/*
+ * The sweep file's smaller sections (cfg.c reads the rest): `env:`,
+ * `checkpoint:`, `metrics:`, `notify:` and `results:`. Described in
+ * README.md's "Sweep file reference".
+ */
+#include "cfg.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cfg_impl.h"
+#include "error.h"
+#include "placeholder.h"
+#include "sbopt.h"
+#include "strbuf.h"
+#include "units.h"
+#include "banned.h"
+
+/*
+ * Variables bash keeps for itself: read-only ones (assigning them kills the
+ * script), and those that change how the script itself runs.
+ */
+static bool is_bash_variable(const char *name)
+{
+	static const char *const names[] = {
+	    "BASH",       "BASHOPTS",      "BASHPID",      "CDPATH",     "DIRSTACK",
+	    "ENV",        "EPOCHREALTIME", "EPOCHSECONDS", "EUID",       "FUNCNAME",
+	    "GLOBIGNORE", "GROUPS",        "HISTCMD",      "IFS",        "LINENO",
+	    "OLDPWD",     "OPTARG",        "OPTIND",       "PIPESTATUS", "POSIXLY_CORRECT",
+	    "PPID",       "PS4",           "PWD",          "RANDOM",     "SECONDS",
+	    "SHELLOPTS",  "SHLVL",         "SRANDOM",      "UID",
+	};
+
+	if (!strncmp(name, "BASH_", 5))
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+int cfg_read_env(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg *cfg = ld->cfg;
+	size_t i;
+
+	if (cfg_expect(ld, map, YTREE_MAP, "env") || cfg_check_keys(ld, map, " in 'env'", NULL, 0))
+		return SWEEP_ERR;
+	cfg->env = xcalloc(map->n / 2 + 1, sizeof(*cfg->env));
+	for (i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+		struct cfg_env *e;
+
+		if (!placeholder_is_name(key->text, strlen(key->text)))
+			return AT(
+			    ld, key,
+			    "invalid variable name '%s' in 'env': use letters, digits and '_', "
+			    "not starting with a digit",
+			    cfg_show(ld, key->text));
+		/* The script's own variables are sweep_* in lower case (sweep_signalled). */
+		if (!strncasecmp(key->text, "SLURM_", 6) || !strncasecmp(key->text, "SWEEP_", 6))
+			return AT(
+			    ld, key,
+			    "variable '%s' in 'env': names starting with SLURM_ or SWEEP_ (in any "
+			    "case) are reserved",
+			    key->text);
+		if (is_bash_variable(key->text))
+			return AT(ld, key,
+			          "variable '%s' in 'env': bash sets it itself (it is read-only or "
+			          "changes how the script runs)",
+			          key->text);
+		if (v->kind != YTREE_SCALAR)
+			return AT(ld, v, "'env.%s': expected a scalar, found %s", key->text,
+			          ytree_kind_name(v));
+		if (v->null)
+			return AT(ld, v, "'env.%s': empty value (write '' for empty text)",
+			          key->text);
+		e = &cfg->env[cfg->nenv++];
+		e->name = xstrdup(key->text);
+		e->value = xstrdup(v->text);
+	}
+	return 0;
+}
+
+int cfg_read_checkpoint(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg_checkpoint *c = &ld->cfg->checkpoint;
+	const char *why;
+
+	if (cfg_expect(ld, map, YTREE_MAP, "checkpoint") ||
+	    cfg_check_section(ld, map, "checkpoint"))
+		return SWEEP_ERR;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+
+		if (!strcmp(key->text, "keep")) {
+			if (cfg_get_positive(ld, &c->keep, v, "checkpoint.keep"))
+				return SWEEP_ERR;
+		} else {
+			if (cfg_expect(ld, v, YTREE_SCALAR, "checkpoint.size"))
+				return SWEEP_ERR;
+			if (units_parse_mem(&c->size_mb, v->text, &why))
+				return AT(ld, v, "'checkpoint.size': bad size '%s': %s",
+				          cfg_show(ld, v->text), why);
+		}
+	}
+	if (c->keep && !c->size_mb)
+		return AT(ld, map, "'checkpoint' gives 'keep' without 'size'");
+	if (!c->keep)
+		c->keep = 1;
+	return 0;
+}
+
+int cfg_read_metrics(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg *cfg = ld->cfg;
+
+	if (cfg_expect(ld, map, YTREE_MAP, "metrics") ||
+	    cfg_check_keys(ld, map, " in 'metrics'", NULL, 0))
+		return SWEEP_ERR;
+	cfg->metrics = xcalloc(map->n / 2 + 1, sizeof(*cfg->metrics));
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+		struct cfg_metric *m;
+
+		if (v->kind != YTREE_SCALAR)
+			return AT(ld, v, "'metrics.%s': expected max or min, found %s",
+			          cfg_show(ld, key->text), ytree_kind_name(v));
+		if (strcmp(v->text, "max") && strcmp(v->text, "min"))
+			return AT(ld, v, "'metrics.%s': expected max or min, found '%s'",
+			          cfg_show(ld, key->text), cfg_show(ld, v->text));
+		m = &cfg->metrics[cfg->nmetrics++];
+		m->name = xstrdup(key->text);
+		m->maximize = !strcmp(v->text, "max");
+		m->line = key->line;
+		m->column = key->column;
+	}
+	return 0;
+}
+
+/* A mail address goes to sbatch's --mail-user on a command line: one word. */
+static int read_mail(struct loader *ld, const struct ytree_node *v)
+{
+	const char *m;
+
+	if (cfg_get_string(ld, &ld->cfg->notify.mail, v, "notify.mail"))
+		return SWEEP_ERR;
+	m = ld->cfg->notify.mail;
+	if (!*m || *m == '-' || strlen(m) > 256)
+		return AT(ld, v, "'notify.mail': expected a mail address, found '%s'",
+		          cfg_show(ld, m));
+	for (const char *p = m; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '\'' || *p == '"' || *p == '\\' || *p == 0x7f)
+			return AT(ld, v,
+			          "'notify.mail': '%s' is not a mail address (no spaces, quotes, "
+			          "backslashes or control characters)",
+			          cfg_show(ld, m));
+	return 0;
+}
+
+int cfg_read_notify(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg_notify *n = &ld->cfg->notify;
+
+	if (cfg_expect(ld, map, YTREE_MAP, "notify") || cfg_check_section(ld, map, "notify"))
+		return SWEEP_ERR;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+
+		if (!strcmp(key->text, "mail")) {
+			if (read_mail(ld, v))
+				return SWEEP_ERR;
+		} else {
+			if (cfg_get_string(ld, &n->command, v, "notify.command"))
+				return SWEEP_ERR;
+			if (!n->command[strspn(n->command, " \t\r\n")])
+				return AT(ld, v, "'notify.command' is empty");
+		}
+	}
+	if (!n->mail && !n->command)
+		return AT(ld, map, "'notify' needs 'mail', 'command' or both");
+	return 0;
+}
+
+const char *cfg_results_format_name(enum cfg_results_format f)
+{
+	switch (f) {
+	case CFG_RESULTS_JSON:
+		return "JSON";
+	case CFG_RESULTS_JSONL:
+		return "JSON Lines";
+	case CFG_RESULTS_CSV:
+		return "CSV";
+	}
+	return "?";
+}
+
+int cfg_results_format_of(enum cfg_results_format *out, const char *file)
+{
+	static const struct {
+		const char *ext;
+		enum cfg_results_format format;
+	} exts[] = {
+	    {".json", CFG_RESULTS_JSON},
+	    {".jsonl", CFG_RESULTS_JSONL},
+	    {".ndjson", CFG_RESULTS_JSONL},
+	    {".csv", CFG_RESULTS_CSV},
+	};
+	size_t len = strlen(file);
+
+	if (!strcmp(file, CFG_SWEEP_RESULT)) {
+		*out = CFG_RESULTS_JSON;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(exts); i++) {
+		size_t n = strlen(exts[i].ext);
+
+		if (len > n && !strcasecmp(file + len - n, exts[i].ext)) {
+			*out = exts[i].format;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Whether an ERE holds Perl's \d or \D, which POSIX reads as a plain letter. */
+static bool perl_digit(const char *re)
+{
+	for (const char *p = re; *p; p++) {
+		if (*p != '\\' || !p[1])
+			continue;
+		p++;
+		if (*p == 'd' || *p == 'D')
+			return true;
+	}
+	return false;
+}
+
+static int read_log_metrics(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg_results *r = &ld->cfg->results;
+
+	if (cfg_expect(ld, map, YTREE_MAP, "results.log") ||
+	    cfg_check_keys(ld, map, " in 'results.log'", NULL, 0))
+		return SWEEP_ERR;
+	if (!map->n)
+		return AT(ld, map, "'results.log' names no metric");
+	r->log = xcalloc(map->n / 2, sizeof(*r->log));
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+		char *path = xstrfmt("results.log.%s", key->text);
+		char msg[256];
+		regex_t re;
+		int rc;
+
+		if (cfg_expect(ld, v, YTREE_SCALAR, path)) {
+			free(path);
+			return SWEEP_ERR;
+		}
+		free(path);
+		if (!*key->text)
+			return AT(ld, key, "'results.log': a metric needs a name");
+		if (perl_digit(v->text))
+			return AT(ld, v,
+			          "'results.log.%s': '\\d' in '%s' is not POSIX extended syntax "
+			          "(it would match a 'd'): write [0-9]",
+			          cfg_show(ld, key->text), cfg_show(ld, v->text));
+		rc = regcomp(&re, v->text, REG_EXTENDED);
+		if (rc) {
+			regerror(rc, &re, msg, sizeof(msg));
+			if (msg[0] >= 'A' && msg[0] <= 'Z')
+				msg[0] = (char)(msg[0] - 'A' + 'a');
+			return AT(ld, v,
+			          "'results.log.%s': invalid regular expression '%s': %s (POSIX "
+			          "extended syntax)",
+			          cfg_show(ld, key->text), cfg_show(ld, v->text), msg);
+		}
+		if (re.re_nsub < 1) {
+			regfree(&re);
+			return AT(ld, v,
+			          "'results.log.%s': the pattern '%s' has no group: put the number "
+			          "in parentheses, e.g. 'loss: ([0-9.eE+-]+)'",
+			          cfg_show(ld, key->text), cfg_show(ld, v->text));
+		}
+		regfree(&re);
+		r->log[r->nlog].name = xstrdup(key->text);
+		r->log[r->nlog++].pattern = xstrdup(v->text);
+	}
+	return 0;
+}
+
+int cfg_read_results(struct loader *ld, const struct ytree_node *map)
+{
+	struct cfg_results *r = &ld->cfg->results;
+
+	if (cfg_expect(ld, map, YTREE_MAP, "results") || cfg_check_section(ld, map, "results"))
+		return SWEEP_ERR;
+	r->given = true;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+
+		if (!strcmp(key->text, "log")) {
+			if (read_log_metrics(ld, v))
+				return SWEEP_ERR;
+			continue;
+		}
+		if (cfg_get_string(ld, &r->file, v, "results.file"))
+			return SWEEP_ERR;
+		if (!*r->file)
+			return AT(ld, v, "'results.file' is empty");
+		if (cfg_results_format_of(&r->format, r->file))
+			return AT(ld, v,
+			          "'results.file': cannot tell the format of '%s' from its name: "
+			          "end it in .json (an object), .jsonl or .ndjson (JSON Lines: the "
+			          "last line) or .csv (a header, then the last row)",
+			          cfg_show(ld, r->file));
+		ld->results_file = v;
+	}
+	if (!r->file && !r->nlog)
+		return AT(ld, map, "'results' needs 'file', 'log' or both");
+	return 0;
+}
