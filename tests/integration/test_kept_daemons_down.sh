@@ -25,7 +25,9 @@ FINISHED=$SWEEP_ID
 wait_sweep 2 120
 # A first read asks once; the next ones once the last step statistics are in: none.
 [ "$(queries status --tasks --refresh "$FINISHED")" = 1 ] || fail "a first read: $(cat err.txt)"
-wait_until 60 "the finished sweep to be kept" kept_fully
+# Trivial tasks leave no MaxRSS: their records are kept once they have
+# settled (ACCT_CACHE_STATS_SETTLE_S, 2 minutes after the end).
+wait_until 180 "the finished sweep to be kept" kept_fully
 grep -q 'COMPLETED 2' out.txt || fail "status from the store: $(cat out.txt)"
 [ "$(queries report "$FINISHED")" = 0 ] || fail "report of a kept sweep asked slurmdbd: $(cat err.txt)"
 [ "$(queries status --json "$FINISHED")" = 0 ] || fail "status --json of a kept sweep asked slurmdbd"
