@@ -612,10 +612,7 @@ int store_add_array(struct store *st, int64_t sweep_id, const struct array_rec *
 	sqlite3_bind_int(stmt, 5, (int)arr->attempt);
 	sqlite3_bind_int64(stmt, 6, arr->submitted_at ? arr->submitted_at : (int64_t)time(NULL));
 	sqlite3_bind_int(stmt, 7, arr->pack > 1 ? (int)arr->pack : 1);
-	if (arr->indices)
-		sqlite3_bind_text(stmt, 8, arr->indices, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(stmt, 8);
+	store_bind_text_or_null(stmt, 8, arr->indices);
 	/* A single statement is its own transaction in SQLite. */
 	if (sqlite3_step(stmt) != SQLITE_DONE)
 		ret = store_db_error(st, "cannot record the array job");
@@ -635,10 +632,7 @@ int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status sta
 	        " submitted_at = CASE WHEN ? = 1 THEN ? ELSE submitted_at END WHERE id = ?") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int(stmt, 1, status);
-	if (reason)
-		sqlite3_bind_text(stmt, 2, reason, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(stmt, 2);
+	store_bind_text_or_null(stmt, 2, reason);
 	sqlite3_bind_int(stmt, 3, status);
 	sqlite3_bind_int64(stmt, 4, (int64_t)time(NULL));
 	sqlite3_bind_int64(stmt, 5, sweep_id);
@@ -659,6 +653,22 @@ char *store_column_text(sqlite3_stmt *stmt, int col)
 	const unsigned char *text = sqlite3_column_text(stmt, col);
 
 	return text ? xstrdup((const char *)text) : NULL;
+}
+
+void store_bind_text_or_null(sqlite3_stmt *stmt, int col, const char *text)
+{
+	if (text)
+		sqlite3_bind_text(stmt, col, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(stmt, col);
+}
+
+void store_bind_u64_or_null(sqlite3_stmt *stmt, int col, uint64_t v)
+{
+	if (v == UINT64_MAX || v > INT64_MAX)
+		sqlite3_bind_null(stmt, col);
+	else
+		sqlite3_bind_int64(stmt, col, (sqlite3_int64)v);
 }
 
 static void read_sweep_row(struct sweep_rec *rec, sqlite3_stmt *stmt)

@@ -28,14 +28,6 @@ static enum task_state state_of_name(const char *name)
 	return TS_MISSING;
 }
 
-static void bind_u64_or_null(sqlite3_stmt *stmt, int col, uint64_t v)
-{
-	if (v == ACCT_NO_VALUE || v > INT64_MAX)
-		sqlite3_bind_null(stmt, col);
-	else
-		sqlite3_bind_int64(stmt, col, (sqlite3_int64)v);
-}
-
 static uint64_t column_u64_or_none(sqlite3_stmt *stmt, int col)
 {
 	if (sqlite3_column_type(stmt, col) == SQLITE_NULL)
@@ -156,31 +148,25 @@ static int insert_row(struct store *st, sqlite3_stmt *ins, int64_t sweep_id, int
 	sqlite3_bind_int64(ins, 3, seq);
 	sqlite3_bind_int64(ins, 4, r->array_task_id);
 	sqlite3_bind_int64(ins, 5, r->job_id);
-	if (r->pending_tasks)
-		sqlite3_bind_text(ins, 6, r->pending_tasks, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(ins, 6);
+	store_bind_text_or_null(ins, 6, r->pending_tasks);
 	sqlite3_bind_text(ins, 7, task_state_name(r->state), -1, SQLITE_STATIC);
 	sqlite3_bind_int(ins, 8, r->exit_code);
 	sqlite3_bind_int(ins, 9, r->signal);
 	sqlite3_bind_int64(ins, 10, (sqlite3_int64)r->elapsed_s);
-	bind_u64_or_null(ins, 11, r->timelimit_s);
+	store_bind_u64_or_null(ins, 11, r->timelimit_s);
 	sqlite3_bind_int64(ins, 12, (sqlite3_int64)r->req_mem_mb);
 	sqlite3_bind_int(ins, 13, r->req_mem_per_cpu);
 	sqlite3_bind_int64(ins, 14, r->ncpus);
-	bind_u64_or_null(ins, 15, r->maxrss_bytes);
-	if (r->nodes)
-		sqlite3_bind_text(ins, 16, r->nodes, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(ins, 16);
+	store_bind_u64_or_null(ins, 15, r->maxrss_bytes);
+	store_bind_text_or_null(ins, 16, r->nodes);
 	sqlite3_bind_int64(ins, 17, r->submit_time);
 	sqlite3_bind_int64(ins, 18, r->start_time);
 	sqlite3_bind_int64(ins, 19, r->end_time);
 	sqlite3_bind_int(ins, 20, r->steps_final);
-	bind_u64_or_null(ins, 21, r->total_cpu_us);
-	bind_u64_or_null(ins, 22, r->gpu_util);
-	bind_u64_or_null(ins, 23, r->gpu_mem_bytes);
-	bind_u64_or_null(ins, 24, r->node_mem_bytes);
+	store_bind_u64_or_null(ins, 21, r->total_cpu_us);
+	store_bind_u64_or_null(ins, 22, r->gpu_util);
+	store_bind_u64_or_null(ins, 23, r->gpu_mem_bytes);
+	store_bind_u64_or_null(ins, 24, r->node_mem_bytes);
 	sqlite3_bind_int64(ins, 25, r->tasks_per_node);
 	sqlite3_bind_int64(ins, 26, r->nnodes);
 	if (r->step_index == ACCT_NO_STEP)

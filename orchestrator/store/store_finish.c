@@ -26,14 +26,6 @@ void sweep_policy_release(struct sweep_policy *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void bind_text_or_null(sqlite3_stmt *stmt, int col, const char *text)
-{
-	if (text)
-		sqlite3_bind_text(stmt, col, text, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(stmt, col);
-}
-
 int store_set_policy(struct store *st, int64_t sweep_id, const struct sweep_policy *p)
 {
 	sqlite3_stmt *stmt = NULL;
@@ -49,15 +41,15 @@ int store_set_policy(struct store *st, int64_t sweep_id, const struct sweep_poli
 	sqlite3_bind_int(stmt, 2, (int)p->retries);
 	sqlite3_bind_int(stmt, 3, p->retry_on_exit);
 	sqlite3_bind_int(stmt, 4, (int)p->fail_fast);
-	bind_text_or_null(stmt, 5, p->mail);
-	bind_text_or_null(stmt, 6, p->command);
-	bind_text_or_null(stmt, 7, p->program);
+	store_bind_text_or_null(stmt, 5, p->mail);
+	store_bind_text_or_null(stmt, 6, p->command);
+	store_bind_text_or_null(stmt, 7, p->program);
 	sqlite3_bind_int64(stmt, 8, p->notified_at);
 	if (p->extends)
 		sqlite3_bind_int64(stmt, 9, p->extends);
 	else
 		sqlite3_bind_null(stmt, 9);
-	bind_text_or_null(stmt, 10, p->recipe);
+	store_bind_text_or_null(stmt, 10, p->recipe);
 	if (sqlite3_step(stmt) != SQLITE_DONE)
 		ret = store_db_error(st, "cannot record the sweep's retries and notification");
 	sqlite3_finalize(stmt);
@@ -243,7 +235,7 @@ int store_end_followup(struct store *st, int64_t sweep_id, unsigned seq, enum fo
 	        " AND seq = ?") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int(stmt, 1, state);
-	bind_text_or_null(stmt, 2, note);
+	store_bind_text_or_null(stmt, 2, note);
 	sqlite3_bind_int64(stmt, 3, (int64_t)time(NULL));
 	sqlite3_bind_int64(stmt, 4, sweep_id);
 	sqlite3_bind_int(stmt, 5, (int)seq);

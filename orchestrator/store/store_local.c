@@ -269,18 +269,9 @@ int store_local_update_task(struct store *st, const struct local_task_rec *t)
 	sqlite3_bind_int64(stmt, 5, (sqlite3_int64)t->pid_start);
 	sqlite3_bind_int64(stmt, 6, t->start_time);
 	sqlite3_bind_int64(stmt, 7, t->end_time);
-	if (t->maxrss_bytes == UINT64_MAX || t->maxrss_bytes > INT64_MAX)
-		sqlite3_bind_null(stmt, 8);
-	else
-		sqlite3_bind_int64(stmt, 8, (sqlite3_int64)t->maxrss_bytes);
-	if (t->gpus)
-		sqlite3_bind_text(stmt, 9, t->gpus, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(stmt, 9);
-	if (t->cpu_us == UINT64_MAX || t->cpu_us > INT64_MAX)
-		sqlite3_bind_null(stmt, 10);
-	else
-		sqlite3_bind_int64(stmt, 10, (sqlite3_int64)t->cpu_us);
+	store_bind_u64_or_null(stmt, 8, t->maxrss_bytes);
+	store_bind_text_or_null(stmt, 9, t->gpus);
+	store_bind_u64_or_null(stmt, 10, t->cpu_us);
 	sqlite3_bind_int64(stmt, 11, t->job_id);
 	/* A single statement is its own transaction in SQLite. */
 	if (sqlite3_step(stmt) != SQLITE_DONE)
