@@ -32,10 +32,10 @@
 #define MAX_PACK     100000
 
 static const char *const top_keys[] = {
-    "name",    "command",       "seeds",  "grid",      "zip",        "cases",   "slurm",
-    "env",     "setup",         "logs",   "template",  "checkpoint", "metrics", "results",
-    "retries", "retry_on_exit", "notify", "fail_fast", "pack",   "sample",   "trials",
-    "sample_seed", "sample_digits",
+    "name",    "command", "seeds",   "grid",          "zip",           "cases",
+    "slurm",   "env",     "setup",   "logs",          "template",      "checkpoint",
+    "metrics", "results", "retries", "retry_on_exit", "notify",        "fail_fast",
+    "pack",    "sample",  "trials",  "sample_seed",   "sample_digits",
 };
 
 static const char *const slurm_keys[] = {
@@ -635,9 +635,9 @@ static void collect_params(const struct cfg *cfg, const char ***out, size_t *n)
 	size_t i;
 
 	*n = 0;
-	*out = xcalloc(cfg->nsample + cfg->ngrid + cfg->nzip +
-	                   (cfg->ncases ? cfg->cases[0].n : 0) + 2,
-	               sizeof(**out));
+	*out =
+	    xcalloc(cfg->nsample + cfg->ngrid + cfg->nzip + (cfg->ncases ? cfg->cases[0].n : 0) + 2,
+	            sizeof(**out));
 	for (i = 0; i < cfg->nsample; i++)
 		(*out)[(*n)++] = cfg->sample[i].name;
 	for (i = 0; i < cfg->ngrid; i++)

@@ -30,8 +30,8 @@ static int parse_real(double *out, const char *s)
 	return 0;
 }
 
-static int read_bound(struct loader *ld, double *out, const struct ytree_node *n,
-                      const char *name, enum cfg_sample_kind kind)
+static int read_bound(struct loader *ld, double *out, const struct ytree_node *n, const char *name,
+                      enum cfg_sample_kind kind)
 {
 	int64_t i;
 
@@ -58,8 +58,8 @@ static int read_bounds(struct loader *ld, struct cfg_sample *s, const struct ytr
 
 	if (list->kind != YTREE_LIST || list->n != 2)
 		return AT(ld, list, "'sample.%s.%s': expected two bounds [low, high], found %s",
-		          s->name, kind, list->kind == YTREE_LIST ? "another count" :
-		                                                     ytree_kind_name(list));
+		          s->name, kind,
+		          list->kind == YTREE_LIST ? "another count" : ytree_kind_name(list));
 	if (read_bound(ld, &s->lo, list->items[0], s->name, s->kind) ||
 	    read_bound(ld, &s->hi, list->items[1], s->name, s->kind))
 		return SWEEP_ERR;
@@ -70,8 +70,8 @@ static int read_bounds(struct loader *ld, struct cfg_sample *s, const struct ytr
 		          cfg_show(ld, list->items[0]->text));
 	if (s->kind == CFG_SAMPLE_LOGUNIFORM && s->lo <= 0)
 		return AT(ld, list->items[0],
-		          "'sample.%s.loguniform': the bounds must be above 0, found '%s'",
-		          s->name, cfg_show(ld, list->items[0]->text));
+		          "'sample.%s.loguniform': the bounds must be above 0, found '%s'", s->name,
+		          cfg_show(ld, list->items[0]->text));
 	return 0;
 }
 
@@ -118,8 +118,8 @@ static int read_entry(struct loader *ld, struct cfg_sample *s, const struct ytre
 			continue;
 		}
 		if (dist)
-			return AT(ld, key, "'sample.%s': '%s' and '%s' both given; give one", s->name,
-			          dist_key->text, key->text);
+			return AT(ld, key, "'sample.%s': '%s' and '%s' both given; give one",
+			          s->name, dist_key->text, key->text);
 		dist_key = key;
 		dist = map->items[i + 1];
 		for (size_t k = 0; k < ARRAY_SIZE(kind_names); k++)
@@ -174,8 +174,7 @@ int cfg_read_sample(struct loader *ld, const struct ytree_node *map)
 	return 0;
 }
 
-int cfg_read_sample_key(struct loader *ld, const struct ytree_node *key,
-                        const struct ytree_node *v)
+int cfg_read_sample_key(struct loader *ld, const struct ytree_node *key, const struct ytree_node *v)
 {
 	struct cfg *cfg = ld->cfg;
 	int64_t seed;
@@ -185,7 +184,8 @@ int cfg_read_sample_key(struct loader *ld, const struct ytree_node *key,
 		if (cfg_expect(ld, v, YTREE_SCALAR, "trials"))
 			return SWEEP_ERR;
 		if (cfg_parse_int64(&seed, v->text) || seed < 1 || seed > CFG_MAX_TRIALS)
-			return AT(ld, v, "'trials': expected a whole number from 1 to %d, found '%s'",
+			return AT(ld, v,
+			          "'trials': expected a whole number from 1 to %d, found '%s'",
 			          CFG_MAX_TRIALS, cfg_show(ld, v->text));
 		cfg->trials = (unsigned)seed;
 		return 0;
@@ -244,10 +244,11 @@ int cfg_check_sample(struct loader *ld, const struct ytree_node *root)
 		for (size_t w = 0; w < 2; w++)
 			for (size_t j = 0; j < ns[w]; j++)
 				if (!strcmp(sets[w][j].name, s->name))
-					return error_at(ld, s->line, s->column,
-					                "parameter '%s' is both sampled and in '%s' "
-					                "(line %u); keep one",
-					                s->name, where[w], sets[w][j].line);
+					return error_at(
+					    ld, s->line, s->column,
+					    "parameter '%s' is both sampled and in '%s' "
+					    "(line %u); keep one",
+					    s->name, where[w], sets[w][j].line);
 	}
 	if (!cfg->sample_digits)
 		cfg->sample_digits = CFG_SAMPLE_DIGITS_DEFAULT;
