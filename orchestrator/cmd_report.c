@@ -462,16 +462,33 @@ static enum compare_goal *goals_by_metric(const struct compare_goals *goals,
 	return out;
 }
 
+/*
+ * A sampled sweep (cfg's `sample:`, the plan's first parameters) without
+ * --x: one scatter per sampled parameter, log x for loguniform and log int.
+ */
+static int plot_sampled(struct plot_figure *fig, const struct report *rep, const struct cfg *cfg)
+{
+	bool *logx = xcalloc(cfg->nsample + 1, sizeof(*logx));
+	int ret;
+
+	for (size_t p = 0; p < cfg->nsample; p++)
+		logx[p] = cfg->sample[p].kind == CFG_SAMPLE_LOGUNIFORM || cfg->sample[p].log;
+	ret = plot_from_sampled(fig, rep, cfg->nsample, logx);
+	free(logx);
+	return ret;
+}
+
 /* Draws the figure of rep into o->plot; says where on stderr. */
-static int write_plot(const struct report_opts *o, const struct report *rep)
+static int write_plot(const struct report_opts *o, const struct report *rep, const struct cfg *cfg)
 {
 	struct plot_figure fig;
 	size_t x;
 	int ret;
 
 	plot_figure_init(&fig);
-	ret = plot_choose_x(&x, rep->plan, o->x);
-	if (!ret)
+	if (cfg->nsample && !o->x && !o->logx)
+		ret = plot_sampled(&fig, rep, cfg);
+	else if (!(ret = plot_choose_x(&x, rep->plan, o->x)))
 		ret = plot_from_report(&fig, rep, x, o->logx);
 	if (!ret)
 		ret = draw_figure(&fig, o->plot);
@@ -704,7 +721,8 @@ int cmd_report(int argc, char **argv)
 		break;
 	}
 
-	if (o.plot && (gate_complete(&gate) || o.allow_incomplete) && write_plot(&o, &rep) < 0)
+	if (o.plot && (gate_complete(&gate) || o.allow_incomplete) &&
+	    write_plot(&o, &rep, &src.cfg) < 0)
 		goto out;
 
 	ret = EXIT_OK;
