@@ -35,6 +35,7 @@
 #include "store.h"
 #include "strbuf.h"
 #include "units.h"
+#include "verdict.h"
 
 #include "banned.h"
 
@@ -215,160 +216,6 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 }
 
 /*
- * Where the tasks' metrics are: the sweep file's `results:` key, from the
- * sweep file as it was submitted (kept in the store).
- */
-struct results_source {
-	struct cfg cfg;
-	char *workdir; /* the script's --chdir: where relative result files are */
-	struct result_log_spec log;
-	enum result_format format;
-};
-
-static int remember_chdir(void *data, const char *name, const char *value)
-{
-	char **workdir = data;
-
-	(void)name;
-	if (value) {
-		free(*workdir);
-		*workdir = xstrdup(value);
-	}
-	return 0;
-}
-
-static int source_load(struct results_source *src, struct store *st, const struct sweep_rec *rec)
-{
-	static const struct sbopt_name chdir_name[] = {{"chdir", 'D'}};
-	const struct cfg_results *r = &src->cfg.results;
-	const char **names = NULL, **patterns = NULL;
-	struct strbuf script = STRBUF_INIT;
-	char *spec = NULL;
-	int ret;
-
-	ret = store_load_spec(st, &spec, rec->id);
-	if (ret < 0)
-		return ret;
-	if (!*spec) {
-		/* Recorded without its sweep file: sweep's own result files. */
-		free(spec);
-		return result_log_spec_init(&src->log, NULL, NULL, 0);
-	}
-	ret = cfg_load_string(&src->cfg, rec->source ? rec->source : "the sweep file", spec,
-	                      strlen(spec));
-	free(spec);
-	if (ret < 0)
-		return error("cannot tell where sweep %" PRId64
-		             "'s metrics are: its sweep file (above) "
-		             "no longer reads",
-		             rec->id);
-	src->format = r->format == CFG_RESULTS_CSV     ? RESULT_CSV
-	              : r->format == CFG_RESULTS_JSONL ? RESULT_JSONL
-	                                               : RESULT_JSON;
-	if (r->file && strcmp(r->file, CFG_SWEEP_RESULT) && r->file[0] != '/') {
-		if (strbuf_read_file(&script, rec->script) < 0) {
-			ret =
-			    error("cannot read the script '%s': %s", rec->script, strerror(errno));
-			goto out;
-		}
-		sbopt_read_script(script.buf, chdir_name, 1, remember_chdir, &src->workdir);
-		if (!src->workdir) {
-			ret = error("the script '%s' has no --chdir: cannot tell where '%s' is",
-			            rec->script, r->file);
-			goto out;
-		}
-	}
-	names = xcalloc(r->nlog + 1, sizeof(*names));
-	patterns = xcalloc(r->nlog + 1, sizeof(*patterns));
-	for (size_t k = 0; k < r->nlog; k++) {
-		names[k] = r->log[k].name;
-		patterns[k] = r->log[k].pattern;
-	}
-	ret = result_log_spec_init(&src->log, names, patterns, r->nlog);
-out:
-	free(names);
-	free(patterns);
-	strbuf_release(&script);
-	return ret;
-}
-
-static void source_release(struct results_source *src)
-{
-	cfg_release(&src->cfg);
-	free(src->workdir);
-	result_log_spec_release(&src->log);
-}
-
-/* Task i's results.file: its placeholders filled in, under the workdir when relative. */
-static char *task_file(const struct results_source *src, const struct plan *plan, size_t i)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *file = src->cfg.results.file;
-	struct placeholder_piece piece;
-	size_t n;
-
-	if (file[0] != '/')
-		strbuf_addf(&sb, "%s/", src->workdir);
-	for (const char *p = file; (n = placeholder_next(&piece, p)); p += n) {
-		if (piece.kind == PLACEHOLDER_TEXT) {
-			strbuf_add(&sb, piece.start, piece.len);
-		} else if (piece.len == 4 && !strncmp(piece.start, "seed", 4)) {
-			strbuf_addf(&sb, "%" PRId64, plan_seed_of(plan, i));
-		} else if (piece.len == 5 && !strncmp(piece.start, "index", 5)) {
-			strbuf_addf(&sb, "%zu", i);
-		} else {
-			for (size_t k = 0; k < plan->nparams; k++)
-				if (strlen(plan->params[k]) == piece.len &&
-				    !strncmp(plan->params[k], piece.start, piece.len))
-					strbuf_addstr(
-					    &sb, plan_value(plan, plan_setting_of(plan, i), k));
-		}
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
-/* Reads task i's result: its file (or none), then the metrics of its log. */
-static void read_task_result(struct result *res, const struct results_source *src,
-                             const struct sweep_rec *rec, const struct plan *plan, size_t i,
-                             const struct task_outcome *o)
-{
-	const struct cfg_results *r = &src->cfg.results;
-	char *path = NULL, *log;
-
-	if (!r->given || (r->file && !strcmp(r->file, CFG_SWEEP_RESULT))) {
-		path = result_path(rec->dir, i);
-		result_read(res, path);
-	} else if (r->file) {
-		path = task_file(src, plan, i);
-		result_read_format(res, path, src->format);
-		res->file = xstrdup(path);
-	} else {
-		result_init_empty(res);
-	}
-	free(path);
-	if (!r->nlog || res->status != RESULT_OK)
-		return;
-	log = outcome_log_path(rec->logs, rec->name, o->state, o->array_job_id, o->array_task_id);
-	result_read_log(res, log, &src->log);
-	free(log);
-}
-
-/* Reads the result of every task whose run passed; the others' are not looked at. */
-static struct result *read_results(const struct results_source *src, const struct sweep_rec *rec,
-                                   const struct plan *plan, const struct task_outcome *oc)
-{
-	struct result *results = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*results));
-
-	for (size_t i = 0; i < plan->ntasks; i++) {
-		result_init(&results[i]);
-		if (oc[i].state != TS_COMPLETED || oc[i].exit_code || oc[i].signal)
-			continue;
-		read_task_result(&results[i], src, rec, plan, i, &oc[i]);
-	}
-	return results;
-}
-
-/*
  * A metric that no result holds is most likely a typing mistake: say so,
  * with the metrics there are, rather than only listing every task as failed.
  */
@@ -484,14 +331,20 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 	size_t nkeys = 0, keys_alloc = 0, nbad = 0, nmetrics;
 	const char *const *metrics;
 	struct plot_figure fig;
+	char *workdir = NULL;
 	int ret = 0;
 
 	plot_figure_init(&fig);
+	if (o->curves[0] != '/' && verdict_workdir(&workdir, rec, o->curves) < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		char *task_dir = xstrfmt("%s/tasks/%zu", rec->dir, i), *path;
+		struct curve_where w = {workdir ? workdir : ".", task_dir, rec->id};
 
 		curve_init(&curves[i]);
-		ret = curve_path(&path, o->curves, task_dir, plan, i);
+		ret = curve_path(&path, o->curves, &w, plan, i);
 		free(task_dir);
 		if (ret < 0)
 			goto out;
@@ -562,6 +415,7 @@ out:
 	free(curves);
 	free(group);
 	free(nseeds);
+	free(workdir);
 	strbuf_release(&why);
 	return ret;
 }
@@ -608,22 +462,18 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
 	struct loaded_sweep l;
-	struct result *results = NULL;
-	struct gate_result gate;
+	struct verdict v;
 	struct report rep;
 	struct compare_goals goals;
 	enum compare_goal *by_metric = NULL;
 	bool curves_missing = false;
-	struct results_source src;
 	int ret = EXIT_ERROR, code;
 
 	loaded_init(&l);
-	gate_result_init(&gate);
+	verdict_init(&v);
 	report_init(&rep);
 	compare_goals_init(&o.goals);
 	compare_goals_init(&goals);
-	memset(&src, 0, sizeof(src));
-	cfg_init(&src.cfg);
 
 	code = parse_options(&o, argc, argv);
 	if (code != CLI_CONTINUE) {
@@ -651,22 +501,19 @@ int cmd_report(int argc, char **argv)
 			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_OK;
 		goto out;
 	}
-	if (source_load(&src, l.st, &l.rec) < 0)
+	if (verdict_check(&v, l.st, &l.rec, &l.plan, l.outcomes, o.metrics, o.nmetrics) < 0)
 		goto out;
-	results = read_results(&src, &l.rec, &l.plan, l.outcomes);
-
-	gate_check(&gate, &l.plan, l.outcomes, results, o.metrics, o.nmetrics);
 	if (o.nmetrics)
-		check_metric_names(&gate, results, l.plan.ntasks);
-	report_build(&rep, &l.plan, &gate, results);
+		check_metric_names(&v.gate, v.results, l.plan.ntasks);
+	report_build(&rep, &l.plan, &v.gate, v.results);
 	load_goals(&goals, l.st, &l.rec, &o.goals);
-	by_metric = goals_by_metric(&goals, &gate);
+	by_metric = goals_by_metric(&goals, &v.gate);
 	report_rank(&rep, by_metric);
 	rep.name = l.rec.name;
 	rep.id = l.rec.id;
 	rep.logs = l.rec.logs;
 	/* The hint names sweep's own result files only. */
-	rep.dir = src.cfg.results.given ? NULL : l.rec.dir;
+	rep.dir = verdict_own_files(&v) ? l.rec.dir : NULL;
 	rep.allow_incomplete = o.allow_incomplete;
 	rep.digits = o.digits;
 	switch (o.format) {
@@ -682,28 +529,26 @@ int cmd_report(int argc, char **argv)
 		break;
 	}
 
-	if (o.plot && (gate_complete(&gate) || o.allow_incomplete) && write_plot(&o, &rep) < 0)
+	if (o.plot && (gate_complete(&v.gate) || o.allow_incomplete) && write_plot(&o, &rep) < 0)
 		goto out;
 
 	ret = EXIT_OK;
-	if (!gate_complete(&gate)) {
+	if (!gate_complete(&v.gate)) {
 		ret = EXIT_INCOMPLETE;
 		if (o.allow_incomplete)
 			warning("%zu of %zu tasks missing or failed; the statistics exclude them",
-			        gate.nfailures, gate.ntasks);
+			        v.gate.nfailures, v.gate.ntasks);
 		else
 			warning("%zu of %zu tasks missing or failed; no statistics until every "
 			        "task passed (--allow-incomplete reports what exists)",
-			        gate.nfailures, gate.ntasks);
+			        v.gate.nfailures, v.gate.ntasks);
 	}
 out:
 	free(by_metric);
 	compare_goals_release(&goals);
 	compare_goals_release(&o.goals);
-	source_release(&src);
 	report_release(&rep);
-	gate_result_release(&gate);
-	results_free(results, l.plan.ntasks);
+	verdict_release(&v);
 	loaded_release(&l);
 	free(o.metrics);
 	return ret;

@@ -1,0 +1,61 @@
+#ifndef SWEEP_VERDICT_H
+#define SWEEP_VERDICT_H
+
+#include <stddef.h>
+
+#include "cfg.h"
+#include "gate.h"
+#include "result.h"
+
+struct plan;
+struct store;
+struct sweep_rec;
+struct task_outcome;
+
+/*
+ * Which tasks of a sweep passed: the ONE place that decides it, for
+ * report, submit --extend, retry rounds (retry_on_exit), the last
+ * follow-up's report and notification, and list. The results are read
+ * from where the sweep file as submitted (kept in the store) says:
+ * `results: file` (relative to the folder submit ran in), `results: log`
+ * (the task's .out log), or $SWEEP_RESULT; then the gate (gate_check)
+ * decides.
+ */
+struct verdict {
+	struct cfg cfg;  /* the sweep file as submitted (empty when none was kept) */
+	char *workdir;   /* the script's --chdir: where relative result files are */
+	struct result_log_spec log;
+	enum result_format format;
+	struct result *results; /* per task index; only those whose run passed were read */
+	size_t ntasks;
+	struct gate_result gate;
+};
+
+void verdict_init(struct verdict *v);
+void verdict_release(struct verdict *v);
+
+/*
+ * Reads the result of every task of plan whose latest run (oc) passed and
+ * checks the gate over metrics (nmetrics == 0: every numeric key, as
+ * gate_check). Returns 0, or a negative code (error() reported) when the
+ * sweep's result sources cannot be told (its sweep file no longer reads,
+ * its script is gone).
+ */
+int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *rec,
+                  const struct plan *plan, const struct task_outcome *oc,
+                  const char *const *metrics, size_t nmetrics);
+
+/*
+ * The folder submit ran in (the script's --chdir), where every relative
+ * path a user gives is; what names the path wanted, for the error. The
+ * caller frees *out.
+ */
+int verdict_workdir(char **out, const struct sweep_rec *rec, const char *what);
+
+/*
+ * Whether the results are sweep's own files ($SWEEP_RESULT), the ones a
+ * report's hint may name.
+ */
+bool verdict_own_files(const struct verdict *v);
+
+#endif
