@@ -68,6 +68,12 @@ static const char options[] =
     "  --digits N           print the std to N significant digits, the mean and CI to\n"
     "                       the same place (default: 2, or 3 when the std starts with\n"
     "                       a 1); JSON and CSV always have full precision\n"
+    "  --exclude NAME=VALUE[,NAME=VALUE...] --reason TEXT\n"
+    "                       leave the settings with these values out of this and every\n"
+    "                       later report of the sweep, recording why; the report says\n"
+    "                       so under the table (repeatable)\n"
+    "  --include NAME=VALUE[,...]\n"
+    "                       forget an exclusion recorded by --exclude\n"
     "  --allow-incomplete   print statistics over the tasks that passed, marking the\n"
     "                       settings that miss some and listing the excluded tasks\n"
     "  --refresh            read every record from Slurm accounting again, not the\n"
@@ -100,6 +106,10 @@ struct report_opts {
 	bool logx;
 	int digits;
 	bool refresh;
+	const char **exclude; /* --exclude selectors */
+	size_t nexclude, exclude_alloc;
+	const char *reason;  /* --reason */
+	const char *include; /* --include */
 };
 
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
@@ -118,6 +128,9 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {"digits", required_argument, NULL, 'd'},
 	    {"allow-incomplete", no_argument, NULL, 'a'},
 	    {"refresh", no_argument, NULL, 'R'},
+	    {"exclude", required_argument, NULL, 'E'},
+	    {"reason", required_argument, NULL, 'W'},
+	    {"include", required_argument, NULL, 'I'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -186,6 +199,16 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		case 'R':
 			o->refresh = true;
 			break;
+		case 'E':
+			ALLOC_GROW(o->exclude, o->nexclude + 1, o->exclude_alloc);
+			o->exclude[o->nexclude++] = optarg;
+			break;
+		case 'W':
+			o->reason = optarg;
+			break;
+		case 'I':
+			o->include = optarg;
+			break;
 		default:
 			code =
 			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
@@ -203,6 +226,14 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	}
 	if (o->curves && (o->x || o->logx)) {
 		error("--x and --logx do not go with --curves: curves are drawn by step");
+		return cli_usage(stderr, usage, options);
+	}
+	if (o->nexclude && (!o->reason || !*o->reason)) {
+		error("--exclude needs --reason TEXT: say why '%s' is left out", o->exclude[0]);
+		return cli_usage(stderr, usage, options);
+	}
+	if (o->reason && !o->nexclude) {
+		error("--reason goes with --exclude");
 		return cli_usage(stderr, usage, options);
 	}
 	if (!o->step)
@@ -458,11 +489,70 @@ static int set_result_limit(void)
 	return 0;
 }
 
+/* What report --exclude left out of a sweep: recorded, loaded and said. */
+struct exclusions {
+	struct exclusion_rec *recs;
+	size_t n;
+	struct report_exclusion *lines; /* for the printers; borrow from recs */
+	unsigned char *excluded;        /* per setting */
+};
+
+static void exclusions_release(struct exclusions *x)
+{
+	exclusion_recs_free(x->recs, x->n);
+	free(x->lines);
+	free(x->excluded);
+	memset(x, 0, sizeof(*x));
+}
+
+/*
+ * Records --exclude's selectors (each checked against the plan) and
+ * forgets --include's, then loads every recorded exclusion of the sweep.
+ */
+static int load_exclusions(struct exclusions *x, const struct report_opts *o,
+                           struct loaded_sweep *l)
+{
+	unsigned char *named = xcalloc(l->plan.nsettings + 1, 1);
+	bool found;
+	int ret = 0;
+
+	x->excluded = xcalloc(l->plan.nsettings + 1, 1);
+	for (size_t i = 0; ret == 0 && i < o->nexclude; i++)
+		if ((ret = plan_select(named, &l->plan, o->exclude[i])) >= 0)
+			ret = store_add_exclusion(l->st, l->rec.id, o->exclude[i], o->reason);
+	if (ret == 0 && o->include &&
+	    (ret = store_remove_exclusion(l->st, &found, l->rec.id, o->include)) == 0 && !found)
+		ret = error("sweep %" PRId64 " has no exclusion '%s' (report --json lists them)",
+		            l->rec.id, o->include);
+	if (ret == 0)
+		ret = store_load_exclusions(l->st, &x->recs, &x->n, l->rec.id);
+	x->lines = xcalloc(x->n + 1, sizeof(*x->lines));
+	for (size_t i = 0; ret == 0 && i < x->n; i++) {
+		int n = plan_select(named, &l->plan, x->recs[i].selector);
+
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		for (size_t s = 0; s < l->plan.nsettings; s++)
+			x->excluded[s] |= named[s];
+		x->lines[i] = (struct report_exclusion){x->recs[i].selector, x->recs[i].reason,
+		                                        (size_t)n, x->recs[i].created_at};
+	}
+	if (ret == 0 && x->n && !memchr(x->excluded, 0, l->plan.nsettings))
+		ret = error("the exclusions leave no setting of sweep %" PRId64
+		            " (--include SELECTOR forgets one)",
+		            l->rec.id);
+	free(named);
+	return ret < 0 ? ret : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
 	struct loaded_sweep l;
 	struct verdict v;
+	struct exclusions excl = {0};
 	struct report rep;
 	struct compare_goals goals;
 	enum compare_goal *by_metric = NULL;
@@ -501,11 +591,16 @@ int cmd_report(int argc, char **argv)
 			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_OK;
 		goto out;
 	}
+	if (load_exclusions(&excl, &o, &l) < 0)
+		goto out;
+	v.excluded = excl.excluded;
 	if (verdict_check(&v, l.st, &l.rec, &l.plan, l.outcomes, o.metrics, o.nmetrics) < 0)
 		goto out;
 	if (o.nmetrics)
-		check_metric_names(&v.gate, v.results, l.plan.ntasks);
-	report_build(&rep, &l.plan, &v.gate, v.results);
+		check_metric_names(&v.gate, v.results, v.ntasks);
+	report_build(&rep, v.plan, &v.gate, v.results);
+	rep.exclusions = excl.lines;
+	rep.nexclusions = excl.n;
 	load_goals(&goals, l.st, &l.rec, &o.goals);
 	by_metric = goals_by_metric(&goals, &v.gate);
 	report_rank(&rep, by_metric);
@@ -526,6 +621,9 @@ int cmd_report(int argc, char **argv)
 		break;
 	case FORMAT_CSV:
 		report_print_csv(stdout, &rep);
+		for (size_t i = 0; i < excl.n; i++)
+			warning("left out (report --exclude): %s: %s", excl.lines[i].selector,
+			        excl.lines[i].reason);
 		break;
 	}
 
@@ -549,7 +647,9 @@ out:
 	compare_goals_release(&o.goals);
 	report_release(&rep);
 	verdict_release(&v);
+	exclusions_release(&excl);
 	loaded_release(&l);
+	free(o.exclude);
 	free(o.metrics);
 	return ret;
 }

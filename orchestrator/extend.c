@@ -329,8 +329,7 @@ static void describe_setting(struct strbuf *out, const struct extend *x, const s
 	free(label);
 }
 
-void extend_describe_settings(struct strbuf *out, const struct extend *x,
-                              const struct plan *want)
+void extend_describe_settings(struct strbuf *out, const struct extend *x, const struct plan *want)
 {
 	size_t *from = xcalloc(want->nsettings ? want->nsettings : 1, sizeof(*from));
 	size_t *param = xcalloc(want->nsettings ? want->nsettings : 1, sizeof(*param));

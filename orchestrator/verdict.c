@@ -27,6 +27,7 @@ void verdict_init(struct verdict *v)
 	memset(v, 0, sizeof(*v));
 	cfg_init(&v->cfg);
 	gate_result_init(&v->gate);
+	plan_init(&v->kept);
 }
 
 void verdict_release(struct verdict *v)
@@ -34,7 +35,15 @@ void verdict_release(struct verdict *v)
 	cfg_release(&v->cfg);
 	free(v->workdir);
 	result_log_spec_release(&v->log);
-	results_free(v->results, v->ntasks);
+	if (v->all) {
+		results_free(v->all, v->nall);
+		free(v->results); /* shallow copies */
+	} else {
+		results_free(v->results, v->ntasks);
+	}
+	free(v->kept_outcomes);
+	free(v->kept_from);
+	plan_release(&v->kept);
 	gate_result_release(&v->gate);
 	verdict_init(v);
 }
@@ -93,8 +102,8 @@ static int source_load(struct verdict *v, struct store *st, const struct sweep_r
 		             "no longer reads",
 		             rec->id);
 	v->format = r->format == CFG_RESULTS_CSV     ? RESULT_CSV
-	              : r->format == CFG_RESULTS_JSONL ? RESULT_JSONL
-	                                               : RESULT_JSON;
+	            : r->format == CFG_RESULTS_JSONL ? RESULT_JSONL
+	                                             : RESULT_JSON;
 	if (r->file && strcmp(r->file, CFG_SWEEP_RESULT) && r->file[0] != '/' &&
 	    (ret = verdict_workdir(&v->workdir, rec, r->file)) < 0)
 		goto out;
@@ -223,6 +232,38 @@ bool verdict_own_files(const struct verdict *v)
 	return !v->cfg.results.given;
 }
 
+/*
+ * Leaves the excluded settings out of what the gate sees: the plan of the
+ * kept ones, their outcomes and results (shallow copies).
+ */
+static void keep_settings(struct verdict *v, const struct plan *plan,
+                          const struct task_outcome **oc)
+{
+	unsigned char *keep = xcalloc(plan->nsettings + 1, 1);
+	size_t *from = xcalloc(plan->nsettings + 1, sizeof(*from));
+	size_t ns = plan->nseeds;
+
+	v->kept_from = from;
+
+	for (size_t s = 0; s < plan->nsettings; s++)
+		keep[s] = !v->excluded[s];
+	plan_subset(&v->kept, from, plan, keep);
+	v->all = v->results;
+	v->nall = v->ntasks;
+	v->ntasks = v->kept.ntasks;
+	v->results = xcalloc(v->ntasks + 1, sizeof(*v->results));
+	v->kept_outcomes = xcalloc(v->ntasks + 1, sizeof(*v->kept_outcomes));
+	for (size_t j = 0; j < v->ntasks; j++) {
+		size_t i = from[j / ns] * ns + j % ns;
+
+		v->results[j] = v->all[i];
+		v->kept_outcomes[j] = (*oc)[i];
+	}
+	v->plan = &v->kept;
+	*oc = v->kept_outcomes;
+	free(keep);
+}
+
 int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *rec,
                   const struct plan *plan, const struct task_outcome *oc,
                   const char *const *metrics, size_t nmetrics)
@@ -231,6 +272,7 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
 
 	if (ret < 0)
 		return ret;
+	v->plan = plan;
 	v->ntasks = plan->ntasks;
 	v->results = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->results));
 	for (size_t i = 0; i < plan->ntasks; i++) {
@@ -242,6 +284,14 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
 	ret = read_reused(v, st, rec, oc);
 	if (ret < 0)
 		return ret;
-	gate_check(&v->gate, plan, oc, v->results, metrics, nmetrics);
+	if (v->excluded && memchr(v->excluded, 1, plan->nsettings))
+		keep_settings(v, plan, &oc);
+	gate_check(&v->gate, v->plan, oc, v->results, metrics, nmetrics);
+	/* The failures name the sweep's own task indices. */
+	for (size_t k = 0; v->kept_from && k < v->gate.nfailures; k++) {
+		size_t j = v->gate.failures[k].index, ns = plan->nseeds;
+
+		v->gate.failures[k].index = v->kept_from[j / ns] * ns + j % ns;
+	}
 	return 0;
 }

@@ -5,9 +5,9 @@
 
 #include "cfg.h"
 #include "gate.h"
+#include "plan.h"
 #include "result.h"
 
-struct plan;
 struct store;
 struct sweep_rec;
 struct task_outcome;
@@ -22,13 +22,31 @@ struct task_outcome;
  * decides.
  */
 struct verdict {
-	struct cfg cfg;  /* the sweep file as submitted (empty when none was kept) */
-	char *workdir;   /* the script's --chdir: where relative result files are */
+	/*
+	 * In, before verdict_check: per setting of the sweep's plan, 1 when
+	 * report --exclude left it out (borrowed; NULL: none).
+	 */
+	const unsigned char *excluded;
+
+	struct cfg cfg; /* the sweep file as submitted (empty when none was kept) */
+	char *workdir;  /* the script's --chdir: where relative result files are */
 	struct result_log_spec log;
 	enum result_format format;
-	struct result *results; /* per task index; only those whose run passed were read */
+	/*
+	 * What the gate was over: the sweep's plan, or with exclusions the
+	 * plan of the settings kept (kept); results per task index of plan
+	 * (only those whose run passed were read). The gate's failures keep
+	 * the sweep's own task indices.
+	 */
+	const struct plan *plan;
+	struct result *results;
 	size_t ntasks;
 	struct gate_result gate;
+	struct plan kept;
+	struct task_outcome *kept_outcomes;
+	size_t *kept_from;  /* per setting of kept: the sweep's setting; NULL without exclusions */
+	struct result *all; /* with exclusions: every task's result (results point into it) */
+	size_t nall;
 };
 
 void verdict_init(struct verdict *v);

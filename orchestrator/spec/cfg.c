@@ -696,7 +696,8 @@ static int check_cases(struct loader *ld, const char **params, size_t nparams)
 static int check_placeholders(struct loader *ld, const char *text, const struct ytree_node *node,
                               const char *what, const char **params, size_t nparams)
 {
-	const size_t nbuiltin = sizeof(cfg_builtin_placeholders) / sizeof(*cfg_builtin_placeholders);
+	const size_t nbuiltin =
+	    sizeof(cfg_builtin_placeholders) / sizeof(*cfg_builtin_placeholders);
 	const char **all = xcalloc(nparams + nbuiltin, sizeof(*all));
 	struct placeholder_piece pc;
 	const char *p;
@@ -727,7 +728,8 @@ static int check_placeholders(struct loader *ld, const char *text, const struct 
 			else
 				ret = AT(ld, node,
 				         "'%s': unknown placeholder '{%s}': not a parameter, "
-				         "'seed', 'index', 'task' or 'sweep' (write {{ and }} for literal "
+				         "'seed', 'index', 'task' or 'sweep' (write {{ and }} for "
+				         "literal "
 				         "braces)",
 				         what, name);
 		}
