@@ -76,6 +76,25 @@ extend_case() {
 }
 
 extend_case slurm "$DATA/sweeps/fit_log.yaml"
+# Per setting in the dry run: lr=0.3 is new; editing 0.2 to 0.25 is a change.
+sed -e 's/lr: \[0.1, 0.2, 0.3\]/lr: [0.1, 0.25, 0.3]/' grown.yaml >edited.yaml
+"$SWEEP" submit --extend "$SWEEP_ID" --dry-run edited.yaml >edit.out || fail "dry run of the edit failed"
+grep -q '^#   lr=0.1: reused (3 seeds)$' edit.out || fail "lr=0.1 not reused: $(cat edit.out)"
+grep -q '^#   lr=0.25: changed (lr: 0.2 -> 0.25): 3 to run$' edit.out || fail "no change: $(cat edit.out)"
+grep -q '^#   lr=0.3: reused (3 seeds)$' edit.out || fail "lr=0.3 not reused: $(cat edit.out)"
+# report --exclude: recorded with its reason, said under the table, never silent.
+"$SWEEP" report "$SWEEP_ID" --exclude 'lr=0.2' >excl.out 2>&1 && fail "--exclude without --reason accepted"
+"$SWEEP" report "$SWEEP_ID" --exclude 'lr=0.7' --reason x >excl.out 2>&1 && fail "a selector naming nothing accepted"
+grep -q "'lr=0.7' matches no setting" excl.out || fail "$(cat excl.out)"
+"$SWEEP" report "$SWEEP_ID" --exclude 'lr=0.2' --reason 'a typo' >excl.out || fail "--exclude failed"
+"$SWEEP" report "$SWEEP_ID" >excl.out || fail "report after --exclude failed"
+cat excl.out >&2
+[ "$(grep -c '(n = 3)' excl.out)" -eq 2 ] || fail "lr=0.2 still reported: $(cat excl.out)"
+grep -q '^  lr=0.2 (1 setting): a typo (recorded ' excl.out || fail "the exclusion is not said: $(cat excl.out)"
+"$SWEEP" report "$SWEEP_ID" --json | python3 -c 'import json, sys; e = json.load(sys.stdin)["excluded"]; assert e[0]["selector"] == "lr=0.2" and e[0]["reason"] == "a typo", e' ||
+	fail "JSON does not list the exclusion"
+"$SWEEP" report "$SWEEP_ID" --include 'lr=0.2' >excl.out || fail "--include failed"
+[ "$(grep -c '(n = 3)' excl.out)" -eq 3 ] || fail "--include did not bring lr=0.2 back"
 extend_case slurm "$DATA/sweeps/fit_file.yaml"
 extend_case local "$DATA/sweeps/fit_log.yaml"
 extend_case local "$DATA/sweeps/fit_file.yaml"
