@@ -78,20 +78,22 @@ static bool is_name_char(char c, bool first)
 }
 
 /* Appends the value of placeholder name (len bytes) of task index; -1 when unknown. */
-static int add_placeholder(struct strbuf *sb, const char *name, size_t len, const char *task_dir,
-                           const struct plan *plan, size_t index)
+static int add_placeholder(struct strbuf *sb, const char *name, size_t len,
+                           const struct curve_where *w, const struct plan *plan, size_t index)
 {
 	char *key = xstrndup(name, len);
 	int ret = 0;
 
-	if (!strcmp(key, "index")) {
+	if (!strcmp(key, "index") || !strcmp(key, "task")) {
 		strbuf_addf(sb, "%zu", index);
+	} else if (!strcmp(key, "sweep")) {
+		strbuf_addf(sb, "%lld", (long long)w->sweep_id);
 	} else if (!strcmp(key, "seed")) {
 		strbuf_addf(sb, "%lld", (long long)plan_seed_of(plan, index));
 	} else if (!strcmp(key, "setting")) {
 		strbuf_addf(sb, "%zu", plan_setting_of(plan, index));
 	} else if (!strcmp(key, "task_dir")) {
-		strbuf_addstr(sb, task_dir);
+		strbuf_addstr(sb, w->task_dir);
 	} else {
 		size_t p = 0;
 
@@ -106,8 +108,8 @@ static int add_placeholder(struct strbuf *sb, const char *name, size_t len, cons
 	return ret;
 }
 
-int curve_path(char **out, const char *pattern, const char *task_dir, const struct plan *plan,
-               size_t index)
+int curve_path(char **out, const char *pattern, const struct curve_where *w,
+               const struct plan *plan, size_t index)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *p = pattern;
@@ -130,23 +132,23 @@ int curve_path(char **out, const char *pattern, const char *task_dir, const stru
 		while (p[1 + len] && is_name_char(p[1 + len], len == 0))
 			len++;
 		if (!len || p[1 + len] != '}' ||
-		    add_placeholder(&sb, p + 1, len, task_dir, plan, index) < 0) {
+		    add_placeholder(&sb, p + 1, len, w, plan, index) < 0) {
 			size_t shown = strcspn(p + 1, "}");
 
 			error("unknown placeholder '%.*s' in the curve file '%s': use {index}, "
-			      "{seed}, "
-			      "{setting}, {task_dir} or a parameter's name ('{{' for a brace)",
+			      "{task}, {sweep}, {seed}, {setting}, {task_dir} or a parameter's "
+			      "name ('{{' for a brace)",
 			      (int)(shown + (p[1 + shown] ? 2 : 1)), p, pattern);
 			strbuf_release(&sb);
 			return SWEEP_ERR;
 		}
 		p += len + 2;
 	}
-	/* Relative to the task's folder once expanded: "{task_dir}/x" is absolute. */
+	/* Relative to the submit folder once expanded: "{task_dir}/x" is absolute. */
 	if (sb.buf[0] == '/')
 		*out = strbuf_detach(&sb, NULL);
 	else
-		*out = xstrfmt("%s/%s", task_dir, sb.buf);
+		*out = xstrfmt("%s/%s", w->workdir, sb.buf);
 	strbuf_release(&sb);
 	return 0;
 }

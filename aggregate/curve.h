@@ -2,6 +2,7 @@
 #define SWEEP_CURVE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "result.h"
 
@@ -41,15 +42,22 @@ int curve_parse(struct curve *c, const char *text, size_t len, const char *step_
 
 struct plan;
 
+/* Where the curve files of one sweep are. */
+struct curve_where {
+	const char *workdir;  /* the folder submit ran in: relative names are under it */
+	const char *task_dir; /* <sweep dir>/tasks/<index>, for {task_dir} */
+	int64_t sweep_id;     /* for {sweep} */
+};
+
 /*
  * The curve file of task index: pattern with its placeholders filled in
- * ({index}, {seed}, {setting}, {task_dir} and the plan's parameters, "{{"
- * and "}}" for braces), relative to the task's folder task_dir unless it
- * is absolute. Into *out (the caller frees it); an unknown placeholder is
- * an error().
+ * ({index} = {task}, {sweep}, {seed}, {setting}, {task_dir} and the plan's
+ * parameters, "{{" and "}}" for braces), relative to w->workdir (the
+ * folder submit ran in) unless it is absolute. Into *out (the caller frees
+ * it); an unknown placeholder is an error().
  */
-int curve_path(char **out, const char *pattern, const char *task_dir, const struct plan *plan,
-               size_t index);
+int curve_path(char **out, const char *pattern, const struct curve_where *w,
+               const struct plan *plan, size_t index);
 
 /* curve_parse of the file at path; a file that cannot be read sets c->error too. */
 int curve_read(struct curve *c, const char *path, const char *step_key);

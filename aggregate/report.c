@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gate.h"
 #include "plan.h"
@@ -378,14 +379,17 @@ static char *ci_cell(const struct stats_summary *st, int digits, int sig)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* "best", "p = 0.012", "p = 0.31 (n.s.)" or "n/a". */
+/*
+ * "best", "p_holm = 0.012", "p_holm = 0.62 (n.s.)" or "n/a": the p the
+ * verdict rests on, Holm-adjusted (JSON and CSV also give Welch's own).
+ */
 static char *rank_cell(const struct compare_entry *e)
 {
 	if (e->best)
 		return xstrdup("best");
 	if (!e->has_p)
 		return xstrdup("n/a");
-	return xstrfmt("p = %.2g%s", e->p, e->significant ? "" : " (n.s.)");
+	return xstrfmt("p_holm = %.2g%s", e->p_holm, e->significant ? "" : " (n.s.)");
 }
 
 /* How to read the "vs best" columns, one line per ranked metric. */
@@ -439,9 +443,10 @@ static void print_rank_notes(FILE *f, const struct report *r)
 		if (nbest > 1)
 			fprintf(f, ", %zu settings tie", nbest);
 		fprintf(f,
-		        "; p: Welch's two-sided t-test against it; n.s.: not significant at "
-		        "%g after Holm's correction over %zu setting%s\n",
-		        COMPARE_ALPHA, ntested, output_plural(ntested, "", "s"));
+		        "; p_holm: Welch's two-sided t-test against it, adjusted by Holm's "
+		        "method over %zu setting%s (--json, --csv: also the unadjusted p); "
+		        "n.s.: not significant at %g\n",
+		        ntested, output_plural(ntested, "", "s"), COMPARE_ALPHA);
 		free(label);
 	}
 	if (any)
@@ -523,15 +528,35 @@ static void print_title(FILE *f, const struct report *r)
 		fprintf(f, "no result file holds a numeric metric\n");
 }
 
+/* The settings report --exclude left out, with their reasons. */
+static void print_exclusions(FILE *f, const struct report *r)
+{
+	if (!r->nexclusions)
+		return;
+	fprintf(f, "\nleft out (report --exclude):\n");
+	for (size_t i = 0; i < r->nexclusions; i++) {
+		const struct report_exclusion *e = &r->exclusions[i];
+		time_t when = (time_t)e->recorded_at;
+		char stamp[32];
+		struct tm tm;
+
+		strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M", localtime_r(&when, &tm));
+		fprintf(f, "  %s (%zu setting%s): %s (recorded %s)\n", e->selector, e->nsettings,
+		        e->nsettings == 1 ? "" : "s", e->reason, stamp);
+	}
+}
+
 void report_print_table(FILE *f, const struct report *r)
 {
 	print_title(f, r);
 	fputc('\n', f);
 	if (!showing_stats(r)) {
 		print_failures_table(f, r);
+		print_exclusions(f, r);
 		return;
 	}
 	print_stats_table(f, r);
+	print_exclusions(f, r);
 	if (gate_complete(r->gate))
 		return;
 	fprintf(f, "\nexcluded tasks (%zu):\n", r->gate->nfailures);
@@ -653,6 +678,14 @@ void report_print_json(FILE *f, const struct report *r)
 	for (size_t i = 0; i < g->nfailures; i++)
 		json_array_append_new(arr, json_failure(r, &g->failures[i]));
 	json_object_set_new(root, "failures", arr);
+	arr = json_array();
+	for (size_t i = 0; i < r->nexclusions; i++)
+		json_array_append_new(
+		    arr, json_pack("{s:s, s:s, s:I, s:I}", "selector", r->exclusions[i].selector,
+		                   "reason", r->exclusions[i].reason, "settings",
+		                   (json_int_t)r->exclusions[i].nsettings, "recorded_at",
+		                   (json_int_t)r->exclusions[i].recorded_at));
+	json_object_set_new(root, "excluded", arr);
 	output_json_print(f, root, JSON_INDENT(2));
 }
 

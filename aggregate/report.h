@@ -34,6 +34,14 @@ struct result;
  * Undefined values (the std of one seed, the mean of none) print as "n/a"
  * in the table, null in JSON and an empty field in CSV.
  */
+/* Settings a user left out of the report (report --exclude), and why. */
+struct report_exclusion {
+	const char *selector; /* "lr=-0.1" */
+	const char *reason;
+	size_t nsettings;    /* how many settings it left out */
+	int64_t recorded_at; /* when (seconds since the epoch) */
+};
+
 struct report {
 	/* Filled in by the caller; borrowed, and must outlive the report. */
 	const char *name; /* the sweep's job name (log files are <logs>/<name>_%A_%a.out) */
@@ -42,6 +50,9 @@ struct report {
 	const char *dir;  /* the sweep's folder, to say where result files are; may be NULL */
 	bool allow_incomplete;
 	int digits; /* the table's std to this many significant digits; 0: 2, or 3 from a 1 */
+	/* Printed under the table and in JSON ("excluded"): never left out silently. */
+	const struct report_exclusion *exclusions;
+	size_t nexclusions;
 
 	/* Filled in by report_build. */
 	const struct plan *plan;        /* borrowed */

@@ -35,6 +35,7 @@
 #include "store.h"
 #include "strbuf.h"
 #include "units.h"
+#include "verdict.h"
 
 #include "banned.h"
 
@@ -69,6 +70,12 @@ static const char options[] =
     "  --digits N           print the std to N significant digits, the mean and CI to\n"
     "                       the same place (default: 2, or 3 when the std starts with\n"
     "                       a 1); JSON and CSV always have full precision\n"
+    "  --exclude NAME=VALUE[,NAME=VALUE...] --reason TEXT\n"
+    "                       leave the settings with these values out of this and every\n"
+    "                       later report of the sweep, recording why; the report says\n"
+    "                       so under the table (repeatable)\n"
+    "  --include NAME=VALUE[,...]\n"
+    "                       forget an exclusion recorded by --exclude\n"
     "  --allow-incomplete   print statistics over the tasks that passed, marking the\n"
     "                       settings that miss some and listing the excluded tasks\n"
     "  --refresh            read every record from Slurm accounting again, not the\n"
@@ -102,6 +109,10 @@ struct report_opts {
 	int digits;
 	bool refresh;
 	size_t top; /* --top N; 0: every setting */
+	const char **exclude; /* --exclude selectors */
+	size_t nexclude, exclude_alloc;
+	const char *reason;  /* --reason */
+	const char *include; /* --include */
 };
 
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
@@ -121,6 +132,9 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {"allow-incomplete", no_argument, NULL, 'a'},
 	    {"refresh", no_argument, NULL, 'R'},
 	    {"top", required_argument, NULL, 'T'},
+	    {"exclude", required_argument, NULL, 'E'},
+	    {"reason", required_argument, NULL, 'W'},
+	    {"include", required_argument, NULL, 'I'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -200,6 +214,16 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 			o->top = (size_t)n;
 			break;
 		}
+		case 'E':
+			ALLOC_GROW(o->exclude, o->nexclude + 1, o->exclude_alloc);
+			o->exclude[o->nexclude++] = optarg;
+			break;
+		case 'W':
+			o->reason = optarg;
+			break;
+		case 'I':
+			o->include = optarg;
+			break;
 		default:
 			code =
 			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
@@ -219,6 +243,14 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		error("--x and --logx do not go with --curves: curves are drawn by step");
 		return cli_usage(stderr, usage, options);
 	}
+	if (o->nexclude && (!o->reason || !*o->reason)) {
+		error("--exclude needs --reason TEXT: say why '%s' is left out", o->exclude[0]);
+		return cli_usage(stderr, usage, options);
+	}
+	if (o->reason && !o->nexclude) {
+		error("--reason goes with --exclude");
+		return cli_usage(stderr, usage, options);
+	}
 	if (!o->step)
 		o->step = "step";
 	if (json && csv) {
@@ -227,160 +259,6 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	}
 	o->format = json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_TABLE;
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
-}
-
-/*
- * Where the tasks' metrics are: the sweep file's `results:` key, from the
- * sweep file as it was submitted (kept in the store).
- */
-struct results_source {
-	struct cfg cfg;
-	char *workdir; /* the script's --chdir: where relative result files are */
-	struct result_log_spec log;
-	enum result_format format;
-};
-
-static int remember_chdir(void *data, const char *name, const char *value)
-{
-	char **workdir = data;
-
-	(void)name;
-	if (value) {
-		free(*workdir);
-		*workdir = xstrdup(value);
-	}
-	return 0;
-}
-
-static int source_load(struct results_source *src, struct store *st, const struct sweep_rec *rec)
-{
-	static const struct sbopt_name chdir_name[] = {{"chdir", 'D'}};
-	const struct cfg_results *r = &src->cfg.results;
-	const char **names = NULL, **patterns = NULL;
-	struct strbuf script = STRBUF_INIT;
-	char *spec = NULL;
-	int ret;
-
-	ret = store_load_spec(st, &spec, rec->id);
-	if (ret < 0)
-		return ret;
-	if (!*spec) {
-		/* Recorded without its sweep file: sweep's own result files. */
-		free(spec);
-		return result_log_spec_init(&src->log, NULL, NULL, 0);
-	}
-	ret = cfg_load_string(&src->cfg, rec->source ? rec->source : "the sweep file", spec,
-	                      strlen(spec));
-	free(spec);
-	if (ret < 0)
-		return error("cannot tell where sweep %" PRId64
-		             "'s metrics are: its sweep file (above) "
-		             "no longer reads",
-		             rec->id);
-	src->format = r->format == CFG_RESULTS_CSV     ? RESULT_CSV
-	              : r->format == CFG_RESULTS_JSONL ? RESULT_JSONL
-	                                               : RESULT_JSON;
-	if (r->file && strcmp(r->file, CFG_SWEEP_RESULT) && r->file[0] != '/') {
-		if (strbuf_read_file(&script, rec->script) < 0) {
-			ret =
-			    error("cannot read the script '%s': %s", rec->script, strerror(errno));
-			goto out;
-		}
-		sbopt_read_script(script.buf, chdir_name, 1, remember_chdir, &src->workdir);
-		if (!src->workdir) {
-			ret = error("the script '%s' has no --chdir: cannot tell where '%s' is",
-			            rec->script, r->file);
-			goto out;
-		}
-	}
-	names = xcalloc(r->nlog + 1, sizeof(*names));
-	patterns = xcalloc(r->nlog + 1, sizeof(*patterns));
-	for (size_t k = 0; k < r->nlog; k++) {
-		names[k] = r->log[k].name;
-		patterns[k] = r->log[k].pattern;
-	}
-	ret = result_log_spec_init(&src->log, names, patterns, r->nlog);
-out:
-	free(names);
-	free(patterns);
-	strbuf_release(&script);
-	return ret;
-}
-
-static void source_release(struct results_source *src)
-{
-	cfg_release(&src->cfg);
-	free(src->workdir);
-	result_log_spec_release(&src->log);
-}
-
-/* Task i's results.file: its placeholders filled in, under the workdir when relative. */
-static char *task_file(const struct results_source *src, const struct plan *plan, size_t i)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *file = src->cfg.results.file;
-	struct placeholder_piece piece;
-	size_t n;
-
-	if (file[0] != '/')
-		strbuf_addf(&sb, "%s/", src->workdir);
-	for (const char *p = file; (n = placeholder_next(&piece, p)); p += n) {
-		if (piece.kind == PLACEHOLDER_TEXT) {
-			strbuf_add(&sb, piece.start, piece.len);
-		} else if (piece.len == 4 && !strncmp(piece.start, "seed", 4)) {
-			strbuf_addf(&sb, "%" PRId64, plan_seed_of(plan, i));
-		} else if (piece.len == 5 && !strncmp(piece.start, "index", 5)) {
-			strbuf_addf(&sb, "%zu", i);
-		} else {
-			for (size_t k = 0; k < plan->nparams; k++)
-				if (strlen(plan->params[k]) == piece.len &&
-				    !strncmp(plan->params[k], piece.start, piece.len))
-					strbuf_addstr(
-					    &sb, plan_value(plan, plan_setting_of(plan, i), k));
-		}
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
-/* Reads task i's result: its file (or none), then the metrics of its log. */
-static void read_task_result(struct result *res, const struct results_source *src,
-                             const struct sweep_rec *rec, const struct plan *plan, size_t i,
-                             const struct task_outcome *o)
-{
-	const struct cfg_results *r = &src->cfg.results;
-	char *path = NULL, *log;
-
-	if (!r->given || (r->file && !strcmp(r->file, CFG_SWEEP_RESULT))) {
-		path = result_path(rec->dir, i);
-		result_read(res, path);
-	} else if (r->file) {
-		path = task_file(src, plan, i);
-		result_read_format(res, path, src->format);
-		res->file = xstrdup(path);
-	} else {
-		result_init_empty(res);
-	}
-	free(path);
-	if (!r->nlog || res->status != RESULT_OK)
-		return;
-	log = outcome_log_path(rec->logs, rec->name, o->state, o->array_job_id, o->array_task_id);
-	result_read_log(res, log, &src->log);
-	free(log);
-}
-
-/* Reads the result of every task whose run passed; the others' are not looked at. */
-static struct result *read_results(const struct results_source *src, const struct sweep_rec *rec,
-                                   const struct plan *plan, const struct task_outcome *oc)
-{
-	struct result *results = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*results));
-
-	for (size_t i = 0; i < plan->ntasks; i++) {
-		result_init(&results[i]);
-		if (oc[i].state != TS_COMPLETED || oc[i].exit_code || oc[i].signal)
-			continue;
-		read_task_result(&results[i], src, rec, plan, i, &oc[i]);
-	}
-	return results;
 }
 
 /*
@@ -516,14 +394,20 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 	size_t nkeys = 0, keys_alloc = 0, nbad = 0, nmetrics;
 	const char *const *metrics;
 	struct plot_figure fig;
+	char *workdir = NULL;
 	int ret = 0;
 
 	plot_figure_init(&fig);
+	if (o->curves[0] != '/' && verdict_workdir(&workdir, rec, o->curves) < 0) {
+		ret = SWEEP_ERR;
+		goto out;
+	}
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		char *task_dir = xstrfmt("%s/tasks/%zu", rec->dir, i), *path;
+		struct curve_where w = {workdir ? workdir : ".", task_dir, rec->id};
 
 		curve_init(&curves[i]);
-		ret = curve_path(&path, o->curves, task_dir, plan, i);
+		ret = curve_path(&path, o->curves, &w, plan, i);
 		free(task_dir);
 		if (ret < 0)
 			goto out;
@@ -594,6 +478,7 @@ out:
 	free(curves);
 	free(group);
 	free(nseeds);
+	free(workdir);
 	strbuf_release(&why);
 	return ret;
 }
@@ -636,26 +521,81 @@ static int set_result_limit(void)
 	return 0;
 }
 
+/* What report --exclude left out of a sweep: recorded, loaded and said. */
+struct exclusions {
+	struct exclusion_rec *recs;
+	size_t n;
+	struct report_exclusion *lines; /* for the printers; borrow from recs */
+	unsigned char *excluded;        /* per setting */
+};
+
+static void exclusions_release(struct exclusions *x)
+{
+	exclusion_recs_free(x->recs, x->n);
+	free(x->lines);
+	free(x->excluded);
+	memset(x, 0, sizeof(*x));
+}
+
+/*
+ * Records --exclude's selectors (each checked against the plan) and
+ * forgets --include's, then loads every recorded exclusion of the sweep.
+ */
+static int load_exclusions(struct exclusions *x, const struct report_opts *o,
+                           struct loaded_sweep *l)
+{
+	unsigned char *named = xcalloc(l->plan.nsettings + 1, 1);
+	bool found;
+	int ret = 0;
+
+	x->excluded = xcalloc(l->plan.nsettings + 1, 1);
+	for (size_t i = 0; ret == 0 && i < o->nexclude; i++)
+		if ((ret = plan_select(named, &l->plan, o->exclude[i])) >= 0)
+			ret = store_add_exclusion(l->st, l->rec.id, o->exclude[i], o->reason);
+	if (ret == 0 && o->include &&
+	    (ret = store_remove_exclusion(l->st, &found, l->rec.id, o->include)) == 0 && !found)
+		ret = error("sweep %" PRId64 " has no exclusion '%s' (report --json lists them)",
+		            l->rec.id, o->include);
+	if (ret == 0)
+		ret = store_load_exclusions(l->st, &x->recs, &x->n, l->rec.id);
+	x->lines = xcalloc(x->n + 1, sizeof(*x->lines));
+	for (size_t i = 0; ret == 0 && i < x->n; i++) {
+		int n = plan_select(named, &l->plan, x->recs[i].selector);
+
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		for (size_t s = 0; s < l->plan.nsettings; s++)
+			x->excluded[s] |= named[s];
+		x->lines[i] = (struct report_exclusion){x->recs[i].selector, x->recs[i].reason,
+		                                        (size_t)n, x->recs[i].created_at};
+	}
+	if (ret == 0 && x->n && !memchr(x->excluded, 0, l->plan.nsettings))
+		ret = error("the exclusions leave no setting of sweep %" PRId64
+		            " (--include SELECTOR forgets one)",
+		            l->rec.id);
+	free(named);
+	return ret < 0 ? ret : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
 	struct loaded_sweep l;
-	struct result *results = NULL;
-	struct gate_result gate;
+	struct verdict v;
+	struct exclusions excl = {0};
 	struct report rep;
 	struct compare_goals goals;
 	enum compare_goal *by_metric = NULL;
 	bool curves_missing = false;
-	struct results_source src;
 	int ret = EXIT_ERROR, code;
 
 	loaded_init(&l);
-	gate_result_init(&gate);
+	verdict_init(&v);
 	report_init(&rep);
 	compare_goals_init(&o.goals);
 	compare_goals_init(&goals);
-	memset(&src, 0, sizeof(src));
-	cfg_init(&src.cfg);
 
 	code = parse_options(&o, argc, argv);
 	if (code != CLI_CONTINUE) {
@@ -683,29 +623,31 @@ int cmd_report(int argc, char **argv)
 			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_OK;
 		goto out;
 	}
-	if (source_load(&src, l.st, &l.rec) < 0)
+	if (load_exclusions(&excl, &o, &l) < 0)
 		goto out;
-	results = read_results(&src, &l.rec, &l.plan, l.outcomes);
-
-	gate_check(&gate, &l.plan, l.outcomes, results, o.metrics, o.nmetrics);
+	v.excluded = excl.excluded;
+	if (verdict_check(&v, l.st, &l.rec, &l.plan, l.outcomes, o.metrics, o.nmetrics) < 0)
+		goto out;
 	if (o.nmetrics)
-		check_metric_names(&gate, results, l.plan.ntasks);
-	report_build(&rep, &l.plan, &gate, results);
+		check_metric_names(&v.gate, v.results, v.ntasks);
+	report_build(&rep, v.plan, &v.gate, v.results);
+	rep.exclusions = excl.lines;
+	rep.nexclusions = excl.n;
 	load_goals(&goals, l.st, &l.rec, &o.goals);
-	by_metric = goals_by_metric(&goals, &gate);
+	by_metric = goals_by_metric(&goals, &v.gate);
 	report_rank(&rep, by_metric);
 	if (o.top && !report_ranked(&rep)) {
 		error("--top needs a goal: --goal METRIC=max|min, or 'metrics:' in the sweep file");
 		goto out;
 	}
 	/* Random search: the settings have no order of their own, best first is the one. */
-	if (o.top || src.cfg.nsample)
+	if (o.top || v.cfg.nsample)
 		report_order(&rep, o.top);
 	rep.name = l.rec.name;
 	rep.id = l.rec.id;
 	rep.logs = l.rec.logs;
 	/* The hint names sweep's own result files only. */
-	rep.dir = src.cfg.results.given ? NULL : l.rec.dir;
+	rep.dir = verdict_own_files(&v) ? l.rec.dir : NULL;
 	rep.allow_incomplete = o.allow_incomplete;
 	rep.digits = o.digits;
 	switch (o.format) {
@@ -718,33 +660,36 @@ int cmd_report(int argc, char **argv)
 		break;
 	case FORMAT_CSV:
 		report_print_csv(stdout, &rep);
+		for (size_t i = 0; i < excl.n; i++)
+			warning("left out (report --exclude): %s: %s", excl.lines[i].selector,
+			        excl.lines[i].reason);
 		break;
 	}
 
-	if (o.plot && (gate_complete(&gate) || o.allow_incomplete) &&
-	    write_plot(&o, &rep, &src.cfg) < 0)
+	if (o.plot && (gate_complete(&v.gate) || o.allow_incomplete) &&
+	    write_plot(&o, &rep, &v.cfg) < 0)
 		goto out;
 
 	ret = EXIT_OK;
-	if (!gate_complete(&gate)) {
+	if (!gate_complete(&v.gate)) {
 		ret = EXIT_INCOMPLETE;
 		if (o.allow_incomplete)
 			warning("%zu of %zu tasks missing or failed; the statistics exclude them",
-			        gate.nfailures, gate.ntasks);
+			        v.gate.nfailures, v.gate.ntasks);
 		else
 			warning("%zu of %zu tasks missing or failed; no statistics until every "
 			        "task passed (--allow-incomplete reports what exists)",
-			        gate.nfailures, gate.ntasks);
+			        v.gate.nfailures, v.gate.ntasks);
 	}
 out:
 	free(by_metric);
 	compare_goals_release(&goals);
 	compare_goals_release(&o.goals);
-	source_release(&src);
 	report_release(&rep);
-	gate_result_release(&gate);
-	results_free(results, l.plan.ntasks);
+	verdict_release(&v);
+	exclusions_release(&excl);
 	loaded_release(&l);
+	free(o.exclude);
 	free(o.metrics);
 	return ret;
 }

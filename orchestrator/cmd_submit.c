@@ -288,6 +288,17 @@ static struct submission_job *sparse_jobs(size_t ntasks, const int64_t *reused_f
 	return jobs;
 }
 
+/* Prints every line of text with prefix before it. */
+static void print_prefixed(const char *text, const char *prefix)
+{
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		printf("%s%.*s\n", prefix, (int)len, p);
+		p += len + (p[len] != 0);
+	}
+}
+
 /* "N reused, M to run", from which sweeps, and why the rest runs. */
 static void print_extend(const struct extend *x, size_t ntasks, const char *prefix)
 {
@@ -297,12 +308,17 @@ static void print_extend(const struct extend *x, size_t ntasks, const char *pref
 	extend_describe(&sb, x->from_sweep, ntasks);
 	if (x->why.len)
 		strbuf_addstr(&sb, x->why.buf);
-	for (const char *p = sb.buf; *p;) {
-		size_t len = strcspn(p, "\n");
+	print_prefixed(sb.buf, prefix);
+	strbuf_release(&sb);
+}
 
-		printf("%s%.*s\n", prefix, (int)len, p);
-		p += len + (p[len] != 0);
-	}
+/* For --dry-run: per setting, reused, changed or new. */
+static void print_settings(const struct extend *x, const struct plan *plan)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	extend_describe_settings(&sb, x, plan);
+	print_prefixed(sb.buf, "# ");
 	strbuf_release(&sb);
 }
 
@@ -562,6 +578,7 @@ int cmd_submit(int argc, char **argv)
 		print_task_table(&plan);
 		if (extend_from) {
 			print_extend(&ext, plan.ntasks, "# ");
+			print_settings(&ext, &plan);
 			for (size_t c = 0; c < njobs; c++)
 				printf("#   %s --array=%s SCRIPT %" PRIu32 "\n", ops->submitter,
 				       jobs[c].array, jobs[c].offset);

@@ -25,6 +25,7 @@
 #include "result.h"
 #include "reuse.h"
 #include "store.h"
+#include "verdict.h"
 
 #include "banned.h"
 
@@ -35,6 +36,7 @@ void extend_init(struct extend *x)
 {
 	memset(x, 0, sizeof(*x));
 	strbuf_init(&x->why, 0);
+	plan_init(&x->base_plan);
 }
 
 void extend_release(struct extend *x)
@@ -44,44 +46,36 @@ void extend_release(struct extend *x)
 	free(x->matched_in);
 	free(x->matched_index);
 	strbuf_release(&x->why);
+	plan_release(&x->base_plan);
 	extend_init(x);
 }
 
-/* Which tasks of rec passed the gate on their latest run: passed[i]. */
+/*
+ * Which tasks of rec passed the gate on their latest run: passed[i], by
+ * the one verdict report gives (its results: sources and outcome rules).
+ */
 static int passed_tasks(unsigned char **out, struct store *st, const struct sweep_rec *rec,
                         const struct plan *plan)
 {
 	struct task_outcome *oc = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*oc));
-	struct result *results = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*results));
 	struct array_rec *arrays = NULL;
 	struct acct_set set;
-	struct gate_result gate;
+	struct verdict v;
 	struct backend_read rd = {0}; /* states only: no MaxRSS needed */
 	size_t narrays = 0;
 	int ret;
 
 	acct_set_init(&set);
-	gate_result_init(&gate);
+	verdict_init(&v);
 	*out = NULL;
-	for (size_t i = 0; i < plan->ntasks; i++)
-		result_init(&results[i]);
 	ret = backend_load_outcomes(oc, &set, &arrays, &narrays, &rd, st, rec);
+	if (ret == 0)
+		ret = verdict_check(&v, st, rec, plan, oc, NULL, 0);
 	if (ret == 0) {
-		for (size_t i = 0; i < plan->ntasks; i++) {
-			char *path;
-
-			if (oc[i].state != TS_COMPLETED || oc[i].exit_code || oc[i].signal)
-				continue;
-			path = result_path(rec->dir, i);
-			result_read(&results[i], path);
-			free(path);
-		}
-		gate_check(&gate, plan, oc, results, NULL, 0);
-		*out = gate.passed;
-		gate.passed = NULL;
+		*out = v.gate.passed;
+		v.gate.passed = NULL;
 	}
-	gate_result_release(&gate);
-	results_free(results, plan->ntasks);
+	verdict_release(&v);
 	array_recs_free(arrays, narrays);
 	acct_set_release(&set);
 	free(oc);
@@ -162,6 +156,9 @@ int extend_find(struct extend *x, struct store *st, const char *which, const str
 	if (ret < 0)
 		goto out;
 	x->base = rec.id;
+	ret = store_load_plan(st, &x->base_plan, rec.id);
+	if (ret < 0)
+		goto out;
 	for (unsigned depth = 0; depth < MAX_CHAIN; depth++) {
 		const char *diff;
 
@@ -287,4 +284,60 @@ void extend_describe(struct strbuf *out, const int64_t *from_sweep, size_t ntask
 		strbuf_release(&ids);
 	}
 	free(done);
+}
+
+/* Setting s's line: what of it runs and why. */
+static void describe_setting(struct strbuf *out, const struct extend *x, const struct plan *want,
+                             size_t s, size_t changed_from, size_t param)
+{
+	size_t reused = 0, again = 0, fresh = 0;
+	char *label = plan_setting_label(want, s);
+
+	for (size_t k = 0; k < want->nseeds; k++) {
+		size_t j = s * want->nseeds + k;
+
+		if (x->from_sweep[j])
+			reused++;
+		else if (x->matched_in[j])
+			again++;
+		else
+			fresh++;
+	}
+	strbuf_addf(out, "  %s: ", label);
+	if (reused == want->nseeds) {
+		strbuf_addf(out, "reused (%zu seed%s)\n", reused, reused == 1 ? "" : "s");
+	} else if (!reused && !again && changed_from != REUSE_NONE) {
+		size_t q = 0;
+
+		while (q < x->base_plan.nparams &&
+		       strcmp(x->base_plan.params[q], want->params[param]))
+			q++;
+		strbuf_addf(out, "changed (%s: %s -> %s): %zu to run\n", want->params[param],
+		            plan_value(&x->base_plan, changed_from, q), plan_value(want, s, param),
+		            fresh);
+	} else if (!reused && !again) {
+		strbuf_addf(out, "new: %zu to run\n", fresh);
+	} else {
+		strbuf_addf(out, "%zu reused", reused);
+		if (again)
+			strbuf_addf(out, ", %zu run%s again (did not pass)", again,
+			            again == 1 ? "s" : "");
+		if (fresh)
+			strbuf_addf(out, ", %zu new seed%s to run", fresh, fresh == 1 ? "" : "s");
+		strbuf_addch(out, '\n');
+	}
+	free(label);
+}
+
+void extend_describe_settings(struct strbuf *out, const struct extend *x, const struct plan *want)
+{
+	size_t *from = xcalloc(want->nsettings ? want->nsettings : 1, sizeof(*from));
+	size_t *param = xcalloc(want->nsettings ? want->nsettings : 1, sizeof(*param));
+
+	reuse_changed_settings(from, param, want, &x->base_plan);
+	strbuf_addf(out, "per setting, against sweep %" PRId64 ":\n", x->base);
+	for (size_t s = 0; s < want->nsettings; s++)
+		describe_setting(out, x, want, s, from[s], param[s]);
+	free(from);
+	free(param);
 }

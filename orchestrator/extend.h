@@ -4,9 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plan.h"
 #include "strbuf.h"
 
-struct plan;
 struct store;
 
 /*
@@ -26,6 +26,7 @@ struct extend {
 	size_t *matched_index;
 	size_t nreused;
 	struct strbuf why; /* what could not be reused and why, one line each */
+	struct plan base_plan; /* of the sweep named, to tell a changed setting from a new one */
 };
 
 void extend_init(struct extend *x);
@@ -46,6 +47,15 @@ int extend_find(struct extend *x, struct store *st, const char *which, const str
  * where it reads every task's.
  */
 int extend_copy_results(const struct extend *x, struct store *st, const char *sweep_dir);
+
+/*
+ * Per setting of want (the new plan), one line each: reused (every seed),
+ * partly reused (which seeds run, and why), changed (the value edited
+ * from the setting of the sweep named: "lr: -0.1 -> 0.05") or new. For
+ * submit --extend --dry-run.
+ */
+void extend_describe_settings(struct strbuf *out, const struct extend *x,
+                              const struct plan *want);
 
 /* "3 reused from sweep 1 (indices 0-1,4)" lines for the report and submit. */
 void extend_describe(struct strbuf *out, const int64_t *from_sweep, size_t ntasks);

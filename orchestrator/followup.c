@@ -34,6 +34,7 @@
 #include "sbopt.h"
 #include "script.h"
 #include "store.h"
+#include "verdict.h"
 #include "strbuf.h"
 #include "submission.h"
 
@@ -472,34 +473,26 @@ static int find_self(struct followup_rec *out, struct store *st, int64_t sweep_i
 
 /*
  * With retry_on_exit, a task that completed without a usable metric runs
- * again too: which did (metric_failed[i]), by the gate over the result files.
+ * again too: which did (metric_failed[i]), by the verdict report gives.
+ * NULL when the sweep's result sources cannot be told (error() reported).
  */
 static unsigned char *metric_failures(const struct rerun *r)
 {
 	size_t n = r->l->plan.ntasks;
-	struct result *results = xcalloc(n ? n : 1, sizeof(*results));
-	unsigned char *failed = xcalloc(n ? n : 1, 1);
-	struct gate_result gate;
+	unsigned char *failed;
+	struct verdict v;
 
-	gate_result_init(&gate);
-	for (size_t i = 0; i < n; i++) {
-		const struct task_outcome *o = &r->l->outcomes[i];
-		char *path;
-
-		result_init(&results[i]);
-		if (o->state != TS_COMPLETED || o->exit_code || o->signal)
-			continue;
-		path = result_path(r->l->rec.dir, i);
-		result_read(&results[i], path);
-		free(path);
+	verdict_init(&v);
+	if (verdict_check(&v, r->l->st, &r->l->rec, &r->l->plan, r->l->outcomes, NULL, 0) < 0) {
+		verdict_release(&v);
+		return NULL;
 	}
-	gate_check(&gate, &r->l->plan, r->l->outcomes, results, NULL, 0);
-	for (size_t k = 0; k < gate.nfailures; k++)
-		if (gate.failures[k].state == TS_COMPLETED && !gate.failures[k].exit_code &&
-		    !gate.failures[k].signal)
-			failed[gate.failures[k].index] = 1;
-	gate_result_release(&gate);
-	results_free(results, n);
+	failed = xcalloc(n ? n : 1, 1);
+	for (size_t k = 0; k < v.gate.nfailures; k++)
+		if (v.gate.failures[k].state == TS_COMPLETED && !v.gate.failures[k].exit_code &&
+		    !v.gate.failures[k].signal)
+			failed[v.gate.failures[k].index] = 1;
+	verdict_release(&v);
 	return failed;
 }
 

@@ -5,6 +5,8 @@
  */
 #include "plan.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <string.h>
@@ -254,4 +256,110 @@ int plan_check_sizes(const struct plan *plan, const struct cfg *cfg)
 			    cfg->path, s, total, PLAN_MAX_TASK_BYTES);
 	}
 	return 0;
+}
+
+static bool is_name_char(char c, bool first)
+{
+	return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+/* The length of "name=" at p (a name then '='), or 0. */
+static size_t name_eq_len(const char *p)
+{
+	size_t n = 0;
+
+	while (is_name_char(p[n], n == 0))
+		n++;
+	return n && p[n] == '=' ? n + 1 : 0;
+}
+
+/* The parameter names of plan, ", "-separated, for messages (the caller frees). */
+static char *param_list(const struct plan *plan)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t p = 0; p < plan->nparams; p++)
+		strbuf_addf(&sb, "%s%s", p ? ", " : "", plan->params[p]);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Clears out[s] for every setting whose value of the pair at pair (len bytes) differs. */
+static int select_pair(unsigned char *out, const struct plan *plan, const char *selector,
+                       const char *pair, size_t len)
+{
+	size_t n = name_eq_len(pair), p = 0;
+	char *list;
+
+	if (!n || n > len)
+		return error("'%s' is not name=value[,name=value...]: '%.*s'", selector, (int)len,
+		             pair);
+	while (p < plan->nparams &&
+	       (strlen(plan->params[p]) != n - 1 || strncmp(plan->params[p], pair, n - 1)))
+		p++;
+	if (p == plan->nparams) {
+		list = param_list(plan);
+		error("'%s': the sweep has no parameter '%.*s'; it has: %s", selector, (int)(n - 1),
+		      pair, *list ? list : "none");
+		free(list);
+		return SWEEP_ERR;
+	}
+	for (size_t s = 0; s < plan->nsettings; s++) {
+		const char *v = plan_value(plan, s, p);
+
+		if (strlen(v) != len - n || strncmp(v, pair + n, len - n))
+			out[s] = 0;
+	}
+	return 0;
+}
+
+int plan_select(unsigned char *out, const struct plan *plan, const char *selector)
+{
+	const char *p = selector;
+	size_t count = 0;
+
+	memset(out, 1, plan->nsettings);
+	while (*p) {
+		size_t len = 0;
+
+		/* A value ends where ",name=" starts: values may hold commas. */
+		while (p[len] && !(p[len] == ',' && name_eq_len(p + len + 1)))
+			len++;
+		if (select_pair(out, plan, selector, p, len) < 0)
+			return SWEEP_ERR;
+		p += len + (p[len] == ',');
+	}
+	if (p == selector)
+		return error("an empty selector: write name=value, e.g. 'lr=0.1'");
+	for (size_t s = 0; s < plan->nsettings; s++)
+		count += out[s];
+	if (!count)
+		return error("'%s' matches no setting of the sweep", selector);
+	return (int)(count > INT32_MAX ? INT32_MAX : count);
+}
+
+void plan_subset(struct plan *out, size_t *from, const struct plan *plan, const unsigned char *keep)
+{
+	size_t n = 0;
+
+	plan_init(out);
+	out->nparams = plan->nparams;
+	out->params = xcalloc(plan->nparams + 1, sizeof(*out->params));
+	for (size_t p = 0; p < plan->nparams; p++)
+		out->params[p] = xstrdup(plan->params[p]);
+	out->values = xcalloc(plan->nsettings * plan->nparams + 1, sizeof(*out->values));
+	for (size_t s = 0; s < plan->nsettings; s++) {
+		if (!keep[s])
+			continue;
+		for (size_t p = 0; p < plan->nparams; p++)
+			out->values[n * plan->nparams + p] = xstrdup(plan_value(plan, s, p));
+		from[n++] = s;
+	}
+	out->nsettings = n;
+	out->nseeds = plan->nseeds;
+	out->seeds = xcalloc(plan->nseeds + 1, sizeof(*out->seeds));
+	memcpy(out->seeds, plan->seeds, plan->nseeds * sizeof(*out->seeds));
+	plan_derive(out);
+	/* Labels name what varied in the sweep, even if the rest holds one value. */
+	memcpy(out->varies, plan->varies, plan->nparams);
 }

@@ -88,4 +88,22 @@ static inline int64_t plan_seed_of(const struct plan *plan, size_t index)
  */
 char *plan_setting_label(const struct plan *plan, size_t s);
 
+/*
+ * The settings a selector names: "lr=-0.1" or "lr=-0.1,wd=0" (every pair
+ * must hold; a value runs to the next ",name=" or the end, so values may
+ * hold commas). out[s] = 1 for each setting it names (out has
+ * plan->nsettings entries). Returns how many, or a negative code (error()
+ * reported) for a malformed selector, an unknown parameter (with the ones
+ * there are) or one that names no setting.
+ */
+int plan_select(unsigned char *out, const struct plan *plan, const char *selector);
+
+/*
+ * The plan of the settings keep[s] marks, in order, into out (initialised
+ * here; strings copied); from[k] = the setting of plan that setting k of
+ * out is (from has plan->nsettings entries).
+ */
+void plan_subset(struct plan *out, size_t *from, const struct plan *plan,
+                 const unsigned char *keep);
+
 #endif

@@ -102,11 +102,11 @@ static char *setting_key(size_t *len, const struct plan *plan, size_t s)
 	return strbuf_detach(&sb, len);
 }
 
-void reuse_match(size_t *out, const struct plan *want, const struct plan *have)
+/* setting_of[s] = the setting of have equal to setting s of want, or REUSE_NONE. */
+static void match_settings(size_t *setting_of, const struct plan *want, const struct plan *have)
 {
 	char **keys = xcalloc(have->nsettings ? have->nsettings : 1, sizeof(*keys));
 	size_t *lens = xcalloc(have->nsettings ? have->nsettings : 1, sizeof(*lens));
-	size_t *setting_of = xcalloc(want->nsettings ? want->nsettings : 1, sizeof(*setting_of));
 
 	for (size_t s = 0; s < have->nsettings; s++)
 		keys[s] = setting_key(&lens[s], have, s);
@@ -122,6 +122,17 @@ void reuse_match(size_t *out, const struct plan *want, const struct plan *have)
 			}
 		free(key);
 	}
+	for (size_t s = 0; s < have->nsettings; s++)
+		free(keys[s]);
+	free(keys);
+	free(lens);
+}
+
+void reuse_match(size_t *out, const struct plan *want, const struct plan *have)
+{
+	size_t *setting_of = xcalloc(want->nsettings ? want->nsettings : 1, sizeof(*setting_of));
+
+	match_settings(setting_of, want, have);
 	for (size_t j = 0; j < want->ntasks; j++) {
 		size_t hs = setting_of[plan_setting_of(want, j)];
 		int64_t seed = plan_seed_of(want, j);
@@ -135,9 +146,62 @@ void reuse_match(size_t *out, const struct plan *want, const struct plan *have)
 				break;
 			}
 	}
-	for (size_t s = 0; s < have->nsettings; s++)
-		free(keys[s]);
-	free(keys);
-	free(lens);
+	free(setting_of);
+}
+
+/*
+ * How many values setting s of want and setting h of have differ in (the
+ * last such parameter of want in *param), or REUSE_NONE when their
+ * parameter names are not the same.
+ */
+static size_t count_differences(size_t *param, const struct plan *want, size_t s,
+                                const struct plan *have, size_t h)
+{
+	size_t n = 0;
+
+	if (want->nparams != have->nparams)
+		return REUSE_NONE;
+	for (size_t p = 0; p < want->nparams; p++) {
+		size_t q = 0;
+
+		while (q < have->nparams && strcmp(have->params[q], want->params[p]))
+			q++;
+		if (q == have->nparams)
+			return REUSE_NONE;
+		if (strcmp(plan_value(want, s, p), plan_value(have, h, q))) {
+			n++;
+			*param = p;
+		}
+	}
+	return n;
+}
+
+void reuse_changed_settings(size_t *out, size_t *param, const struct plan *want,
+                            const struct plan *have)
+{
+	size_t *setting_of = xcalloc(want->nsettings ? want->nsettings : 1, sizeof(*setting_of));
+	unsigned char *taken = xcalloc(have->nsettings ? have->nsettings : 1, 1);
+
+	match_settings(setting_of, want, have);
+	for (size_t s = 0; s < want->nsettings; s++)
+		if (setting_of[s] != REUSE_NONE)
+			taken[setting_of[s]] = 1;
+	for (size_t s = 0; s < want->nsettings; s++) {
+		out[s] = REUSE_NONE;
+		param[s] = 0;
+		if (setting_of[s] != REUSE_NONE)
+			continue;
+		for (size_t h = 0; h < have->nsettings; h++) {
+			size_t p = 0;
+
+			if (taken[h] || count_differences(&p, want, s, have, h) != 1)
+				continue;
+			taken[h] = 1;
+			out[s] = h;
+			param[s] = p;
+			break;
+		}
+	}
+	free(taken);
 	free(setting_of);
 }

@@ -38,4 +38,16 @@ const char *reuse_recipe_diff(const char *a, const char *b);
  */
 void reuse_match(size_t *out, const struct plan *want, const struct plan *have);
 
+/*
+ * For every setting s of want that no setting of have equals, the setting
+ * of have it was edited from: one that has the same parameter names,
+ * differs in exactly one value and that no setting of want equals; each
+ * setting of have is taken once, the first that fits. out[s] = that
+ * setting and param[s] = the parameter (of want) whose value changed, or
+ * out[s] = REUSE_NONE (a new setting, or one have has as it is). out and
+ * param have want->nsettings entries.
+ */
+void reuse_changed_settings(size_t *out, size_t *param, const struct plan *want,
+                            const struct plan *have);
+
 #endif

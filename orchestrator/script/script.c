@@ -130,8 +130,12 @@ static int variable_for(struct strbuf *var, const char *name, size_t len, const 
 		strbuf_addstr(var, "SWEEP_SEED");
 		return 0;
 	}
-	if (len == 5 && !strncmp(name, "index", 5)) {
+	if ((len == 5 && !strncmp(name, "index", 5)) || (len == 4 && !strncmp(name, "task", 4))) {
 		strbuf_addstr(var, "SWEEP_TASK_INDEX");
+		return 0;
+	}
+	if (len == 5 && !strncmp(name, "sweep", 5)) {
+		strbuf_addstr(var, "SWEEP_ID");
 		return 0;
 	}
 	for (size_t p = 0; p < plan->nparams; p++)

@@ -27,6 +27,9 @@
 #include "yamltree.h"
 #include "banned.h"
 
+/* {seed}, {index} (= {task}: the task's index) and {sweep} (the sweep's id). */
+static const char *const cfg_builtin_placeholders[] = {"seed", "index", "task", "sweep"};
+
 #define MAX_SEEDS    1000000
 #define MAX_NAME_LEN 100
 #define MAX_PACK     100000
@@ -231,11 +234,13 @@ int cfg_check_param_name(struct loader *ld, const struct ytree_node *key, const 
 		          "invalid parameter name '%s'%s: use letters, digits and '_', not "
 		          "starting with a digit",
 		          cfg_show(ld, key->text), where);
-	if (!strcmp(key->text, "seed") || !strcmp(key->text, "index"))
-		return AT(ld, key,
-		          "'%s'%s: 'seed' and 'index' are built-in placeholders, not "
-		          "parameter names",
-		          key->text, where);
+	for (size_t i = 0; i < sizeof(cfg_builtin_placeholders) / sizeof(*cfg_builtin_placeholders);
+	     i++)
+		if (!strcmp(key->text, cfg_builtin_placeholders[i]))
+			return AT(ld, key,
+			          "'%s'%s: 'seed', 'index', 'task' and 'sweep' are built-in "
+			          "placeholders, not parameter names",
+			          key->text, where);
 	return 0;
 }
 
@@ -699,7 +704,9 @@ static int check_cases(struct loader *ld, const char **params, size_t nparams)
 static int check_placeholders(struct loader *ld, const char *text, const struct ytree_node *node,
                               const char *what, const char **params, size_t nparams)
 {
-	const char **all = xcalloc(nparams + 2, sizeof(*all));
+	const size_t nbuiltin =
+	    sizeof(cfg_builtin_placeholders) / sizeof(*cfg_builtin_placeholders);
+	const char **all = xcalloc(nparams + nbuiltin, sizeof(*all));
 	struct placeholder_piece pc;
 	const char *p;
 	size_t n, i;
@@ -707,8 +714,8 @@ static int check_placeholders(struct loader *ld, const char *text, const struct 
 
 	for (i = 0; i < nparams; i++)
 		all[i] = params[i];
-	all[nparams] = "seed";
-	all[nparams + 1] = "index";
+	for (i = 0; i < nbuiltin; i++)
+		all[nparams + i] = cfg_builtin_placeholders[i];
 	for (p = text; !ret && (n = placeholder_next(&pc, p)); p += n) {
 		char *name;
 		const char *guess;
@@ -716,11 +723,11 @@ static int check_placeholders(struct loader *ld, const char *text, const struct 
 		if (pc.kind != PLACEHOLDER_NAME)
 			continue;
 		name = xstrndup(pc.start, pc.len);
-		for (i = 0; i < nparams + 2; i++)
+		for (i = 0; i < nparams + nbuiltin; i++)
 			if (!strcmp(all[i], name))
 				break;
-		if (i == nparams + 2) {
-			guess = sbopt_suggest(name, all, nparams + 2);
+		if (i == nparams + nbuiltin) {
+			guess = sbopt_suggest(name, all, nparams + nbuiltin);
 			if (guess)
 				ret = AT(ld, node,
 				         "'%s': unknown placeholder '{%s}'; did you mean "
@@ -729,7 +736,9 @@ static int check_placeholders(struct loader *ld, const char *text, const struct 
 			else
 				ret = AT(ld, node,
 				         "'%s': unknown placeholder '{%s}': not a parameter, "
-				         "'seed' or 'index' (write {{ and }} for literal braces)",
+				         "'seed', 'index', 'task' or 'sweep' (write {{ and }} for "
+				         "literal "
+				         "braces)",
 				         what, name);
 		}
 		free(name);

@@ -189,6 +189,16 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (sweep_id, array_job_id, seq),"
     "  FOREIGN KEY (sweep_id, array_job_id) REFERENCES acct_arrays(sweep_id, job_id)"
     "    ON DELETE CASCADE) WITHOUT ROWID;",
+    /*
+     * 7: settings left out of a sweep's report (report --exclude), each
+     * with the reason its user gave.
+     */
+    "CREATE TABLE IF NOT EXISTS exclusions ("
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  selector TEXT NOT NULL,"
+    "  reason TEXT NOT NULL,"
+    "  created_at INTEGER NOT NULL,"
+    "  PRIMARY KEY (sweep_id, selector)) WITHOUT ROWID;",
 };
 
 const char *sweep_status_name(enum sweep_status s)

@@ -295,4 +295,21 @@ int store_add_reused(struct store *st, int64_t sweep_id, const struct reused_rec
 /* The reused tasks of a sweep by index (*out NULL when none); the caller frees *out. */
 int store_load_reused(struct store *st, struct reused_rec **out, size_t *n, int64_t sweep_id);
 
+/* A setting left out of a sweep's report (report --exclude), and why. */
+struct exclusion_rec {
+	char *selector; /* "lr=-0.1" or "lr=-0.1,wd=0": the settings with these values */
+	char *reason;
+	int64_t created_at;
+};
+
+void exclusion_recs_free(struct exclusion_rec *recs, size_t n);
+/* Records (or replaces) an exclusion of sweep_id. */
+int store_add_exclusion(struct store *st, int64_t sweep_id, const char *selector,
+                        const char *reason);
+/* Forgets one; *found says whether there was one. */
+int store_remove_exclusion(struct store *st, bool *found, int64_t sweep_id, const char *selector);
+/* The exclusions of a sweep, oldest first (*out NULL when none); free with exclusion_recs_free. */
+int store_load_exclusions(struct store *st, struct exclusion_rec **out, size_t *n,
+                          int64_t sweep_id);
+
 #endif

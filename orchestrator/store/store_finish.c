@@ -1,6 +1,7 @@
 /*
  * The state store's records of what a sweep does by itself (policies,
- * follow-up jobs) and of the tasks an extending sweep reused. Each write is
+ * follow-up jobs), of the tasks an extending sweep reused and of the
+ * settings a user left out of the report (exclusions). Each write is
  * one statement or one transaction, as everywhere in the store.
  */
 #include "store.h"
@@ -314,6 +315,89 @@ int store_load_reused(struct store *st, struct reused_rec **out, size_t *n, int6
 	if (rc != SQLITE_DONE) {
 		ret = store_db_error(st, "cannot read the reused tasks");
 		free(recs);
+	} else {
+		*out = recs;
+		*n = nr;
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+/* ---- Settings left out of the report ---- */
+
+void exclusion_recs_free(struct exclusion_rec *recs, size_t n)
+{
+	for (size_t i = 0; recs && i < n; i++) {
+		free(recs[i].selector);
+		free(recs[i].reason);
+	}
+	free(recs);
+}
+
+int store_add_exclusion(struct store *st, int64_t sweep_id, const char *selector,
+                        const char *reason)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0;
+
+	if (store_prepare(
+	        st, &stmt,
+	        "INSERT OR REPLACE INTO exclusions (sweep_id, selector, reason, created_at)"
+	        " VALUES (?, ?, ?, ?)") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	sqlite3_bind_text(stmt, 2, selector, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 4, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		ret = store_db_error(st, "cannot record the exclusion");
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+int store_remove_exclusion(struct store *st, bool *found, int64_t sweep_id, const char *selector)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0;
+
+	*found = false;
+	if (store_prepare(st, &stmt, "DELETE FROM exclusions WHERE sweep_id = ? AND selector = ?") <
+	    0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	sqlite3_bind_text(stmt, 2, selector, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		ret = store_db_error(st, "cannot forget the exclusion");
+	else
+		*found = sqlite3_changes(st->db) > 0;
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+int store_load_exclusions(struct store *st, struct exclusion_rec **out, size_t *n, int64_t sweep_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	struct exclusion_rec *recs = NULL;
+	size_t nr = 0, alloc = 0;
+	int rc, ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (store_prepare(st, &stmt,
+	                  "SELECT selector, reason, created_at FROM exclusions WHERE sweep_id = ?"
+	                  " ORDER BY created_at, selector") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		ALLOC_GROW(recs, nr + 1, alloc);
+		recs[nr].selector = store_column_text(stmt, 0);
+		recs[nr].reason = store_column_text(stmt, 1);
+		recs[nr].created_at = sqlite3_column_int64(stmt, 2);
+		nr++;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_db_error(st, "cannot read the exclusions");
+		exclusion_recs_free(recs, nr);
 	} else {
 		*out = recs;
 		*n = nr;

@@ -112,24 +112,24 @@ grep -q 'best setting' log.txt || fail "no best in the legend: $(cat log.txt)"
 
 # --- learning curves -----------------------------------------------------------
 # Seed k logs up to step 10 * (5 + k): the mean runs to step 50, where seed 0 stops.
-"$SWEEP" report --curves curve.jsonl --plot "curves out.pdf" >/dev/null || fail "--curves exited $?"
+"$SWEEP" report --curves "{task_dir}/curve.jsonl" --plot "curves out.pdf" >/dev/null || fail "--curves exited $?"
 pdftotext "curves out.pdf" - | tr -s ' \n' ' ' >curves.txt
 grep -q 'lr=0.01 (5 seeds, to step 50)' curves.txt || fail "legend: $(cat curves.txt)"
 grep -q 'accuracy by step' curves.txt || fail "no accuracy panel: $(cat curves.txt)"
-"$SWEEP" report --curves curve.jsonl --plot curves.png >/dev/null || fail "--curves .png exited $?"
+"$SWEEP" report --curves "{task_dir}/curve.jsonl" --plot curves.png >/dev/null || fail "--curves .png exited $?"
 python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); assert d[:8] == b"\x89PNG\r\n\x1a\n"' curves.png ||
 	fail "curves.png is no PNG"
 # A missing curve file fails the task: exit 3 with the reason, and no plot.
 mv "$(sweep_dir)/tasks/7/curve.jsonl" "$(sweep_dir)/tasks/7/kept.jsonl"
 rm -f none.png
 rc=0
-"$SWEEP" report --curves curve.jsonl --plot none.png >/dev/null 2>err.txt || rc=$?
+"$SWEEP" report --curves "{task_dir}/curve.jsonl" --plot none.png >/dev/null 2>err.txt || rc=$?
 cat err.txt >&2
 [ "$rc" = 3 ] || fail "a missing curve file: exit $rc, want 3"
 grep -q "task 7 (lr=0.01, seed 2): no curve file '.*/tasks/7/curve.jsonl'" err.txt || fail "no reason"
 [ ! -e none.png ] || fail "a plot drawn despite the missing curve"
 rc=0
-"$SWEEP" report --curves curve.jsonl --plot part.pdf --allow-incomplete >/dev/null 2>&1 || rc=$?
+"$SWEEP" report --curves "{task_dir}/curve.jsonl" --plot part.pdf --allow-incomplete >/dev/null 2>&1 || rc=$?
 [ "$rc" = 3 ] || fail "--allow-incomplete with a missing curve: exit $rc, want 3"
 pdftotext part.pdf - | tr -s ' \n' ' ' | grep -q 'lr=0.01 (4 seeds, to step 50)' || fail "4 seeds"
 # A path template: the same files by their own name.

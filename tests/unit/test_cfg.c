@@ -106,13 +106,15 @@ static const struct bad_case value_errors[] = {
     {"name: x\ncommand: run {sed}\n",
      "t.yaml:2:10: 'command': unknown placeholder '{sed}'; did you mean '{seed}'?"},
     {"name: x\ncommand: run {frobnicate}\n",
-     "t.yaml:2:10: 'command': unknown placeholder '{frobnicate}': not a parameter, 'seed' or "
-     "'index' (write {{ and }} for literal braces)"},
+     "t.yaml:2:10: 'command': unknown placeholder '{frobnicate}': not a parameter, 'seed', "
+     "'index', 'task' or 'sweep' (write {{ and }} for literal braces)"},
     {"name: x\ncommand: |\n  a {lr}\n  b {wd}\ngrid: {lr: [1]}\n",
-     "t.yaml:2:10: 'command': unknown placeholder '{wd}': not a parameter, 'seed' or 'index' "
+     "t.yaml:2:10: 'command': unknown placeholder '{wd}': not a parameter, 'seed', "
+     "'index', 'task' or 'sweep' "
      "(write {{ and }} for literal braces)"},
     {"name: x\ncommand: run {b}\ncases: [{a: 1}]\n",
-     "t.yaml:2:10: 'command': unknown placeholder '{b}': not a parameter, 'seed' or 'index' "
+     "t.yaml:2:10: 'command': unknown placeholder '{b}': not a parameter, 'seed', "
+     "'index', 'task' or 'sweep' "
      "(write {{ and }} for literal braces)"},
     {"name: x\ncommand: run {alpah}\ncases: [{alpha: 1}]\n",
      "t.yaml:2:10: 'command': unknown placeholder '{alpah}'; did you mean '{alpha}'?"},
@@ -159,10 +161,12 @@ static const struct bad_case value_errors[] = {
     {BASE "grid:\n  lr: [0.1,\n       0.1]\n",
      "t.yaml:5:8: 'grid.lr' lists '0.1' twice (first at line 4)"},
     {BASE "grid: {seed: [1]}\n",
-     "t.yaml:3:8: 'seed' in 'grid': 'seed' and 'index' are built-in placeholders, not "
+     "t.yaml:3:8: 'seed' in 'grid': 'seed', 'index', 'task' and 'sweep' are built-in "
+     "placeholders, not "
      "parameter names"},
     {BASE "zip: {index: [1]}\n",
-     "t.yaml:3:7: 'index' in 'zip': 'seed' and 'index' are built-in placeholders, not "
+     "t.yaml:3:7: 'index' in 'zip': 'seed', 'index', 'task' and 'sweep' are built-in "
+     "placeholders, not "
      "parameter names"},
     {BASE "grid: {learning-rate: [1]}\n",
      "t.yaml:3:8: invalid parameter name 'learning-rate' in 'grid': use letters, digits and "
@@ -190,7 +194,8 @@ static const struct bad_case value_errors[] = {
     {BASE "cases: [{lr: ~}]\n",
      "t.yaml:3:14: 'lr' in case 1: empty value (write '' for empty text)"},
     {BASE "cases: [{seed: 1}]\n",
-     "t.yaml:3:10: 'seed' in case 1: 'seed' and 'index' are built-in placeholders, not "
+     "t.yaml:3:10: 'seed' in case 1: 'seed', 'index', 'task' and 'sweep' are built-in "
+     "placeholders, not "
      "parameter names"},
     {BASE "cases: [{a-b: 1}]\n",
      "t.yaml:3:10: invalid parameter name 'a-b' in case 1: use letters, digits and '_', not "

@@ -112,34 +112,37 @@ static void test_curve_path(void **state)
 	static const struct {
 		const char *pattern, *want;
 	} ok[] = {
-	    {"curve.jsonl", "/s/tasks/3/curve.jsonl"},
-	    {"logs/{opt}-{lr}.jsonl", "/s/tasks/3/logs/sgd-0.01.jsonl"},
+	    {"curve.jsonl", "/sub mit/curve.jsonl"},
+	    {"logs/{opt}-{lr}.jsonl", "/sub mit/logs/sgd-0.01.jsonl"},
 	    {"/data/{setting}/{seed}/{index}.jsonl", "/data/1/8/3.jsonl"},
+	    {"runs/{sweep}/{task}.jsonl", "/sub mit/runs/42/3.jsonl"},
 	    {"{task_dir}/x{{1}}.jsonl", "/s/tasks/3/x{1}.jsonl"},
-	    {"{opt}/c.jsonl", "/s/tasks/3/sgd/c.jsonl"},
+	    {"{opt}/c.jsonl", "/sub mit/sgd/c.jsonl"},
 	    {"/abs/{{lr}}", "/abs/{lr}"},
 	};
 	static const struct {
 		const char *pattern, *error;
 	} bad[] = {
 	    {"{epoch}.jsonl", "error: unknown placeholder '{epoch}' in the curve file "
-	                      "'{epoch}.jsonl': use {index}, {seed}, {setting}, {task_dir} or a "
-	                      "parameter's name ('{{' for a brace)"},
+	                      "'{epoch}.jsonl': use {index}, {task}, {sweep}, {seed}, {setting}, "
+	                      "{task_dir} or a parameter's name ('{{' for a brace)"},
 	    {"a{b", "error: unknown placeholder '{b' in the curve file 'a{b': use {index}, "
-	            "{seed}, {setting}, {task_dir} or a parameter's name ('{{' for a brace)"},
+	            "{task}, {sweep}, {seed}, {setting}, {task_dir} or a parameter's name ('{{' "
+	            "for a brace)"},
 	    {"", "error: the curve file's name is empty"},
 	};
+	static const struct curve_where w = {"/sub mit", "/s/tasks/3", 42};
 	char *path;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		assert_int_equal(curve_path(&path, ok[i].pattern, "/s/tasks/3", &plan, 3), 0);
+		assert_int_equal(curve_path(&path, ok[i].pattern, &w, &plan, 3), 0);
 		assert_string_equal(path, ok[i].want);
 		free(path);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		capture_errors();
-		assert_true(curve_path(&path, bad[i].pattern, "/s/tasks/3", &plan, 3) < 0);
+		assert_true(curve_path(&path, bad[i].pattern, &w, &plan, 3) < 0);
 		assert_null(path);
 		assert_string_equal(captured.buf, bad[i].error);
 	}

@@ -271,6 +271,48 @@ static void test_report_json_complete(void **state)
 }
 
 /*
+ * The table shows the p the verdict uses: Holm's, not Welch's own, which
+ * JSON and CSV give next to it under their own names.
+ */
+static void test_report_shows_holm_p(void **state)
+{
+	static const enum compare_goal goals[] = {GOAL_MAX, GOAL_NONE};
+	struct fixture fx;
+	struct compare_entry *e;
+	json_t *root, *m;
+	char *text;
+
+	(void)state;
+	fixture_start(&fx, recorded, 6);
+	fixture_check(&fx, fixture_plan2x3());
+	report_rank(&fx.r, goals);
+	/* As if three settings were tested: Holm multiplies the smallest p by 3. */
+	e = &fx.r.cmp[1 * fx.g.nmetrics + 0];
+	assert_true(e->has_p);
+	e->p = 6.5e-06;
+	e->p_holm = 1.95e-05;
+	e->significant = true;
+	text = capture(report_print_table, &fx.r);
+	assert_contains(text, "p_holm = 1.9e-05");
+	assert_null(strstr(text, "6.5e-06"));
+	free(text);
+	text = capture(report_print_json, &fx.r);
+	root = load_json(text);
+	m = json_object_get(
+	    json_object_get(json_array_get(json_object_get(root, "settings"), 1), "metrics"),
+	    "acc");
+	assert_json_number(m, "p_vs_best", 6.5e-06);
+	assert_json_number(m, "p_vs_best_holm", 1.95e-05);
+	json_decref(root);
+	free(text);
+	text = capture(report_print_csv, &fx.r);
+	assert_contains(text, "acc_best,acc_p_vs_best,acc_p_vs_best_holm");
+	assert_contains(text, "false,6.5e-06,1.95e-05");
+	free(text);
+	fixture_release(&fx);
+}
+
+/*
  * acc=max: lr=0.1 (0.75 ± 0.25) is best; lr=0.01 (0.25 ± 0, n 3) against
  * it: t^2 = 0.25 / (0.0625 / 3) = 12 on df = 2 exactly (only one side has
  * variance), where P(|T| > t) = 1 - t / sqrt(2 + t^2) = 1 - sqrt(6/7) =
@@ -291,14 +333,16 @@ static void test_report_ranked(void **state)
 	report_rank(&fx.r, goals);
 	assert_true(report_ranked(&fx.r));
 	text = capture(report_print_table, &fx.r);
-	assert_contains(text, "lr    acc                  acc 95% CI    acc vs best       loss");
 	assert_contains(text,
-	                "0.1   0.75 ± 0.25 (n = 3)  [0.13, 1.37]  best              4.0 ± 2.0");
+	                "lr    acc                  acc 95% CI    acc vs best            loss");
+	assert_contains(
+	    text, "0.1   0.75 ± 0.25 (n = 3)  [0.13, 1.37]  best                   4.0 ± 2.0");
+	assert_contains(
+	    text, "0.01  0.25 ± 0 (n = 3)     [0.25, 0.25]  p_holm = 0.074 (n.s.)  2.00 ± 1.00");
 	assert_contains(text,
-	                "0.01  0.25 ± 0 (n = 3)     [0.25, 0.25]  p = 0.074 (n.s.)  2.00 ± 1.00");
-	assert_contains(text, "acc: best = highest mean (lr=0.1); p: Welch's two-sided t-test "
-	                      "against it; n.s.: not significant at 0.05 after Holm's correction "
-	                      "over 1 setting\n");
+	                "acc: best = highest mean (lr=0.1); p_holm: Welch's two-sided t-test "
+	                "against it, adjusted by Holm's method over 1 setting (--json, --csv: "
+	                "also the unadjusted p); n.s.: not significant at 0.05\n");
 	assert_contains(text, "loss: best = lowest mean (lr=0.01);");
 	free(text);
 
@@ -642,6 +686,7 @@ int main(void)
 	    cmocka_unit_test(test_report_json_incomplete),
 	    cmocka_unit_test(test_report_ranked),
 	    cmocka_unit_test(test_report_order_and_top),
+	    cmocka_unit_test(test_report_shows_holm_p),
 	    cmocka_unit_test(test_report_csv_complete),
 	    cmocka_unit_test(test_report_csv_incomplete),
 	    cmocka_unit_test(test_report_csv_quoting),

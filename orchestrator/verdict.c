@@ -1,0 +1,297 @@
+/*
+ * Which tasks of a sweep passed: where its metrics are (the sweep file's
+ * `results:` key, from the sweep file as it was submitted, kept in the
+ * store), each task's result read from there, and the gate.
+ */
+#include "verdict.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "outcome.h"
+#include "placeholder.h"
+#include "plan.h"
+#include "sbopt.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+void verdict_init(struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	cfg_init(&v->cfg);
+	gate_result_init(&v->gate);
+	plan_init(&v->kept);
+}
+
+void verdict_release(struct verdict *v)
+{
+	cfg_release(&v->cfg);
+	free(v->workdir);
+	result_log_spec_release(&v->log);
+	if (v->all) {
+		results_free(v->all, v->nall);
+		free(v->results); /* shallow copies */
+	} else {
+		results_free(v->results, v->ntasks);
+	}
+	free(v->kept_outcomes);
+	free(v->kept_from);
+	plan_release(&v->kept);
+	gate_result_release(&v->gate);
+	verdict_init(v);
+}
+
+static int remember_chdir(void *data, const char *name, const char *value)
+{
+	char **workdir = data;
+
+	(void)name;
+	if (value) {
+		free(*workdir);
+		*workdir = xstrdup(value);
+	}
+	return 0;
+}
+
+int verdict_workdir(char **out, const struct sweep_rec *rec, const char *what)
+{
+	static const struct sbopt_name chdir_name[] = {{"chdir", 'D'}};
+	struct strbuf script = STRBUF_INIT;
+	int ret = 0;
+
+	*out = NULL;
+	if (strbuf_read_file(&script, rec->script) < 0)
+		ret = error("cannot read the script '%s': %s", rec->script, strerror(errno));
+	else
+		sbopt_read_script(script.buf, chdir_name, 1, remember_chdir, out);
+	if (ret == 0 && !*out)
+		ret = error("the script '%s' has no --chdir: cannot tell where '%s' is",
+		            rec->script, what);
+	strbuf_release(&script);
+	return ret;
+}
+
+static int source_load(struct verdict *v, struct store *st, const struct sweep_rec *rec)
+{
+	const struct cfg_results *r = &v->cfg.results;
+	const char **names = NULL, **patterns = NULL;
+	char *spec = NULL;
+	int ret;
+
+	ret = store_load_spec(st, &spec, rec->id);
+	if (ret < 0)
+		return ret;
+	if (!*spec) {
+		/* Recorded without its sweep file: sweep's own result files. */
+		free(spec);
+		return result_log_spec_init(&v->log, NULL, NULL, 0);
+	}
+	ret = cfg_load_string(&v->cfg, rec->source ? rec->source : "the sweep file", spec,
+	                      strlen(spec));
+	free(spec);
+	if (ret < 0)
+		return error("cannot tell where sweep %" PRId64
+		             "'s metrics are: its sweep file (above) "
+		             "no longer reads",
+		             rec->id);
+	v->format = r->format == CFG_RESULTS_CSV     ? RESULT_CSV
+	            : r->format == CFG_RESULTS_JSONL ? RESULT_JSONL
+	                                             : RESULT_JSON;
+	if (r->file && strcmp(r->file, CFG_SWEEP_RESULT) && r->file[0] != '/' &&
+	    (ret = verdict_workdir(&v->workdir, rec, r->file)) < 0)
+		goto out;
+	names = xcalloc(r->nlog + 1, sizeof(*names));
+	patterns = xcalloc(r->nlog + 1, sizeof(*patterns));
+	for (size_t k = 0; k < r->nlog; k++) {
+		names[k] = r->log[k].name;
+		patterns[k] = r->log[k].pattern;
+	}
+	ret = result_log_spec_init(&v->log, names, patterns, r->nlog);
+out:
+	free(names);
+	free(patterns);
+	return ret;
+}
+
+/* Task i's results.file: its placeholders filled in, under the workdir when relative. */
+static char *task_file(const struct verdict *v, const struct sweep_rec *rec,
+                       const struct plan *plan, size_t i)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *file = v->cfg.results.file;
+	struct placeholder_piece piece;
+	size_t n;
+
+	if (file[0] != '/')
+		strbuf_addf(&sb, "%s/", v->workdir);
+	for (const char *p = file; (n = placeholder_next(&piece, p)); p += n) {
+		if (piece.kind == PLACEHOLDER_TEXT) {
+			strbuf_add(&sb, piece.start, piece.len);
+		} else if (piece.len == 4 && !strncmp(piece.start, "seed", 4)) {
+			strbuf_addf(&sb, "%" PRId64, plan_seed_of(plan, i));
+		} else if ((piece.len == 5 && !strncmp(piece.start, "index", 5)) ||
+		           (piece.len == 4 && !strncmp(piece.start, "task", 4))) {
+			strbuf_addf(&sb, "%zu", i);
+		} else if (piece.len == 5 && !strncmp(piece.start, "sweep", 5)) {
+			strbuf_addf(&sb, "%" PRId64, rec->id);
+		} else {
+			for (size_t k = 0; k < plan->nparams; k++)
+				if (strlen(plan->params[k]) == piece.len &&
+				    !strncmp(plan->params[k], piece.start, piece.len))
+					strbuf_addstr(
+					    &sb, plan_value(plan, plan_setting_of(plan, i), k));
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Reads task i's result: its file (or none), then the metrics of its log. */
+static void read_task_result(struct result *res, const struct verdict *v,
+                             const struct sweep_rec *rec, const struct plan *plan, size_t i,
+                             const struct task_outcome *o)
+{
+	const struct cfg_results *r = &v->cfg.results;
+	char *path = NULL, *log;
+
+	if (!r->given || (r->file && !strcmp(r->file, CFG_SWEEP_RESULT))) {
+		path = result_path(rec->dir, i);
+		result_read(res, path);
+	} else if (r->file) {
+		path = task_file(v, rec, plan, i);
+		result_read_format(res, path, v->format);
+		res->file = xstrdup(path);
+	} else {
+		result_init_empty(res);
+	}
+	free(path);
+	if (!r->nlog || res->status != RESULT_OK)
+		return;
+	log = outcome_log_path(rec->logs, rec->name, o->state, o->array_job_id, o->array_task_id);
+	result_read_log(res, log, &v->log);
+	free(log);
+}
+
+static bool run_passed(const struct task_outcome *o)
+{
+	return o->state == TS_COMPLETED && !o->exit_code && !o->signal;
+}
+
+/*
+ * The tasks rec reused from earlier sweeps: their results are where the
+ * sweep that ran them put them (its folder, its results: file, its logs).
+ */
+static int read_reused(struct verdict *v, struct store *st, const struct sweep_rec *rec,
+                       const struct task_outcome *oc)
+{
+	struct reused_rec *reused = NULL;
+	size_t n = 0;
+	int ret = store_load_reused(st, &reused, &n, rec->id);
+
+	for (size_t k = 0; ret == 0 && k < n;) {
+		int64_t from = reused[k].from_sweep;
+		struct verdict origin;
+		struct sweep_rec orec;
+		struct plan oplan;
+		char id[32];
+
+		verdict_init(&origin);
+		sweep_rec_init(&orec);
+		plan_init(&oplan);
+		snprintf(id, sizeof(id), "%" PRId64, from);
+		ret = store_find_sweep(st, &orec, id);
+		if (ret == 0)
+			ret = store_load_plan(st, &oplan, from);
+		if (ret == 0)
+			ret = source_load(&origin, st, &orec);
+		for (; k < n && reused[k].from_sweep == from; k++) {
+			size_t i = reused[k].index, fi = reused[k].from_index;
+
+			if (ret < 0 || i >= v->ntasks || fi >= oplan.ntasks || !run_passed(&oc[i]))
+				continue;
+			result_release(&v->results[i]);
+			result_init(&v->results[i]);
+			read_task_result(&v->results[i], &origin, &orec, &oplan, fi, &oc[i]);
+		}
+		verdict_release(&origin);
+		sweep_rec_release(&orec);
+		plan_release(&oplan);
+	}
+	free(reused);
+	return ret;
+}
+
+bool verdict_own_files(const struct verdict *v)
+{
+	return !v->cfg.results.given;
+}
+
+/*
+ * Leaves the excluded settings out of what the gate sees: the plan of the
+ * kept ones, their outcomes and results (shallow copies).
+ */
+static void keep_settings(struct verdict *v, const struct plan *plan,
+                          const struct task_outcome **oc)
+{
+	unsigned char *keep = xcalloc(plan->nsettings + 1, 1);
+	size_t *from = xcalloc(plan->nsettings + 1, sizeof(*from));
+	size_t ns = plan->nseeds;
+
+	v->kept_from = from;
+
+	for (size_t s = 0; s < plan->nsettings; s++)
+		keep[s] = !v->excluded[s];
+	plan_subset(&v->kept, from, plan, keep);
+	v->all = v->results;
+	v->nall = v->ntasks;
+	v->ntasks = v->kept.ntasks;
+	v->results = xcalloc(v->ntasks + 1, sizeof(*v->results));
+	v->kept_outcomes = xcalloc(v->ntasks + 1, sizeof(*v->kept_outcomes));
+	for (size_t j = 0; j < v->ntasks; j++) {
+		size_t i = from[j / ns] * ns + j % ns;
+
+		v->results[j] = v->all[i];
+		v->kept_outcomes[j] = (*oc)[i];
+	}
+	v->plan = &v->kept;
+	*oc = v->kept_outcomes;
+	free(keep);
+}
+
+int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *rec,
+                  const struct plan *plan, const struct task_outcome *oc,
+                  const char *const *metrics, size_t nmetrics)
+{
+	int ret = source_load(v, st, rec);
+
+	if (ret < 0)
+		return ret;
+	v->plan = plan;
+	v->ntasks = plan->ntasks;
+	v->results = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->results));
+	for (size_t i = 0; i < plan->ntasks; i++) {
+		result_init(&v->results[i]);
+		/* The others' results are not looked at. */
+		if (run_passed(&oc[i]))
+			read_task_result(&v->results[i], v, rec, plan, i, &oc[i]);
+	}
+	ret = read_reused(v, st, rec, oc);
+	if (ret < 0)
+		return ret;
+	if (v->excluded && memchr(v->excluded, 1, plan->nsettings))
+		keep_settings(v, plan, &oc);
+	gate_check(&v->gate, v->plan, oc, v->results, metrics, nmetrics);
+	/* The failures name the sweep's own task indices. */
+	for (size_t k = 0; v->kept_from && k < v->gate.nfailures; k++) {
+		size_t j = v->gate.failures[k].index, ns = plan->nseeds;
+
+		v->gate.failures[k].index = v->kept_from[j / ns] * ns + j % ns;
+	}
+	return 0;
+}

@@ -1,0 +1,79 @@
+#ifndef SWEEP_VERDICT_H
+#define SWEEP_VERDICT_H
+
+#include <stddef.h>
+
+#include "cfg.h"
+#include "gate.h"
+#include "plan.h"
+#include "result.h"
+
+struct store;
+struct sweep_rec;
+struct task_outcome;
+
+/*
+ * Which tasks of a sweep passed: the ONE place that decides it, for
+ * report, submit --extend, retry rounds (retry_on_exit), the last
+ * follow-up's report and notification, and list. The results are read
+ * from where the sweep file as submitted (kept in the store) says:
+ * `results: file` (relative to the folder submit ran in), `results: log`
+ * (the task's .out log), or $SWEEP_RESULT; then the gate (gate_check)
+ * decides.
+ */
+struct verdict {
+	/*
+	 * In, before verdict_check: per setting of the sweep's plan, 1 when
+	 * report --exclude left it out (borrowed; NULL: none).
+	 */
+	const unsigned char *excluded;
+
+	struct cfg cfg; /* the sweep file as submitted (empty when none was kept) */
+	char *workdir;  /* the script's --chdir: where relative result files are */
+	struct result_log_spec log;
+	enum result_format format;
+	/*
+	 * What the gate was over: the sweep's plan, or with exclusions the
+	 * plan of the settings kept (kept); results per task index of plan
+	 * (only those whose run passed were read). The gate's failures keep
+	 * the sweep's own task indices.
+	 */
+	const struct plan *plan;
+	struct result *results;
+	size_t ntasks;
+	struct gate_result gate;
+	struct plan kept;
+	struct task_outcome *kept_outcomes;
+	size_t *kept_from;  /* per setting of kept: the sweep's setting; NULL without exclusions */
+	struct result *all; /* with exclusions: every task's result (results point into it) */
+	size_t nall;
+};
+
+void verdict_init(struct verdict *v);
+void verdict_release(struct verdict *v);
+
+/*
+ * Reads the result of every task of plan whose latest run (oc) passed and
+ * checks the gate over metrics (nmetrics == 0: every numeric key, as
+ * gate_check). Returns 0, or a negative code (error() reported) when the
+ * sweep's result sources cannot be told (its sweep file no longer reads,
+ * its script is gone).
+ */
+int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *rec,
+                  const struct plan *plan, const struct task_outcome *oc,
+                  const char *const *metrics, size_t nmetrics);
+
+/*
+ * The folder submit ran in (the script's --chdir), where every relative
+ * path a user gives is; what names the path wanted, for the error. The
+ * caller frees *out.
+ */
+int verdict_workdir(char **out, const struct sweep_rec *rec, const char *what);
+
+/*
+ * Whether the results are sweep's own files ($SWEEP_RESULT), the ones a
+ * report's hint may name.
+ */
+bool verdict_own_files(const struct verdict *v);
+
+#endif
