@@ -107,27 +107,41 @@ static const char *traceback_line(const char *text, size_t *linelen)
 	return NULL;
 }
 
+/* The length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_len(const char *s, size_t n)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+
+	if (c >= 0xf5 || len > n)
+		return 0;
+	for (size_t k = 1; k < len; k++)
+		if (((unsigned char)s[k] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
 static char *shown_line(const char *s, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		size_t before = sb.len;
+		size_t before = sb.len, seq = c >= 0x80 ? utf8_len(s + i, n - i) : 0;
 
-		if (c == '\t')
+		if (seq > 1) {
+			strbuf_add(&sb, s + i, seq);
+			i += seq - 1;
+		} else if (c == '\t') {
 			strbuf_addstr(&sb, "\\t");
-		else if (c < 0x20 || c == 0x7f)
+		} else if (c < 0x20 || c >= 0x7f) {
 			strbuf_addf(&sb, "\\x%02x", c);
-		else
+		} else {
 			strbuf_addch(&sb, (char)c);
+		}
+		/* Whole characters only: cut before the one that does not fit. */
 		if (sb.len > CAUSE_LINE_MAX) {
 			strbuf_setlen(&sb, before);
-			/* Never inside a UTF-8 sequence. */
-			while (sb.len && ((unsigned char)sb.buf[sb.len - 1] & 0xc0) == 0x80)
-				strbuf_setlen(&sb, sb.len - 1);
-			if (sb.len && ((unsigned char)sb.buf[sb.len - 1] & 0xc0) == 0xc0)
-				strbuf_setlen(&sb, sb.len - 1);
 			strbuf_addstr(&sb, "...");
 			break;
 		}
@@ -362,8 +376,8 @@ static int cmp_group(const void *a, const void *b)
 	return (x->indices[0] > y->indices[0]) - (x->indices[0] < y->indices[0]);
 }
 
-void cause_groups_build(struct cause_groups *out, const size_t *indices,
-                        const char *const *texts, const bool *resource, size_t n)
+void cause_groups_build(struct cause_groups *out, const size_t *indices, const char *const *texts,
+                        const bool *resource, size_t n)
 {
 	struct keyed *k = xcalloc(n ? n : 1, sizeof(*k));
 	size_t alloc = 0;

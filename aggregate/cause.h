@@ -23,8 +23,8 @@ struct task_outcome;
 
 /* What the logs of one run say. */
 struct cause_pick {
-	char *line;    /* the program's line, escaped and cut; NULL when the logs hold none */
-	bool log_oom;  /* slurmstepd wrote "exceeded memory limit" (OverMemoryKill) */
+	char *line;     /* the program's line, escaped and cut; NULL when the logs hold none */
+	bool log_oom;   /* slurmstepd wrote "exceeded memory limit" (OverMemoryKill) */
 	bool not_found; /* the line says a command or file was not found */
 };
 
@@ -84,11 +84,11 @@ void cause_normalise(struct strbuf *out, const char *s);
 
 /* Failed tasks that failed the same way. */
 struct cause_group {
-	char *key;           /* cause_normalise of the text; owned */
-	const char *text;    /* the cause of its first task; borrowed from the caller's texts */
-	size_t *indices;     /* ascending task indices; owned */
+	char *key;        /* cause_normalise of the text; owned */
+	const char *text; /* the cause of its first task; borrowed from the caller's texts */
+	size_t *indices;  /* ascending task indices; owned */
 	size_t n;
-	bool resource;       /* its tasks failed for a resource (cause_is_resource) */
+	bool resource; /* its tasks failed for a resource (cause_is_resource) */
 };
 
 struct cause_groups {
@@ -103,8 +103,8 @@ void cause_groups_release(struct cause_groups *g);
  * (resource[i] as cause_is_resource said) by cause_normalise of the line.
  * out is overwritten.
  */
-void cause_groups_build(struct cause_groups *out, const size_t *indices,
-                        const char *const *texts, const bool *resource, size_t n);
+void cause_groups_build(struct cause_groups *out, const size_t *indices, const char *const *texts,
+                        const bool *resource, size_t n);
 
 /*
  * "0-3,5,9": ascending indices as ranges, at most max_items items and

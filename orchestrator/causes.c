@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "error.h"
 #include "gate.h"
 #include "outcome.h"
@@ -74,8 +76,8 @@ static void read_run(struct cause_rec *out, const struct sweep_rec *rec, size_t 
                      const struct task_outcome *o)
 {
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
-	char *log = outcome_log_path(rec->logs, rec->name, o->state, o->array_job_id,
-	                             o->array_task_id);
+	char *log =
+	    outcome_log_path(rec->logs, rec->name, o->state, o->array_job_id, o->array_task_id);
 	struct cause_pick pick;
 
 	out->index = i;
@@ -117,8 +119,8 @@ static void fill(struct task_cause *t, const struct task_outcome *o, const struc
 		strbuf_addstr(&sb, ", out of memory (slurmstepd: exceeded memory limit)");
 	t->reason = strbuf_detach(&sb, NULL);
 	t->line = k->line ? xstrdup(k->line) : NULL;
-	if (k->ran_path &&
-	    cause_ran_note(&sb, prog->name, k->ran_path, k->ran_host, prog->submit_path, prog->home))
+	if (k->ran_path && cause_ran_note(&sb, prog->name, k->ran_path, k->ran_host,
+	                                  prog->submit_path, prog->home))
 		t->note = strbuf_detach(&sb, NULL);
 	cause_text(&sb, t->reason, t->resource, t->line, t->note);
 	t->text = strbuf_detach(&sb, NULL);
@@ -219,4 +221,26 @@ bool causes_rerun_check(struct strbuf *why, const struct causes *c, const size_t
 	same = cause_groups_same_everywhere(&g);
 	cause_groups_release(&g);
 	return same;
+}
+
+json_t *causes_groups_json(const struct causes *c, const size_t *only, size_t nonly)
+{
+	struct cause_groups g;
+	json_t *arr = json_array();
+
+	causes_group(&g, c, only, nonly);
+	for (size_t i = 0; i < g.n; i++) {
+		json_t *obj = json_object(), *idx = json_array();
+
+		for (size_t k = 0; k < g.groups[i].n; k++)
+			json_array_append_new(idx,
+			                      json_integer((json_int_t)g.groups[i].indices[k]));
+		json_object_set_new(obj, "count", json_integer((json_int_t)g.groups[i].n));
+		json_object_set_new(obj, "indices", idx);
+		json_object_set_new(obj, "cause", json_string(g.groups[i].text));
+		json_object_set_new(obj, "resource", json_boolean(g.groups[i].resource));
+		json_array_append_new(arr, obj);
+	}
+	cause_groups_release(&g);
+	return arr;
 }

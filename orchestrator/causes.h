@@ -61,4 +61,11 @@ void causes_group(struct cause_groups *out, const struct causes *c, const size_t
 bool causes_rerun_check(struct strbuf *why, const struct causes *c, const size_t *only,
                         size_t nonly);
 
+/*
+ * causes_group as JSON: [{"count", "indices", "cause", "resource"}...],
+ * largest first. The caller owns the reference.
+ */
+struct json_t;
+struct json_t *causes_groups_json(const struct causes *c, const size_t *only, size_t nonly);
+
 #endif

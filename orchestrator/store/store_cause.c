@@ -96,8 +96,7 @@ int store_put_causes(struct store *st, int64_t sweep_id, const struct cause_rec 
 	return store_end(st, ret);
 }
 
-int store_set_program(struct store *st, int64_t sweep_id, const char *name,
-                      const char *submit_path)
+int store_set_program(struct store *st, int64_t sweep_id, const char *name, const char *submit_path)
 {
 	sqlite3_stmt *stmt = NULL;
 	int ret = 0;
@@ -121,8 +120,8 @@ int store_load_program(struct store *st, char **name, char **submit_path, int64_
 	int rc, ret = 0;
 
 	*name = *submit_path = NULL;
-	if (store_prepare(st, &stmt,
-	                  "SELECT name, submit_path FROM programs WHERE sweep_id = ?") < 0)
+	if (store_prepare(st, &stmt, "SELECT name, submit_path FROM programs WHERE sweep_id = ?") <
+	    0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
 	rc = sqlite3_step(stmt);
