@@ -225,7 +225,8 @@ bool cause_ran_note(struct strbuf *out, const char *program, const char *node_pa
 		}
 		return true;
 	}
-	if (submit_path && !strcmp(node_path, submit_path))
+	/* A builtin, function or alias: no file to compare. */
+	if (!strchr(node_path, '/') || (submit_path && !strcmp(node_path, submit_path)))
 		return false;
 	strbuf_addf(out, "%s was ", program);
 	add_path(out, node_path, home);
