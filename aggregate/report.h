@@ -42,6 +42,15 @@ struct report {
 	const char *dir;  /* the sweep's folder, to say where result files are; may be NULL */
 	bool allow_incomplete;
 	int digits; /* the table's std to this many significant digits; 0: 2, or 3 from a 1 */
+	/*
+	 * Why failed runs failed, per task index (the command reads them,
+	 * causes.h): the cause line (NULL for a task whose run did not fail),
+	 * what groups it, and whether a resource explains it. All NULL leaves
+	 * causes out; the failures are then grouped by their reason.
+	 */
+	const char *const *cause_text;
+	const char *const *cause_group;
+	const bool *cause_resource;
 
 	/* Filled in by report_build. */
 	const struct plan *plan;        /* borrowed */

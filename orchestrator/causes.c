@@ -244,3 +244,19 @@ json_t *causes_groups_json(const struct causes *c, const size_t *only, size_t no
 	cause_groups_release(&g);
 	return arr;
 }
+
+void causes_views(const char ***text, const char ***group, bool **resource, const struct causes *c)
+{
+	size_t n = c->ntasks ? c->ntasks : 1;
+
+	*text = xcalloc(n, sizeof(**text));
+	*group = xcalloc(n, sizeof(**group));
+	*resource = xcalloc(n, sizeof(**resource));
+	for (size_t i = 0; i < c->ntasks; i++) {
+		if (!c->tasks[i].failed)
+			continue;
+		(*text)[i] = c->tasks[i].text;
+		(*group)[i] = c->tasks[i].group;
+		(*resource)[i] = c->tasks[i].resource;
+	}
+}

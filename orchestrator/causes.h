@@ -62,6 +62,13 @@ bool causes_rerun_check(struct strbuf *why, const struct causes *c, const size_t
                         size_t nonly);
 
 /*
+ * The per-index views struct report borrows (report.h): text, group and
+ * resource of each task (NULL text and group where the run did not fail).
+ * Valid while c is; free the three arrays (not their strings) with free().
+ */
+void causes_views(const char ***text, const char ***group, bool **resource, const struct causes *c);
+
+/*
  * causes_group as JSON: [{"count", "indices", "cause", "resource"}...],
  * largest first. The caller owns the reference.
  */
