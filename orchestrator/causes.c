@@ -214,7 +214,7 @@ bool causes_rerun_check(struct strbuf *why, const struct causes *c, const size_t
 
 		if (grp->resource)
 			continue;
-		strbuf_addf(why, "%zu task%s (", grp->n, grp->n == 1 ? "" : "s");
+		strbuf_addf(why, "  %zu task%s (", grp->n, grp->n == 1 ? "" : "s");
 		cause_add_indices(why, grp->indices, grp->n, 6);
 		strbuf_addf(why, ") failed for no resource: %s\n", grp->text);
 	}
