@@ -397,6 +397,7 @@ static void fill(struct task_outcome *out, const struct slot *slot)
 	out->array_task_id = slot->task;
 	/* A task still inside the pending record gets its own job id only when it starts. */
 	out->job_id = slot->from_bitmap ? 0 : rec->job_id;
+	out->end_time = slot->from_bitmap ? 0 : rec->end_time;
 	out->restarts = slot->runs ? slot->runs - 1 : 0;
 	out->restart_states = out->restarts ? slot->earlier : 0;
 	out->nodes = rec->nodes;

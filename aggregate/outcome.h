@@ -37,6 +37,7 @@ struct task_outcome {
 	uint32_t array_job_id;  /* of the latest attempt (0 if missing) */
 	uint32_t array_task_id;
 	uint32_t job_id;
+	int64_t end_time;        /* of the latest run, unix seconds; 0 if unknown */
 	unsigned restarts;       /* earlier runs of this index in the same array job (requeues) */
 	uint32_t restart_states; /* bit 1 << state for each state an earlier run ended in */
 	unsigned attempts;       /* array jobs (submission attempts) that covered this index */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cause.h"
 #include "gate.h"
 #include "plan.h"
 #include "outcome.h"
@@ -291,6 +292,47 @@ static char *exit_text(const struct gate_failure *f)
 	return xstrfmt("%d:%d", f->exit_code, f->signal);
 }
 
+/* Task index's cause line, or NULL. */
+static const char *cause_of(const struct report *r, size_t index)
+{
+	return r->cause_text ? r->cause_text[index] : NULL;
+}
+
+/* The failures grouped by cause (their reason where there is none), largest first. */
+static void failure_groups(struct cause_groups *out, const struct report *r)
+{
+	const struct gate_result *g = r->gate;
+	size_t n = g->nfailures ? g->nfailures : 1;
+	size_t *indices = xcalloc(n, sizeof(*indices));
+	const char **texts = xcalloc(n, sizeof(*texts));
+	bool *resource = xcalloc(n, sizeof(*resource));
+
+	for (size_t i = 0; i < g->nfailures; i++) {
+		size_t t = g->failures[i].index;
+		bool caused = r->cause_group && r->cause_group[t];
+
+		indices[i] = t;
+		texts[i] = caused ? r->cause_group[t] : g->failures[i].reason;
+		resource[i] = caused && r->cause_resource && r->cause_resource[t];
+	}
+	cause_groups_build(out, indices, texts, resource, g->nfailures);
+	free(indices);
+	free(texts);
+	free(resource);
+}
+
+static void print_failure_groups(FILE *f, const struct report *r)
+{
+	struct cause_groups groups;
+	struct strbuf sb = STRBUF_INIT;
+
+	failure_groups(&groups, r);
+	cause_add_groups(&sb, &groups, "  ");
+	fprintf(f, "by cause:\n%s\n", sb.buf);
+	strbuf_release(&sb);
+	cause_groups_release(&groups);
+}
+
 static void print_failures_table(FILE *f, const struct report *r)
 {
 	const struct plan *plan = r->plan;
@@ -300,7 +342,8 @@ static void print_failures_table(FILE *f, const struct report *r)
 	bool result_hint = false;
 	struct table t;
 
-	table_init(&t, (ncols ? ncols : 1) + 7);
+	print_failure_groups(f, r);
+	table_init(&t, (ncols ? ncols : 1) + 8);
 	table_addstr(&t, "index");
 	add_setting_headers(&t, plan, cols, ncols);
 	table_addstr(&t, "seed");
@@ -309,6 +352,7 @@ static void print_failures_table(FILE *f, const struct report *r)
 	table_addstr(&t, "job");
 	table_addstr(&t, "reason");
 	table_addstr(&t, "log");
+	table_addstr(&t, "cause");
 	for (size_t i = 0; i < g->nfailures; i++) {
 		const struct gate_failure *fl = &g->failures[i];
 		char *log = report_log_path(r, fl);
@@ -325,6 +369,7 @@ static void print_failures_table(FILE *f, const struct report *r)
 			table_addstr(&t, "-");
 		table_addstr(&t, fl->reason);
 		table_add(&t, log ? log : xstrdup("-"));
+		table_addstr(&t, cause_of(r, fl->index) ? cause_of(r, fl->index) : "-");
 		if (is_result_failure(fl))
 			result_hint = true;
 	}
@@ -593,8 +638,33 @@ static json_t *json_failure(const struct report *r, const struct gate_failure *f
 	json_object_set_new(obj, "array_task_id",
 	                    fl->array_job_id ? json_integer(fl->array_task_id) : json_null());
 	json_object_set_new(obj, "log", log ? json_string(log) : json_null());
+	json_object_set_new(obj, "cause",
+	                    cause_of(r, fl->index) ? json_string(cause_of(r, fl->index))
+	                                           : json_null());
 	free(log);
 	return obj;
+}
+
+static json_t *json_groups(const struct report *r)
+{
+	struct cause_groups groups;
+	json_t *arr = json_array();
+
+	failure_groups(&groups, r);
+	for (size_t i = 0; i < groups.n; i++) {
+		json_t *obj = json_object(), *idx = json_array();
+
+		for (size_t k = 0; k < groups.groups[i].n; k++)
+			json_array_append_new(
+			    idx, json_integer((json_int_t)groups.groups[i].indices[k]));
+		json_object_set_new(obj, "count", json_integer((json_int_t)groups.groups[i].n));
+		json_object_set_new(obj, "indices", idx);
+		json_object_set_new(obj, "cause", json_string(groups.groups[i].text));
+		json_object_set_new(obj, "resource", json_boolean(groups.groups[i].resource));
+		json_array_append_new(arr, obj);
+	}
+	cause_groups_release(&groups);
+	return arr;
 }
 
 /*
@@ -686,6 +756,7 @@ void report_print_json(FILE *f, const struct report *r)
 		                   (json_int_t)r->exclusions[i].nsettings, "recorded_at",
 		                   (json_int_t)r->exclusions[i].recorded_at));
 	json_object_set_new(root, "excluded", arr);
+	json_object_set_new(root, "cause_groups", json_groups(r));
 	output_json_print(f, root, JSON_INDENT(2));
 }
 
@@ -743,7 +814,7 @@ static void print_failures_csv(FILE *f, const struct report *r)
 	const struct gate_result *g = r->gate;
 
 	csv_params_header(f, r->plan);
-	fputs("seed,index,state,exit_code,signal,reason,log\n", f);
+	fputs("seed,index,state,exit_code,signal,reason,log,cause\n", f);
 	for (size_t i = 0; i < g->nfailures; i++) {
 		const struct gate_failure *fl = &g->failures[i];
 		char *log = report_log_path(r, fl);
@@ -757,6 +828,8 @@ static void print_failures_csv(FILE *f, const struct report *r)
 		csv_field(f, fl->reason);
 		fputc(',', f);
 		csv_field(f, log ? log : "");
+		fputc(',', f);
+		csv_field(f, cause_of(r, fl->index) ? cause_of(r, fl->index) : "");
 		fputc('\n', f);
 		free(log);
 	}

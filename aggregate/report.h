@@ -53,6 +53,15 @@ struct report {
 	/* Printed under the table and in JSON ("excluded"): never left out silently. */
 	const struct report_exclusion *exclusions;
 	size_t nexclusions;
+	/*
+	 * Why failed runs failed, per task index (the command reads them,
+	 * causes.h): the cause line (NULL for a task whose run did not fail),
+	 * what groups it, and whether a resource explains it. All NULL leaves
+	 * causes out; the failures are then grouped by their reason.
+	 */
+	const char *const *cause_text;
+	const char *const *cause_group;
+	const bool *cause_resource;
 
 	/* Filled in by report_build. */
 	const struct plan *plan;        /* borrowed */

@@ -106,7 +106,7 @@ size_t result_max_bytes(void)
 	return max_bytes;
 }
 
-int result_read_text(struct strbuf *out, const char *path, bool tail)
+static int read_text(struct strbuf *out, const char *path, bool tail, size_t max)
 {
 	/*
 	 * The task wrote the file, so it is read as hostile. O_NONBLOCK: opening
@@ -126,17 +126,17 @@ int result_read_text(struct strbuf *out, const char *path, bool tail)
 		errno = EINVAL;
 		goto out;
 	}
-	if ((uint64_t)st.st_size > max_bytes) {
+	if ((uint64_t)st.st_size > max) {
 		if (!tail) {
 			errno = EFBIG;
 			goto out;
 		}
-		if (lseek(fd, st.st_size - (off_t)max_bytes, SEEK_SET) < 0)
+		if (lseek(fd, st.st_size - (off_t)max, SEEK_SET) < 0)
 			goto out;
 	}
-	if (read_all(out, fd, (size_t)st.st_size, max_bytes) < 0)
+	if (read_all(out, fd, (size_t)st.st_size, max) < 0)
 		goto out;
-	if ((uint64_t)st.st_size > max_bytes) {
+	if ((uint64_t)st.st_size > max) {
 		/* Start at a whole line. */
 		char *nl = memchr(out->buf, '\n', out->len);
 		size_t skip = nl ? (size_t)(nl - out->buf) + 1 : 0;
@@ -150,6 +150,16 @@ out:
 	close(fd);
 	errno = saved;
 	return ret;
+}
+
+int result_read_text(struct strbuf *out, const char *path, bool tail)
+{
+	return read_text(out, path, tail, max_bytes);
+}
+
+int result_read_tail(struct strbuf *out, const char *path, size_t max)
+{
+	return read_text(out, path, true, max < max_bytes ? max : max_bytes);
 }
 
 const char *result_read_error(int err)

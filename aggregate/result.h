@@ -98,6 +98,8 @@ char *result_path(const char *sweep_dir, size_t index);
  * 0, or -1 with errno set.
  */
 int result_read_text(struct strbuf *out, const char *path, bool tail);
+/* The same, reading only the last max bytes (at most result_max_bytes()) of a larger file. */
+int result_read_tail(struct strbuf *out, const char *path, size_t max);
 /* Why result_read_text failed, in words, from its errno. */
 const char *result_read_error(int err);
 

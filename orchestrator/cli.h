@@ -21,6 +21,7 @@ int cmd_list(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_rightsize(int argc, char **argv);
 int cmd_resubmit(int argc, char **argv);

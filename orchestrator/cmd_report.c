@@ -16,6 +16,7 @@
 #include "acct.h"
 #include "backend.h"
 #include "cfg.h"
+#include "causes.h"
 #include "cli.h"
 #include "compare.h"
 #include "curve.h"
@@ -579,6 +580,32 @@ static int load_exclusions(struct exclusions *x, const struct report_opts *o,
 	return ret < 0 ? ret : 0;
 }
 
+/* Why the failed tasks failed, for the report to show and group (kept after the first read). */
+struct report_causes {
+	struct causes causes;
+	const char **text, **group;
+	bool *resource;
+};
+
+static int attach_causes(struct report_causes *rc, struct report *rep, const struct loaded_sweep *l)
+{
+	if (causes_load(&rc->causes, l->st, &l->rec, l->outcomes, l->plan.ntasks) < 0)
+		return SWEEP_ERR;
+	causes_views(&rc->text, &rc->group, &rc->resource, &rc->causes);
+	rep->cause_text = rc->text;
+	rep->cause_group = rc->group;
+	rep->cause_resource = rc->resource;
+	return 0;
+}
+
+static void report_causes_release(struct report_causes *rc)
+{
+	causes_release(&rc->causes);
+	free(rc->text);
+	free(rc->group);
+	free(rc->resource);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
@@ -589,11 +616,13 @@ int cmd_report(int argc, char **argv)
 	struct compare_goals goals;
 	enum compare_goal *by_metric = NULL;
 	bool curves_missing = false;
+	struct report_causes rc;
 	int ret = EXIT_ERROR, code;
 
 	loaded_init(&l);
 	verdict_init(&v);
 	report_init(&rep);
+	memset(&rc, 0, sizeof(rc));
 	compare_goals_init(&o.goals);
 	compare_goals_init(&goals);
 
@@ -650,6 +679,8 @@ int cmd_report(int argc, char **argv)
 	rep.dir = verdict_own_files(&v) ? l.rec.dir : NULL;
 	rep.allow_incomplete = o.allow_incomplete;
 	rep.digits = o.digits;
+	if (!gate_complete(&v.gate) && attach_causes(&rc, &rep, &l) < 0)
+		goto out;
 	switch (o.format) {
 	case FORMAT_TABLE:
 		report_print_table(stdout, &rep);
@@ -682,6 +713,7 @@ int cmd_report(int argc, char **argv)
 			        v.gate.nfailures, v.gate.ntasks);
 	}
 out:
+	report_causes_release(&rc);
 	free(by_metric);
 	compare_goals_release(&goals);
 	compare_goals_release(&o.goals);

@@ -20,6 +20,7 @@
 
 #include "acct.h"
 #include "backend.h"
+#include "causes.h"
 #include "cli.h"
 #include "error.h"
 #include "loaded.h"
@@ -52,6 +53,8 @@ static const char options[] =
     "\n"
     "options:\n"
     "  --dry-run          print the plan and the sbatch commands; submit nothing\n"
+    "  --force            resubmit even when every failed task failed the same way\n"
+    "                     for no resource (the same command would fail the same way)\n"
     "  --mem-factor F     a task that ran out of memory gets F times what it had\n"
     "                     (default 2, more than 1), rounded up to a clean size\n"
     "  --time-factor F    a task that hit its time limit gets F times what it had\n"
@@ -61,12 +64,14 @@ static const char options[] =
     "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help         show this help\n"
     "\n"
-    "exit status: 0 resubmitted (or nothing to resubmit), 1 error, 2 usage.\n";
+    "exit status: 0 resubmitted (or nothing to resubmit), 1 error (or refused: the\n"
+    "same failure everywhere), 2 usage.\n";
 
 struct resubmit_opts {
 	const char *state_dir;
 	const char *which;
 	bool dry_run;
+	bool force;
 	double mem_factor;
 	double time_factor;
 	bool refresh;
@@ -77,6 +82,7 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"dry-run", no_argument, NULL, 'n'},
+	    {"force", no_argument, NULL, 'f'},
 	    {"mem-factor", required_argument, NULL, 'm'},
 	    {"time-factor", required_argument, NULL, 't'},
 	    {"refresh", no_argument, NULL, 'R'},
@@ -93,6 +99,9 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 		switch (opt) {
 		case 'n':
 			o->dry_run = true;
+			break;
+		case 'f':
+			o->force = true;
 			break;
 		case 'm':
 			if (cmd_rightsize_parse_factor(&o->mem_factor, "mem-factor", optarg) < 0)
@@ -119,6 +128,7 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 struct state {
 	struct loaded_sweep l;
 	struct rerun r;
+	struct causes causes;
 };
 
 static void state_init(struct state *s)
@@ -131,6 +141,7 @@ static void state_init(struct state *s)
 static void state_release(struct state *s)
 {
 	rerun_release(&s->r);
+	causes_release(&s->causes);
 	loaded_release(&s->l);
 	state_init(s);
 }
@@ -157,8 +168,8 @@ static char *request_text(const struct state *s, const struct resubmit_task *t)
 
 static void print_plan(FILE *f, const struct state *s)
 {
-	static const char *const head[] = {"INDEX",    "SETTING", "SEED",   "STATE",
-	                                   "ATTEMPTS", "WHY",     "REQUEST"};
+	static const char *const head[] = {"INDEX",    "SETTING", "SEED",    "STATE",
+	                                   "ATTEMPTS", "WHY",     "REQUEST", "CAUSE"};
 	struct table t;
 
 	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
@@ -176,6 +187,9 @@ static void print_plan(FILE *f, const struct state *s)
 		table_add(&t, xstrfmt("%u", o->attempts));
 		table_add(&t, strbuf_detach(&why, NULL));
 		table_add(&t, request_text(s, task));
+		table_addstr(&t, s->causes.tasks[task->index].failed
+		                     ? s->causes.tasks[task->index].text
+		                     : "-");
 	}
 	table_print(f, &t);
 	table_release(&t);
@@ -250,6 +264,32 @@ static int build_plan(struct state *s, const struct resubmit_opts *o)
 	return rerun_plan(&s->r, &p, o->dry_run, false);
 }
 
+/*
+ * Says which of the tasks to run again failed for no resource; refuses
+ * (without --force) when all failed the same such way.
+ */
+static int check_causes(const struct state *s, const struct resubmit_opts *o)
+{
+	struct strbuf why = STRBUF_INIT;
+	size_t *only = xcalloc(s->r.rp.ntasks ? s->r.rp.ntasks : 1, sizeof(*only));
+	bool same;
+	int ret = 0;
+
+	for (size_t k = 0; k < s->r.rp.ntasks; k++)
+		only[k] = s->r.rp.tasks[k].index;
+	same = causes_rerun_check(&why, &s->causes, only, s->r.rp.ntasks);
+	if (why.len)
+		fprintf(stdout, "\nthese will likely fail the same way again:\n%s", why.buf);
+	if (same && !o->force)
+		ret = error("every task to resubmit failed the same way, for no resource: the same "
+		            "command would fail the same way; fix the cause (sweep logs %" PRId64
+		            " %zu), or resubmit with --force",
+		            s->l.rec.id, only[0]);
+	free(only);
+	strbuf_release(&why);
+	return ret;
+}
+
 static int submit(struct state *s)
 {
 	struct rerun *r = &s->r;
@@ -288,7 +328,8 @@ int cmd_resubmit(int argc, char **argv)
 	s.l.read.steps = true;
 	s.l.read.refresh = o.refresh;
 	if (loaded_plan(&s.l) < 0 || loaded_outcomes(&s.l) < 0 || rerun_start(&s.r, &s.l) < 0 ||
-	    build_plan(&s, &o) < 0)
+	    build_plan(&s, &o) < 0 ||
+	    causes_load(&s.causes, s.l.st, &s.l.rec, s.l.outcomes, s.l.plan.ntasks) < 0)
 		goto out;
 
 	if (!s.r.rp.ntasks) {
@@ -304,7 +345,7 @@ int cmd_resubmit(int argc, char **argv)
 	       o.dry_run ? " (dry run: nothing is submitted)" : "");
 	print_plan(stdout, &s);
 	print_skipped(stdout, &s.r.rp);
-	if (print_commands(stdout, &s) < 0)
+	if (print_commands(stdout, &s) < 0 || check_causes(&s, &o) < 0)
 		goto out;
 	if (!o.dry_run && submit(&s) < 0)
 		goto out;

@@ -17,9 +17,11 @@
 
 #include "acct.h"
 #include "backend.h"
+#include "causes.h"
 #include "cli.h"
 #include "error.h"
 #include "followup.h"
+#include "gate.h"
 #include "rolling.h"
 #include "loaded.h"
 #include "plan.h"
@@ -44,7 +46,7 @@ static const char options[] =
     "\n"
     "options:\n"
     "  --tasks              one row per task: setting, seed, state, attempts, exit code,\n"
-    "                       elapsed time, MaxRSS, restarts and log file\n"
+    "                       elapsed time, MaxRSS, restarts, log file, reason and cause\n"
     "  --json               print JSON (with --watch, one line per refresh)\n"
     "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
     "                       is pending or running any more, nor a follow-up job\n"
@@ -136,6 +138,7 @@ struct view {
 	size_t done;           /* tasks in a final state */
 	size_t active;         /* tasks that will still change by themselves */
 	struct strbuf finish;  /* follow-ups and fail_fast, in words (followup_describe) */
+	struct causes causes;  /* why each failed task failed */
 	bool followups_active; /* a follow-up is pending or running: more may come */
 };
 
@@ -154,6 +157,7 @@ static void view_release(struct view *v)
 	acct_set_release(&v->set);
 	free(v->tasks);
 	strbuf_release(&v->finish);
+	causes_release(&v->causes);
 	view_init(v);
 }
 
@@ -191,7 +195,8 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 		else if (s != TS_MISSING)
 			v->active++;
 	}
-	if (rolling_describe(&v->finish, st, &v->rec, v->arrays, v->narrays) < 0)
+	if (rolling_describe(&v->finish, st, &v->rec, v->arrays, v->narrays) < 0 ||
+	    causes_load(&v->causes, st, &v->rec, v->tasks, plan->ntasks) < 0)
 		return SWEEP_ERR;
 	return followup_describe(&v->finish, &v->followups_active, st, &v->rec, v->tasks,
 	                         plan->ntasks);
@@ -237,6 +242,47 @@ static void explain_missing(FILE *f, const struct view *v)
 	        cli_records_may_lag(v->arrays, v->narrays) ? ops->no_record_yet : ops->no_record);
 }
 
+/* " (5 out of memory, 5 exit code 1)": the FAILED tasks by the scheduler's reason. */
+static void print_reasons(FILE *f, const struct view *v, size_t ntasks)
+{
+	const char **reasons = xcalloc(ntasks ? ntasks : 1, sizeof(*reasons));
+	size_t *counts = xcalloc(ntasks ? ntasks : 1, sizeof(*counts)), n = 0;
+
+	for (size_t i = 0; i < ntasks; i++) {
+		const char *why = v->causes.tasks[i].reason;
+		size_t r;
+
+		if (v->tasks[i].state != TS_FAILED || !why)
+			continue;
+		for (r = 0; r < n && strcmp(reasons[r], why); r++)
+			;
+		if (r == n)
+			reasons[n++] = why;
+		counts[r]++;
+	}
+	for (size_t r = 0; r < n; r++)
+		fprintf(f, "%s%zu %s", r ? ", " : " (", counts[r], reasons[r]);
+	if (n)
+		fputc(')', f);
+	free(reasons);
+	free(counts);
+}
+
+/* The failed tasks grouped by cause, largest group first. */
+static void print_groups(FILE *f, const struct view *v)
+{
+	struct cause_groups g;
+	struct strbuf sb = STRBUF_INIT;
+
+	causes_group(&g, &v->causes, NULL, 0);
+	if (g.n) {
+		cause_add_groups(&sb, &g, "  ");
+		fprintf(f, "failed, by cause:\n%s", sb.buf);
+	}
+	strbuf_release(&sb);
+	cause_groups_release(&g);
+}
+
 static void print_counts(FILE *f, const struct view *v, size_t ntasks, bool tty)
 {
 	bool first = true;
@@ -249,6 +295,8 @@ static void print_counts(FILE *f, const struct view *v, size_t ntasks, bool tty)
 		if (!v->counts[s])
 			continue;
 		fprintf(f, "%s%s %zu", first ? "" : ", ", task_state_name(s), v->counts[s]);
+		if (s == TS_FAILED)
+			print_reasons(f, v, ntasks);
 		first = false;
 	}
 	if (!first)
@@ -278,6 +326,8 @@ enum {
 	COL_RSS,
 	COL_RESTARTS,
 	COL_LOG,
+	COL_REASON,
+	COL_CAUSE,
 	NCOLS
 };
 
@@ -290,7 +340,7 @@ static const char *const col_names[NCOLS] = {
     [COL_INDEX] = "INDEX",     [COL_SETTING] = "SETTING",   [COL_SEED] = "SEED",
     [COL_STATE] = "STATE",     [COL_ATTEMPTS] = "ATTEMPTS", [COL_EXIT] = "EXIT",
     [COL_ELAPSED] = "ELAPSED", [COL_RSS] = "MAXRSS",        [COL_RESTARTS] = "RESTARTS",
-    [COL_LOG] = "LOG"};
+    [COL_LOG] = "LOG",         [COL_REASON] = "REASON",     [COL_CAUSE] = "CAUSE"};
 
 /* ["NODE_FAIL", "requeued by signal"...]: outcome_restart_reasons as a list. */
 static json_t *restart_reasons_json(const struct task_outcome *t)
@@ -352,6 +402,18 @@ static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct 
 	label_or_log[1] = log_path(&v->rec, t);
 }
 
+/* The program's line and what ran, or "-". */
+static char *cause_cell(const struct task_cause *c)
+{
+	if (!c->failed || (!c->line && !c->note))
+		return xstrdup("-");
+	if (!c->note)
+		return xstrdup(c->line);
+	if (!c->line)
+		return xstrdup(c->note);
+	return xstrfmt("%s (%s)", c->line, c->note);
+}
+
 static void print_tasks(FILE *f, const struct view *v, const struct plan *plan)
 {
 	char **labels = xcalloc(plan->nsettings ? plan->nsettings : 1, sizeof(*labels));
@@ -367,6 +429,8 @@ static void print_tasks(FILE *f, const struct view *v, const struct plan *plan)
 		for (int c = 0; c < COL_LOG; c++)
 			table_addstr(&t, c == COL_SETTING ? long_cells[0] : cells[c]);
 		table_add(&t, long_cells[1] ? long_cells[1] : xstrdup("-"));
+		table_addstr(&t, v->causes.tasks[i].reason ? v->causes.tasks[i].reason : "-");
+		table_add(&t, cause_cell(&v->causes.tasks[i]));
 	}
 	fputc('\n', f);
 	table_print(f, &t);
@@ -382,6 +446,7 @@ static void print_text(FILE *f, const struct view *v, const struct plan *plan,
 	print_header(f, v, plan->ntasks);
 	print_counts(f, v, plan->ntasks, tty);
 	fputs(v->finish.buf, f);
+	print_groups(f, v);
 	if (o->tasks)
 		print_tasks(f, v, plan);
 }
@@ -398,6 +463,7 @@ static json_t *json_task(const struct view *v, const struct plan *plan, size_t i
 	json_t *obj = json_object(), *setting = json_object();
 	bool ran = task_state_is_final(t->state);
 	char *log = log_path(&v->rec, t);
+	const struct task_cause *c = &v->causes.tasks[i];
 
 	for (size_t p = 0; p < plan->nparams; p++)
 		json_object_set_new(setting, plan->params[p], json_string(plan_value(plan, s, p)));
@@ -422,6 +488,10 @@ static json_t *json_task(const struct view *v, const struct plan *plan, size_t i
 	json_object_set_new(obj, "array_task_id",
 	                    json_uint_or_null(t->array_job_id, t->array_task_id));
 	json_object_set_new(obj, "log", log ? json_string(log) : json_null());
+	json_object_set_new(obj, "reason", c->reason ? json_string(c->reason) : json_null());
+	json_object_set_new(obj, "cause", c->failed ? json_string(c->text) : json_null());
+	json_object_set_new(obj, "program_line", c->line ? json_string(c->line) : json_null());
+	json_object_set_new(obj, "what_ran", c->note ? json_string(c->note) : json_null());
 	free(log);
 	return obj;
 }
@@ -451,6 +521,7 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 	for (size_t i = 0; i < plan->ntasks; i++)
 		json_array_append_new(tasks, json_task(v, plan, i));
 	json_object_set_new(root, "tasks", tasks);
+	json_object_set_new(root, "cause_groups", causes_groups_json(&v->causes, NULL, 0));
 	output_json_print(f, root, one_line ? JSON_COMPACT : JSON_INDENT(2));
 }
 

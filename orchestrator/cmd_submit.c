@@ -382,6 +382,17 @@ static int arrange_rolling(uint32_t *job_id, struct store *st, const struct swee
 	return ret;
 }
 
+/* The command's first word and where this host's PATH finds it, for the cause lines of failures. */
+static int record_program(struct store *st, int64_t sweep_id, const char *command)
+{
+	char *name = script_program(command), *path = name ? path_which(name) : NULL;
+	int ret = name ? store_set_program(st, sweep_id, name, path) : 0;
+
+	free(name);
+	free(path);
+	return ret;
+}
+
 static void print_followup(const struct sweep_policy *p, const struct sweep_rec *rec,
                            uint32_t job_id)
 {
@@ -616,7 +627,8 @@ int cmd_submit(int argc, char **argv)
 	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
 		goto out;
 	fault_point("submit-after-record");
-	if (store_set_policy(st, rec.id, &policy) < 0 || record_reused(st, &rec, &ext) < 0) {
+	if (store_set_policy(st, rec.id, &policy) < 0 || record_reused(st, &rec, &ext) < 0 ||
+	    record_program(st, rec.id, cfg.command) < 0) {
 		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
 		goto out;
 	}

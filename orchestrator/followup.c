@@ -20,6 +20,7 @@
 #include "acct.h"
 #include "backend.h"
 #include "cfg.h"
+#include "causes.h"
 #include "error.h"
 #include "finish.h"
 #include "loaded.h"
@@ -496,6 +497,44 @@ static unsigned char *metric_failures(const struct rerun *r)
 	return failed;
 }
 
+/*
+ * A retry round that runs tasks which failed for no resource (retry_on_exit)
+ * says so in its note; after a round, when every one of them still fails
+ * the same such way, the retries stop: the same command fails the same way.
+ */
+static int check_retry_causes(struct strbuf *note, struct finish_input *in,
+                              const struct loaded_sweep *l, unsigned char *only)
+{
+	struct causes c;
+	struct strbuf why = STRBUF_INIT;
+	size_t *sel = xcalloc(l->plan.ntasks ? l->plan.ntasks : 1, sizeof(*sel)), n = 0;
+	bool same;
+
+	if (causes_load(&c, l->st, &l->rec, l->outcomes, l->plan.ntasks) < 0) {
+		free(sel);
+		return SWEEP_ERR;
+	}
+	for (size_t i = 0; i < l->plan.ntasks; i++)
+		if (only[i])
+			sel[n++] = i;
+	same = causes_rerun_check(&why, &c, sel, n);
+	strbuf_trim_trailing_newlines(&why);
+	if (same && in->retries_done && in->retries_done < in->retries) {
+		strbuf_addf(note,
+		            "retries stopped: retry round %u failed the same way everywhere:%s; ",
+		            in->retries_done, why.buf + strcspn(why.buf, ":") + 1);
+		memset(only, 0, l->plan.ntasks);
+		in->nselected = 0;
+	} else if (why.len && in->retries_done < in->retries && in->nselected) {
+		strbuf_addf(note, "re-running tasks that failed for no resource: %s; ",
+		            why.buf + strspn(why.buf, " "));
+	}
+	causes_release(&c);
+	strbuf_release(&why);
+	free(sel);
+	return 0;
+}
+
 /* Runs follow-up seq of the sweep: claim, wait for records, decide, act, record. */
 static int run_followup(struct loaded_sweep *l, unsigned seq, uint32_t self_job)
 {
@@ -568,6 +607,8 @@ static int run_followup(struct loaded_sweep *l, unsigned seq, uint32_t self_job)
 	in.nselected =
 	    finish_select(only, l->outcomes, l->plan.ntasks, p.retry_on_exit, metric_failed);
 	in.stopped = p.fail_fast && nfailures >= p.fail_fast;
+	if (p.retry_on_exit && in.nselected && check_retry_causes(&note, &in, l, only) < 0)
+		goto fail;
 	/* Issue 17 (rolling submission) sets in.more_to_submit and acts on FINISH_CONTINUE. */
 	finish_decide(&d, &in);
 	if (d.action == FINISH_RETRY) {

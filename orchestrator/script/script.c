@@ -6,6 +6,7 @@
  */
 #include "script.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -277,6 +278,16 @@ int script_render_sbatch(struct strbuf *out, const struct script_input *in)
 	return 0;
 }
 
+/* SWEEP_PROGRAM: what the script records the path of (`command -v`), for the cause of a failure. */
+static void render_program(struct strbuf *out, const char *command)
+{
+	char *program = script_program(command);
+
+	strbuf_addstr(out, "\nSWEEP_PROGRAM=");
+	quote_sh(out, program ? program : "");
+	free(program);
+}
+
 static void render_variables(struct strbuf *out, const struct script_input *in)
 {
 	const struct cfg_slurm *sl = &in->cfg->slurm;
@@ -294,6 +305,7 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 	            in->cfg->pack ? in->cfg->pack : 1, in->plan->ntasks);
 	quote_sh(out, in->script);
 	strbuf_addf(out, "\nSWEEP_FAIL_FAST=%u", in->cfg->fail_fast);
+	render_program(out, in->cfg->command);
 }
 
 /*
@@ -577,4 +589,68 @@ int script_write_files(const struct script_input *in, const char *script_text)
 out:
 	strbuf_release(&sb);
 	return ret;
+}
+
+/* The word at *p, unquoted; *p moves past it. NULL for a word sweep cannot tell statically. */
+static char *shell_word(const char **p, bool *plain)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *s = *p;
+	char quote = 0;
+
+	*plain = true;
+	for (; *s && (quote || !strchr(" \t\n;&|<>()", *s)); s++) {
+		if (quote && *s == quote) {
+			quote = 0;
+		} else if (!quote && (*s == '\'' || *s == '"')) {
+			quote = *s;
+		} else if (!quote && *s == '\\' && s[1]) {
+			strbuf_addch(&sb, *++s);
+		} else {
+			if (*s == '{' || *s == '$' || *s == '`')
+				*plain = false;
+			strbuf_addch(&sb, *s);
+		}
+	}
+	*p = s;
+	return strbuf_detach(&sb, NULL);
+}
+
+static bool is_assignment(const char *w)
+{
+	if (!isalpha((unsigned char)*w) && *w != '_')
+		return false;
+	while (isalnum((unsigned char)*w) || *w == '_')
+		w++;
+	return *w == '=';
+}
+
+char *script_program(const char *command)
+{
+	static const char *const skip[] = {"exec", "env", "nice", "nohup", "time", "command"};
+	static const char *const keywords[] = {"if", "for", "while", "until", "case", "{", "!"};
+	const char *p = command;
+
+	for (;;) {
+		bool plain, skipped = false;
+		char *w;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || strchr("\n;&|<>()", *p))
+			return NULL;
+		w = shell_word(&p, &plain);
+		for (size_t i = 0; i < sizeof(skip) / sizeof(*skip); i++)
+			skipped |= !strcmp(w, skip[i]);
+		if (plain && (skipped || is_assignment(w))) {
+			free(w);
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(keywords) / sizeof(*keywords); i++)
+			plain &= strcmp(w, keywords[i]) != 0;
+		if (plain && *w)
+			return w;
+		free(w);
+		return NULL;
+	}
 }

@@ -53,6 +53,15 @@ extern const char script_default_template[];
  */
 int script_render_command(struct strbuf *out, const char *command, const struct plan *plan);
 
+/*
+ * The program a sweep file's command runs: its first word, after variable
+ * assignments (NAME=value) and exec, env, nice, nohup, time or command;
+ * quotes removed. NULL when that word is not a plain word (it holds a
+ * placeholder, a '$', a backquote, or the command starts with a shell
+ * keyword or a parenthesis). The caller frees it.
+ */
+char *script_program(const char *command);
+
 /* The #SBATCH lines. Values were validated by the sweep file reader. */
 int script_render_sbatch(struct strbuf *out, const struct script_input *in);
 

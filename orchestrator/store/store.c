@@ -199,6 +199,29 @@ static const char *const migrations[] = {
     "  reason TEXT NOT NULL,"
     "  created_at INTEGER NOT NULL,"
     "  PRIMARY KEY (sweep_id, selector)) WITHOUT ROWID;",
+    /*
+     * 8: why failed tasks failed (store_cause.c): per task index, the cause
+     * line read once from the end of its latest run's logs and what ran
+     * (the command's first word as the node resolved it), so that a
+     * finished sweep's logs are not read again; and that first word as
+     * the submitting host resolved it.
+     */
+    "CREATE TABLE causes ("
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+    "  task_index INTEGER NOT NULL,"
+    "  array_job_id INTEGER NOT NULL,"
+    "  array_task_id INTEGER NOT NULL,"
+    "  job_id INTEGER NOT NULL,"
+    "  end_time INTEGER NOT NULL,"
+    "  line TEXT,"
+    "  log_oom INTEGER NOT NULL,"
+    "  ran_host TEXT,"
+    "  ran_path TEXT,"
+    "  PRIMARY KEY (sweep_id, task_index)) WITHOUT ROWID;"
+    "CREATE TABLE programs ("
+    "  sweep_id INTEGER PRIMARY KEY REFERENCES sweeps(id),"
+    "  name TEXT NOT NULL,"
+    "  submit_path TEXT);",
 };
 
 const char *sweep_status_name(enum sweep_status s)

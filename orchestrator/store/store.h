@@ -311,5 +311,34 @@ int store_remove_exclusion(struct store *st, bool *found, int64_t sweep_id, cons
 /* The exclusions of a sweep, oldest first (*out NULL when none); free with exclusion_recs_free. */
 int store_load_exclusions(struct store *st, struct exclusion_rec **out, size_t *n,
                           int64_t sweep_id);
+/*
+ * Why failed tasks failed (store_cause.c): what the end of a run's logs
+ * said, kept per task index for the run it was read from, so that a
+ * finished sweep's logs are read once.
+ */
+struct cause_rec {
+	size_t index;
+	uint32_t array_job_id, array_task_id, job_id;
+	int64_t end_time; /* of the run the logs are from */
+	char *line;       /* cause_pick's line, or NULL */
+	bool log_oom;
+	char *ran_host;   /* the task script's record of what ran: the host, and */
+	char *ran_path;   /* the command's first word resolved there ("" not found); NULL none */
+};
+
+void cause_recs_free(struct cause_rec *recs, size_t n);
+/* Every kept cause of a sweep, by ascending index; the caller frees with cause_recs_free. */
+int store_load_causes(struct store *st, struct cause_rec **out, size_t *n, int64_t sweep_id);
+/* Keeps recs (replacing what was kept for their indices), in one transaction. */
+int store_put_causes(struct store *st, int64_t sweep_id, const struct cause_rec *recs, size_t n);
+
+/*
+ * The command's first word (the program) and where the submitting host
+ * found it on PATH (NULL: not found there), recorded by submit.
+ */
+int store_set_program(struct store *st, int64_t sweep_id, const char *name,
+                      const char *submit_path);
+/* *name NULL when none was recorded (an older sweep); the caller frees both. */
+int store_load_program(struct store *st, char **name, char **submit_path, int64_t sweep_id);
 
 #endif

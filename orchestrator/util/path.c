@@ -1,8 +1,11 @@
 #include "path.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "strbuf.h"
@@ -39,4 +42,33 @@ int path_mkdir_p(const char *path)
 out:
 	strbuf_release(&sb);
 	return ret;
+}
+
+static bool is_program(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+char *path_which(const char *name)
+{
+	const char *dirs = getenv("PATH");
+
+	if (!name || !*name)
+		return NULL;
+	if (strchr(name, '/'))
+		return is_program(name) ? xstrdup(name) : NULL;
+	for (const char *p = dirs ? dirs : ""; p;) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+		/* An empty entry is the current folder, as in the shell. */
+		char *cand = n ? xstrfmt("%.*s/%s", (int)n, p, name) : xstrfmt("./%s", name);
+
+		if (is_program(cand))
+			return cand;
+		free(cand);
+		p = colon ? colon + 1 : NULL;
+	}
+	return NULL;
 }

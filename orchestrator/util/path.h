@@ -17,4 +17,12 @@ char *path_absolute(const char *path, const char *cwd);
  */
 int path_mkdir_p(const char *path);
 
+/*
+ * Where a shell's `command -v NAME` finds the program name: name itself
+ * when it holds a '/' (and is executable), else the first executable
+ * regular file NAME in the folders of $PATH. NULL when there is none;
+ * else newly allocated.
+ */
+char *path_which(const char *name);
+
 #endif

@@ -1,0 +1,262 @@
+/*
+ * Reading causes: at most two log tails and one small file per failed
+ * run, once per run. The store keeps what was read, keyed by the run
+ * (array job, task, job id, end time), so a requeued task's new run is read
+ * afresh and a finished sweep is never read again.
+ */
+#include "causes.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "error.h"
+#include "gate.h"
+#include "outcome.h"
+#include "result.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+static void task_cause_release(struct task_cause *t)
+{
+	free(t->reason);
+	free(t->line);
+	free(t->note);
+	free(t->text);
+	free(t->group);
+	memset(t, 0, sizeof(*t));
+}
+
+void causes_release(struct causes *c)
+{
+	for (size_t i = 0; i < c->ntasks; i++)
+		task_cause_release(&c->tasks[i]);
+	free(c->tasks);
+	memset(c, 0, sizeof(*c));
+}
+
+static bool same_run(const struct cause_rec *k, const struct task_outcome *o)
+{
+	return k->array_job_id == o->array_job_id && k->array_task_id == o->array_task_id &&
+	       k->job_id == o->job_id && k->end_time == o->end_time;
+}
+
+/* "JOBID\tHOST\tPATH" as the script wrote it, for this run only. */
+static void read_ran(struct cause_rec *out, const struct sweep_rec *rec, size_t i,
+                     const struct task_outcome *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xstrfmt("%s/tasks/%zu/.ran", rec->dir, i), *tab1, *tab2, *end;
+	unsigned long job;
+
+	if (result_read_tail(&sb, path, 4096) < 0)
+		goto out;
+	tab1 = strchr(sb.buf, '\t');
+	tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+	if (!tab2)
+		goto out;
+	job = strtoul(sb.buf, &end, 10);
+	if (end != tab1 || (job && job != o->job_id))
+		goto out;
+	strbuf_trim_trailing_newlines(&sb);
+	out->ran_host = xstrndup(tab1 + 1, (size_t)(tab2 - tab1 - 1));
+	out->ran_path = xstrdup(tab2 + 1);
+out:
+	free(path);
+	strbuf_release(&sb);
+}
+
+/* Reads run o of task i into out (zeroed). */
+static void read_run(struct cause_rec *out, const struct sweep_rec *rec, size_t i,
+                     const struct task_outcome *o)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	char *log =
+	    outcome_log_path(rec->logs, rec->name, o->state, o->array_job_id, o->array_task_id);
+	struct cause_pick pick;
+
+	out->index = i;
+	out->array_job_id = o->array_job_id;
+	out->array_task_id = o->array_task_id;
+	out->job_id = o->job_id;
+	out->end_time = o->end_time;
+	if (log) {
+		if (result_read_tail(&text, log, CAUSE_TAIL_BYTES) < 0)
+			strbuf_reset(&text);
+		memcpy(log + strlen(log) - 4, ".err", 4);
+		if (result_read_tail(&err, log, CAUSE_TAIL_BYTES) < 0)
+			strbuf_reset(&err);
+	}
+	cause_pick(&pick, err.buf, err.len, text.buf, text.len);
+	out->line = pick.line;
+	out->log_oom = pick.log_oom;
+	pick.line = NULL;
+	read_ran(out, rec, i, o);
+	free(log);
+	strbuf_release(&err);
+	strbuf_release(&text);
+}
+
+struct program {
+	char *name, *submit_path;
+	const char *home;
+};
+
+static void fill(struct task_cause *t, const struct task_outcome *o, const struct cause_rec *k,
+                 const struct program *prog)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	t->resource = cause_is_resource(o, k->log_oom);
+	gate_run_failed(&sb, o);
+	/* OverMemoryKill's line says what accounting cannot. */
+	if (k->log_oom && !strstr(sb.buf, "out of memory"))
+		strbuf_addstr(&sb, ", out of memory (slurmstepd: exceeded memory limit)");
+	t->reason = strbuf_detach(&sb, NULL);
+	t->line = k->line ? xstrdup(k->line) : NULL;
+	if (k->ran_path && cause_ran_note(&sb, prog->name, k->ran_path, k->ran_host,
+	                                  prog->submit_path, prog->home))
+		t->note = strbuf_detach(&sb, NULL);
+	cause_text(&sb, t->reason, t->resource, t->line, t->note);
+	t->text = strbuf_detach(&sb, NULL);
+	t->group = xstrdup(t->resource ? t->reason : t->text);
+	t->failed = true;
+}
+
+static bool run_failed(const struct task_outcome *o)
+{
+	struct strbuf why = STRBUF_INIT;
+	bool failed = o->state != TS_MISSING && o->state != TS_REQUEUED &&
+	              task_state_is_final(o->state) && gate_run_failed(&why, o);
+
+	strbuf_release(&why);
+	return failed;
+}
+
+int causes_load(struct causes *out, struct store *st, const struct sweep_rec *rec,
+                const struct task_outcome *tasks, size_t ntasks)
+{
+	struct cause_rec *kept = NULL, *fresh = NULL;
+	size_t nkept = 0, nfresh = 0, alloc = 0, k = 0;
+	struct program prog = {NULL, NULL, getenv("HOME")};
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->tasks = xcalloc(ntasks ? ntasks : 1, sizeof(*out->tasks));
+	out->ntasks = ntasks;
+	ret = store_load_causes(st, &kept, &nkept, rec->id);
+	if (ret == 0)
+		ret = store_load_program(st, &prog.name, &prog.submit_path, rec->id);
+	for (size_t i = 0; ret == 0 && i < ntasks; i++) {
+		const struct task_outcome *o = &tasks[i];
+
+		if (!run_failed(o))
+			continue;
+		while (k < nkept && kept[k].index < i)
+			k++;
+		if (k < nkept && kept[k].index == i && same_run(&kept[k], o)) {
+			fill(&out->tasks[i], o, &kept[k], &prog);
+			out->kept++;
+			continue;
+		}
+		ALLOC_GROW(fresh, nfresh + 1, alloc);
+		memset(&fresh[nfresh], 0, sizeof(*fresh));
+		read_run(&fresh[nfresh], rec, i, o);
+		fill(&out->tasks[i], o, &fresh[nfresh++], &prog);
+		out->logs_read++;
+	}
+	if (ret == 0)
+		ret = store_put_causes(st, rec->id, fresh, nfresh);
+	cause_recs_free(kept, nkept);
+	cause_recs_free(fresh, nfresh);
+	free(prog.name);
+	free(prog.submit_path);
+	return ret;
+}
+
+void causes_group(struct cause_groups *out, const struct causes *c, const size_t *only,
+                  size_t nonly)
+{
+	size_t n = 0, total = only ? nonly : c->ntasks;
+	size_t *indices = xcalloc(total ? total : 1, sizeof(*indices));
+	const char **texts = xcalloc(total ? total : 1, sizeof(*texts));
+	bool *resource = xcalloc(total ? total : 1, sizeof(*resource));
+
+	for (size_t j = 0; j < total; j++) {
+		size_t i = only ? only[j] : j;
+
+		if (i >= c->ntasks || !c->tasks[i].failed)
+			continue;
+		indices[n] = i;
+		texts[n] = c->tasks[i].group;
+		resource[n++] = c->tasks[i].resource;
+	}
+	cause_groups_build(out, indices, texts, resource, n);
+	free(indices);
+	free(texts);
+	free(resource);
+}
+
+bool causes_rerun_check(struct strbuf *why, const struct causes *c, const size_t *only,
+                        size_t nonly)
+{
+	struct cause_groups g;
+	bool same;
+
+	causes_group(&g, c, only, nonly);
+	for (size_t i = 0; i < g.n; i++) {
+		const struct cause_group *grp = &g.groups[i];
+
+		if (grp->resource)
+			continue;
+		strbuf_addf(why, "  %zu task%s (", grp->n, grp->n == 1 ? "" : "s");
+		cause_add_indices(why, grp->indices, grp->n, 6);
+		strbuf_addf(why, ") failed for no resource: %s\n", grp->text);
+	}
+	same = cause_groups_same_everywhere(&g);
+	cause_groups_release(&g);
+	return same;
+}
+
+json_t *causes_groups_json(const struct causes *c, const size_t *only, size_t nonly)
+{
+	struct cause_groups g;
+	json_t *arr = json_array();
+
+	causes_group(&g, c, only, nonly);
+	for (size_t i = 0; i < g.n; i++) {
+		json_t *obj = json_object(), *idx = json_array();
+
+		for (size_t k = 0; k < g.groups[i].n; k++)
+			json_array_append_new(idx,
+			                      json_integer((json_int_t)g.groups[i].indices[k]));
+		json_object_set_new(obj, "count", json_integer((json_int_t)g.groups[i].n));
+		json_object_set_new(obj, "indices", idx);
+		json_object_set_new(obj, "cause", json_string(g.groups[i].text));
+		json_object_set_new(obj, "resource", json_boolean(g.groups[i].resource));
+		json_array_append_new(arr, obj);
+	}
+	cause_groups_release(&g);
+	return arr;
+}
+
+void causes_views(const char ***text, const char ***group, bool **resource, const struct causes *c)
+{
+	size_t n = c->ntasks ? c->ntasks : 1;
+
+	*text = xcalloc(n, sizeof(**text));
+	*group = xcalloc(n, sizeof(**group));
+	*resource = xcalloc(n, sizeof(**resource));
+	for (size_t i = 0; i < c->ntasks; i++) {
+		if (!c->tasks[i].failed)
+			continue;
+		(*text)[i] = c->tasks[i].text;
+		(*group)[i] = c->tasks[i].group;
+		(*resource)[i] = c->tasks[i].resource;
+	}
+}

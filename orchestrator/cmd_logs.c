@@ -1,0 +1,286 @@
+/*
+ * sweep logs: one task's log files, of its latest (or Nth) attempt, as the
+ * generated script names them (<logs>/<name>_%A_%a.out and .err), on either
+ * backend. -f follows them while the task runs, as tail -f does, and ends
+ * once the task has ended.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "error.h"
+#include "loaded.h"
+#include "outcome.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+#define FOLLOW_POLL_S  1  /* how often -f looks at the files */
+#define FOLLOW_STATE_S 10 /* how often -f asks whether the task still runs (one query) */
+
+static const char usage[] = "sweep logs [options] SWEEP INDEX";
+static const char options[] =
+    "SWEEP is a sweep's name or id; INDEX a task index (status --tasks shows them).\n"
+    "Prints the task's stdout and then its stderr log, each under a header.\n"
+    "\n"
+    "options:\n"
+    "  --attempt N          the task's Nth attempt (default: its latest)\n"
+    "  --out                only stdout\n"
+    "  --err                only stderr\n"
+    "  -f, --follow         keep printing what the task writes until it ends\n"
+    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "exit status: 0 success, 1 error (no such task, attempt or log), 2 usage.\n";
+
+struct logs_opts {
+	const char *state_dir;
+	const char *which;
+	size_t index;
+	unsigned attempt; /* 0: the latest */
+	bool out, err, follow;
+};
+
+static int parse_number(unsigned long long *out, const char *s, const char *what)
+{
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9' || (*out = strtoull(s, &end, 10), errno || *end))
+		return error("%s must be a number, not '%s'", what, s);
+	return 0;
+}
+
+static int parse_options(struct logs_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"attempt", required_argument, NULL, 'a'},
+	    {"out", no_argument, NULL, 'o'},
+	    {"err", no_argument, NULL, 'e'},
+	    {"follow", no_argument, NULL, 'f'},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	unsigned long long v;
+	int opt, code;
+
+	cli_getopt_start();
+	while ((opt = getopt_long(argc, argv, "hf", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			if (parse_number(&v, optarg, "--attempt") < 0)
+				return cli_usage(stderr, usage, options);
+			if (!v || v > 1000000) {
+				error("--attempt counts from 1, not '%s'", optarg);
+				return cli_usage(stderr, usage, options);
+			}
+			o->attempt = (unsigned)v;
+			break;
+		case 'o':
+			o->out = true;
+			break;
+		case 'e':
+			o->err = true;
+			break;
+		case 'f':
+			o->follow = true;
+			break;
+		default:
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			if (code != CLI_CONTINUE)
+				return code;
+		}
+	}
+	if (argc - optind != 2) {
+		error("sweep logs takes a sweep and a task index");
+		return cli_usage(stderr, usage, options);
+	}
+	o->which = argv[optind];
+	if (parse_number(&v, argv[optind + 1], "INDEX") < 0)
+		return cli_usage(stderr, usage, options);
+	o->index = (size_t)v;
+	if (!o->out && !o->err)
+		o->out = o->err = true;
+	return CLI_CONTINUE;
+}
+
+/*
+ * The run of task index in its attempt-th attempt (0: the latest): the
+ * outcomes built from the array jobs up to each attempt, until the task has
+ * had that many.
+ */
+static int find_run(struct task_outcome *out, const struct loaded_sweep *l, size_t index,
+                    unsigned attempt)
+{
+	struct array_rec *some = xcalloc(l->narrays ? l->narrays : 1, sizeof(*some));
+	struct task_outcome *oc = xcalloc(l->plan.ntasks, sizeof(*oc));
+	unsigned last = 0;
+	int ret = attempt ? 1 : 0;
+
+	for (size_t a = 0; a < l->narrays; a++)
+		last = l->arrays[a].attempt > last ? l->arrays[a].attempt : last;
+	*out = l->outcomes[index];
+	for (unsigned upto = 1; attempt && upto <= last && ret > 0; upto++) {
+		size_t n = 0;
+
+		for (size_t a = 0; a < l->narrays; a++)
+			if (l->arrays[a].attempt <= upto)
+				some[n++] = l->arrays[a];
+		memset(oc, 0, l->plan.ntasks * sizeof(*oc));
+		ret = outcome_build(oc, l->plan.ntasks, some, n, &l->set);
+		if (ret == 0 && oc[index].attempts == attempt) {
+			*out = oc[index];
+			ret = 0;
+		} else if (ret == 0) {
+			ret = 1;
+		}
+	}
+	if (ret > 0)
+		ret = error("task %zu of sweep %" PRId64 " had %u attempt%s, not %u", index,
+		            l->rec.id, l->outcomes[index].attempts,
+		            l->outcomes[index].attempts == 1 ? "" : "s", attempt);
+	free(some);
+	free(oc);
+	return ret;
+}
+
+/* Copies what path holds from *pos on to stdout; a file not there yet is fine when following. */
+static int copy_from(const char *path, off_t *pos, bool quiet_missing)
+{
+	char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0) {
+		if (errno == ENOENT && quiet_missing)
+			return 0;
+		return error("cannot read '%s': %s", path, strerror(errno));
+	}
+	if (lseek(fd, *pos, SEEK_SET) < 0) {
+		close(fd);
+		return error("cannot read '%s': %s", path, strerror(errno));
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		fwrite(buf, 1, (size_t)n, stdout);
+		*pos += n;
+	}
+	close(fd);
+	return n < 0 ? error("cannot read '%s': %s", path, strerror(errno)) : 0;
+}
+
+struct log_file {
+	char *path;
+	const char *what; /* "stdout", "stderr" */
+	off_t pos;
+};
+
+/* Copies the new bytes of each file, with a header whenever the file changes (tail's way). */
+static int copy_new(struct log_file *files, size_t n, int *shown, bool follow)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (stat(files[i].path, &st) == 0 && st.st_size < files[i].pos)
+			files[i].pos = 0; /* rewritten from the start (a requeued run) */
+		if (*shown != (int)i &&
+		    (!follow || (stat(files[i].path, &st) == 0 && st.st_size > files[i].pos))) {
+			printf("%s==> %s (%s) <==\n", *shown >= 0 ? "\n" : "", files[i].path,
+			       files[i].what);
+			*shown = (int)i;
+		}
+		if (copy_from(files[i].path, &files[i].pos, follow) < 0)
+			return SWEEP_ERR;
+	}
+	return fflush(stdout) == 0 ? 0 : SWEEP_ERR;
+}
+
+/* -f: until the task's latest run has ended, then what it wrote last. */
+static int follow(struct log_file *files, size_t n, int *shown, struct loaded_sweep *l,
+                  size_t index)
+{
+	time_t asked = time(NULL);
+
+	while (!task_state_is_final(l->outcomes[index].state) ||
+	       l->outcomes[index].state == TS_REQUEUED) {
+		sleep(FOLLOW_POLL_S);
+		if (copy_new(files, n, shown, true) < 0)
+			return SWEEP_ERR;
+		if (time(NULL) - asked < FOLLOW_STATE_S)
+			continue;
+		asked = time(NULL);
+		if (loaded_outcomes(l) < 0)
+			return SWEEP_ERR;
+	}
+	return copy_new(files, n, shown, true);
+}
+
+static int show(struct loaded_sweep *l, const struct logs_opts *o)
+{
+	struct task_outcome run;
+	struct log_file files[2];
+	size_t n = 0;
+	int shown = -1, ret;
+	char *out;
+
+	if (find_run(&run, l, o->index, o->attempt) < 0)
+		return SWEEP_ERR;
+	out = outcome_log_path(l->rec.logs, l->rec.name,
+	                       run.state == TS_PENDING && o->follow ? TS_RUNNING : run.state,
+	                       run.array_job_id, run.array_task_id);
+	if (!out || (run.state == TS_PENDING && !o->follow))
+		return error("task %zu of sweep %" PRId64
+		             " has not started yet (%s): no log to show"
+		             "%s",
+		             o->index, l->rec.id, task_state_name(run.state),
+		             run.state == TS_PENDING ? "; -f waits for it" : "");
+	if (o->out)
+		files[n++] = (struct log_file){xstrdup(out), "stdout", 0};
+	if (o->err) {
+		memcpy(out + strlen(out) - 4, ".err", 4);
+		files[n++] = (struct log_file){xstrdup(out), "stderr", 0};
+	}
+	free(out);
+	ret = copy_new(files, n, &shown, run.state == TS_PENDING);
+	if (ret == 0 && o->follow && !o->attempt)
+		ret = follow(files, n, &shown, l, o->index);
+	for (size_t i = 0; i < n; i++)
+		free(files[i].path);
+	return ret;
+}
+
+int cmd_logs(int argc, char **argv)
+{
+	struct logs_opts o = {0};
+	struct loaded_sweep l;
+	int ret = EXIT_ERROR, code;
+
+	loaded_init(&l);
+	code = parse_options(&o, argc, argv);
+	if (code != CLI_CONTINUE)
+		return code;
+	if (loaded_open(&l, cli_state_dir(o.state_dir), o.which) < 0 || loaded_plan(&l) < 0)
+		goto out;
+	if (o.index >= l.plan.ntasks) {
+		error("sweep %" PRId64 " '%s' has tasks 0 to %zu, not %zu", l.rec.id, l.rec.name,
+		      l.plan.ntasks ? l.plan.ntasks - 1 : 0, o.index);
+		goto out;
+	}
+	if (loaded_outcomes(&l) < 0 || show(&l, &o) < 0)
+		goto out;
+	ret = EXIT_OK;
+out:
+	loaded_release(&l);
+	return ret;
+}
