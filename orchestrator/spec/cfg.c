@@ -34,16 +34,16 @@
 static const char *const top_keys[] = {
     "name",    "command",       "seeds",  "grid",      "zip",        "cases",   "slurm",
     "env",     "setup",         "logs",   "template",  "checkpoint", "metrics", "results",
-    "retries", "retry_on_exit", "notify", "fail_fast", "pack",
+    "retries", "retry_on_exit", "notify", "fail_fast", "pack",    "stage",
 };
 
 static const char *const slurm_keys[] = {
     "partition",     "account",        "qos",    "gres",    "gpus_per_task", "constraint",
     "cpus_per_task", "nodes",          "ntasks", "mem",     "mem_per_cpu",   "time",
-    "signal",        "max_concurrent", "extra",  "requeue", "max_restarts",
+    "signal",        "max_concurrent", "extra",  "requeue", "max_restarts",  "tmp_base",
 };
 
-static const char *const checkpoint_keys[] = {"size", "keep"};
+static const char *const checkpoint_keys[] = {"size", "keep", "dir", "pattern"};
 
 static const char *const notify_keys[] = {"mail", "command"};
 
@@ -563,6 +563,8 @@ static int read_top(struct loader *ld, const struct ytree_node *key, const struc
 		return cfg_get_sbatch_value(ld, &cfg->logs, v, "logs", 0);
 	if (!strcmp(k, "checkpoint"))
 		return cfg_read_checkpoint(ld, v);
+	if (!strcmp(k, "stage"))
+		return cfg_read_stage(ld, v);
 	if (!strcmp(k, "metrics"))
 		return cfg_read_metrics(ld, v);
 	if (!strcmp(k, "pack")) {
@@ -691,7 +693,8 @@ static int check_cases(struct loader *ld, const char **params, size_t nparams)
 static int check_placeholders(struct loader *ld, const char *text, const struct ytree_node *node,
                               const char *what, const char **params, size_t nparams)
 {
-	const char **all = xcalloc(nparams + 2, sizeof(*all));
+	const char **all = xcalloc(nparams + 3, sizeof(*all));
+	size_t nall = nparams + 2 + (ld->cfg->nstage ? 1 : 0);
 	struct placeholder_piece pc;
 	const char *p;
 	size_t n, i;
@@ -701,6 +704,7 @@ static int check_placeholders(struct loader *ld, const char *text, const struct 
 		all[i] = params[i];
 	all[nparams] = "seed";
 	all[nparams + 1] = "index";
+	all[nparams + 2] = "stage"; /* counted in nall only with a `stage:` list */
 	for (p = text; !ret && (n = placeholder_next(&pc, p)); p += n) {
 		char *name;
 		const char *guess;
@@ -708,11 +712,11 @@ static int check_placeholders(struct loader *ld, const char *text, const struct 
 		if (pc.kind != PLACEHOLDER_NAME)
 			continue;
 		name = xstrndup(pc.start, pc.len);
-		for (i = 0; i < nparams + 2; i++)
+		for (i = 0; i < nall; i++)
 			if (!strcmp(all[i], name))
 				break;
-		if (i == nparams + 2) {
-			guess = sbopt_suggest(name, all, nparams + 2);
+		if (i == nall) {
+			guess = sbopt_suggest(name, all, nall);
 			if (guess)
 				ret = AT(ld, node,
 				         "'%s': unknown placeholder '{%s}'; did you mean "
@@ -757,6 +761,15 @@ static int check_whole(struct loader *ld, const struct ytree_node *root)
 	if (ld->results_file && check_placeholders(ld, cfg->results.file, ld->results_file,
 	                                           "results.file", params, nparams))
 		goto out;
+	if (ld->checkpoint_dir && check_placeholders(ld, cfg->checkpoint.dir, ld->checkpoint_dir,
+	                                             "checkpoint.dir", params, nparams))
+		goto out;
+	if (cfg->nstage && (find_param(cfg->grid, cfg->ngrid, "stage") ||
+	                    find_param(cfg->zip, cfg->nzip, "stage"))) {
+		ret = AT(ld, root, "a parameter named 'stage' clashes with the '{stage}' placeholder "
+		                   "of a 'stage:' list; rename the parameter");
+		goto out;
+	}
 	ret = 0;
 out:
 	free(params);
@@ -810,6 +823,7 @@ void cfg_release(struct cfg *cfg)
 	free(s->gpus_per_task);
 	free(s->constraint);
 	free(s->signal);
+	free(s->tmp_base);
 	for (i = 0; i < s->nextra; i++)
 		free(s->extra[i]);
 	free(s->extra);
@@ -821,6 +835,11 @@ void cfg_release(struct cfg *cfg)
 	free(cfg->setup);
 	free(cfg->logs);
 	free(cfg->template_path);
+	free(cfg->checkpoint.dir);
+	free(cfg->checkpoint.pattern);
+	for (i = 0; i < cfg->nstage; i++)
+		free(cfg->stage[i].path);
+	free(cfg->stage);
 	for (i = 0; i < cfg->nmetrics; i++)
 		free(cfg->metrics[i].name);
 	free(cfg->metrics);

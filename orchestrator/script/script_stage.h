@@ -1,0 +1,59 @@
+#ifndef SWEEP_SCRIPT_STAGE_H
+#define SWEEP_SCRIPT_STAGE_H
+
+#include <stdint.h>
+
+#include "strbuf.h"
+
+struct cfg;
+struct plan;
+struct script_input;
+
+/*
+ * What the task script needs for `stage:` and `checkpoint.keep` (prefix
+ * script_stage_ and script_keep_): the variables it reads, the checks made
+ * at submit, and the removal of a node's stage by sweep cancel. The bash
+ * that uses them is templates/array.sbatch's "Stage" and "Keep" sections.
+ */
+
+/* How much larger than the file a compressed tar is taken to unpack without `size:`. */
+#define SCRIPT_STAGE_RATIO 5
+
+/*
+ * The stage folder's name under the node-local base, one per user, sweep
+ * and state folder: "sweep-stage-<uid>-<id>-<hash of sweep_dir>". Caller frees.
+ */
+char *script_stage_name(int64_t sweep_id, const char *sweep_dir);
+
+/*
+ * Checks each `stage:` entry (relative to cwd): a folder, or a regular
+ * .tar, .tar.gz/.tgz or .tar.zst file; and sets *out to the bytes the
+ * unpacked copy may need: a .tar's size, a folder's files, a compressed
+ * tar's stated `size:` or SCRIPT_STAGE_RATIO times its size. Fails with
+ * the entry's path and what is wrong.
+ */
+int script_stage_measure(uint64_t *out, const struct cfg *cfg, const char *cwd);
+
+/* The stage variables (SWEEP_STAGE_SOURCES, _NEED, _NAME, _BASE), SWEEP_KEEP and its pattern. */
+void script_stage_variables(struct strbuf *out, const struct script_input *in);
+
+/*
+ * SWEEP_CHECKPOINT_DIR=...: checkpoint.dir with its placeholders as
+ * variable references and its text single-quoted, or $SWEEP_TASK_DIR.
+ */
+void script_checkpoint_dir(struct strbuf *out, const struct cfg *cfg, const struct plan *plan);
+
+/*
+ * With checkpoint.keep, every task must prune a folder of its own: fails,
+ * naming two tasks, when checkpoint.dir gives them the same folder.
+ */
+int script_keep_check(const struct cfg *cfg, const struct plan *plan);
+
+/*
+ * sweep cancel on this machine: removes base/name when no task holds a
+ * lease on it (as the last task's sweep_stage_out would). Returns 1 when
+ * removed, 0 when absent or still leased, negative on error.
+ */
+int script_stage_remove(const char *base, const char *name);
+
+#endif
