@@ -285,3 +285,61 @@ out:
 	free(leases);
 	return ret;
 }
+
+size_t script_stage_notes(struct stage_note *out, const char *sweep_dir, size_t ntasks)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < ntasks; i++) {
+		char *path = xstrfmt("%s/tasks/%zu/.staged", sweep_dir, i);
+		struct strbuf text = STRBUF_INIT;
+		char how[16];
+
+		memset(&out[i], 0, sizeof(out[i]));
+		/* "SECONDS HOW NODE", written by the task script. */
+		if (strbuf_read_file_max(&text, path, 256, STRBUF_READ_NOFOLLOW) == 0 &&
+		    sscanf(text.buf, "%lf %15s %63s", &out[i].seconds, how, out[i].node) == 3) {
+			out[i].found = true;
+			out[i].unpacked = !strcmp(how, "unpacked");
+			found++;
+		}
+		strbuf_release(&text);
+		free(path);
+	}
+	return found;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void script_stage_summary(FILE *f, const struct stage_note *notes, size_t ntasks)
+{
+	double *shared = xcalloc(ntasks ? ntasks : 1, sizeof(*shared)), copy_s = 0;
+	size_t ncopy = 0, nshared = 0;
+
+	for (size_t i = 0; i < ntasks; i++) {
+		if (!notes[i].found)
+			continue;
+		if (notes[i].unpacked) {
+			ncopy++;
+			copy_s = notes[i].seconds > copy_s ? notes[i].seconds : copy_s;
+		} else {
+			shared[nshared++] = notes[i].seconds;
+		}
+	}
+	if (ncopy + nshared) {
+		fprintf(f, "staging: %zu task%s, copied %zu time%s (at most %.2f s)",
+		        ncopy + nshared, ncopy + nshared == 1 ? "" : "s", ncopy,
+		        ncopy == 1 ? "" : "s", copy_s);
+		qsort(shared, nshared, sizeof(*shared), cmp_double);
+		if (nshared)
+			fprintf(f, ", shared %zu time%s (median %.2f s, max %.2f s)", nshared,
+			        nshared == 1 ? "" : "s", shared[nshared / 2], shared[nshared - 1]);
+		fputc('\n', f);
+	}
+	free(shared);
+}
