@@ -117,8 +117,8 @@ static void print_storage(const struct cfg *cfg, const struct script_input *in)
 	if (!cfg->nstage)
 		return;
 	units_format_bytes(need, sizeof(need), in->stage_need);
-	printf("# stage: once per node into $TMPDIR (else %s), up to %s:\n",
-	       cfg->slurm.tmp_base ? cfg->slurm.tmp_base : "/tmp", need);
+	printf("# stage: once per node into %s, up to %s:\n",
+	       cfg->slurm.tmp_base ? cfg->slurm.tmp_base : "$TMPDIR (else /tmp)", need);
 	for (size_t i = 0; i < cfg->nstage; i++)
 		printf("#   %s\n", cfg->stage[i].path);
 }

@@ -121,9 +121,12 @@ void script_stage_variables(struct strbuf *out, const struct script_input *in)
 	name = script_stage_name(in->sweep_id, in->sweep_dir);
 	strbuf_addf(out, ")\nSWEEP_STAGE_NEED=%" PRIu64 "\nSWEEP_STAGE_NAME=", in->stage_need);
 	quote_sh(out, name);
-	strbuf_addstr(out, "\nSWEEP_STAGE_BASE=${TMPDIR:-");
-	quote_sh(out, cfg->slurm.tmp_base ? cfg->slurm.tmp_base : "/tmp");
-	strbuf_addch(out, '}');
+	/* Slurm sets TMPDIR (to /tmp without a per-job folder): a stated base wins. */
+	strbuf_addstr(out, "\nSWEEP_STAGE_BASE=");
+	if (cfg->slurm.tmp_base)
+		quote_sh(out, cfg->slurm.tmp_base);
+	else
+		strbuf_addstr(out, "${TMPDIR:-/tmp}");
 	free(name);
 }
 

@@ -43,6 +43,9 @@ time.sleep(float(sys.argv[2]))
 print("inode:", st.st_ino)
 print("seen", st.st_ino, file=open(os.path.join(d, "inode"), "w"))
 print("accuracy:", 0.5)
+if len(sys.argv) > 3:
+    with open(os.path.join(d, "acc.json"), "w") as f:
+        f.write('{"accuracy": 0.5}')
 EOF
 
 write_sweep() { # NAME SEEDS SLEEP RESULTS-YAML [SLURM-EXTRA] [FIRST-STAGE]
@@ -83,6 +86,7 @@ inodes=$(cat "ck staged"/*/inode | sort -u | wc -l)
 copied=$(cat "$(sweep_dir)"/tasks/*/.staged | grep -c ' unpacked ') || true
 [ "$copied" = 1 ] || fail "$copied tasks unpacked: $(cat "$(sweep_dir)"/tasks/*/.staged)"
 for i in 0 1 2 3 4 5; do check_kept staged $i; done
+grep -q -F "s: $BASE/sweep-stage-" logs/staged_*_0.out || fail "not staged under slurm.tmp_base: $(cat logs/staged_*_0.out)"
 [ "$(cat outside/victim.pt)" = precious ] || fail "the link's target was touched"
 wait_until 60 "the last task to remove the stage" base_empty
 "$SWEEP" status --tasks >status.out || fail "status failed"
@@ -116,7 +120,7 @@ log "a task killed mid-unpack left nothing a later task used"
 
 # --- --local: results from a file; cancel removes the stage ----------------------
 write_sweep localrun 3 0 "results: {file: 'ck localrun/{index}/acc.json'}"
-sed -i 's|^command: .*|command: python3 ckpt.py {stage} 0 \&\& echo '"'"'{{"accuracy": 1}}'"'"' > "$SWEEP_CHECKPOINT_DIR/acc.json"|' localrun.yaml
+sed -i 's|^command: .*|command: python3 ckpt.py {stage} 0 json|' localrun.yaml
 out=$("$SWEEP" submit --local localrun.yaml) || fail "local submit failed: $out"
 LOCAL_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
 local_done() { "$SWEEP" status "$LOCAL_ID" | grep -q '^3/3 done'; }
