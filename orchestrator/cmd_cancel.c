@@ -5,14 +5,20 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
+#include "cfg.h"
 #include "cli.h"
 #include "backend.h"
 #include "error.h"
 #include "followup.h"
 #include "loaded.h"
 #include "output.h"
+#include "script_stage.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -27,6 +33,52 @@ static const char options[] =
     "  -h, --help           show this help\n"
     "\n"
     "exit status: 0 success, 1 error, 2 usage.\n";
+
+/*
+ * The sweep's stage on this machine (--local, or a node sweep runs on):
+ * removed once its cancelled tasks have let go of their leases (within
+ * STAGE_WAIT_S). On other nodes the tasks remove it as they end.
+ */
+#define STAGE_WAIT_S 30
+
+static void remove_stage(struct store *st, const struct sweep_rec *rec)
+{
+	const char *bases[3] = {getenv("TMPDIR"), NULL, "/tmp"};
+	struct cfg cfg;
+	char *spec = NULL, *name = script_stage_name(rec->id, rec->dir);
+
+	cfg_init(&cfg);
+	if (store_load_spec(st, &spec, rec->id) < 0 || !*spec ||
+	    cfg_load_string(&cfg, rec->source ? rec->source : "the sweep file", spec,
+	                    strlen(spec)) < 0 ||
+	    !cfg.nstage)
+		goto out;
+	bases[1] = cfg.slurm.tmp_base;
+	for (size_t b = 0; b < 3; b++) {
+		int ret = 0;
+
+		if (!bases[b] || !*bases[b])
+			continue;
+		for (int t = 0;
+		     t < STAGE_WAIT_S * 10 && (ret = script_stage_remove(bases[b], name)) == 0;
+		     t++) {
+			struct stat sb;
+			char *dir = xstrfmt("%s/%s", bases[b], name);
+			bool gone = stat(dir, &sb) < 0;
+
+			free(dir);
+			if (gone)
+				break;
+			nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+		}
+		if (ret > 0)
+			printf("removed the stage %s/%s\n", bases[b], name);
+	}
+out:
+	cfg_release(&cfg);
+	free(spec);
+	free(name);
+}
 
 int cmd_cancel(int argc, char **argv)
 {
@@ -75,6 +127,7 @@ int cmd_cancel(int argc, char **argv)
 	for (size_t i = 0; i < l.narrays; i++)
 		printf(" %" PRIu32, l.arrays[i].job_id);
 	printf(" (tasks that had ended are unchanged)\n");
+	remove_stage(l.st, &l.rec);
 	ret = EXIT_OK;
 out:
 	loaded_release(&l);

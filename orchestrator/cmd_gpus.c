@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cli.h"
 #include "error.h"
 #include "gpu.h"
+#include "gpuproc.h"
 #include "local.h"
 #include "output.h"
 #include "strbuf.h"
@@ -24,7 +26,13 @@
 
 static const char usage[] = "sweep gpus [options]";
 static const char options[] =
+    "Lists the GPUs, then each compute process on them: pid, user, elapsed time, memory\n"
+    "and command (\"unknown\" for a process of another PID namespace). A process of yours\n"
+    "that outlived the sweep task that started it is marked \"left by sweep N task I\".\n"
+    "\n"
     "options:\n"
+    "  --mine               only your processes on GPUs, and the kill line for those left\n"
+    "                       by sweep tasks that ended (sweep never kills them itself)\n"
     "  --min-free SIZE      free means no compute process and at least SIZE of memory free\n"
     "                       (4000, 512M, 20G; default: 90% of the GPU's memory)\n"
     "  --json               print JSON\n"
@@ -118,12 +126,112 @@ static void print_text(const struct gpu_set *set, size_t nfree, uint64_t min_fre
 	strbuf_release(&ids);
 }
 
+/* What /proc says of each process nvidia-smi lists, in set->procs order. */
+static struct gpuproc *read_procs(const struct gpu_set *set)
+{
+	struct gpuproc *info = xcalloc(set->nprocs ? set->nprocs : 1, sizeof(*info));
+
+	for (size_t k = 0; k < set->nprocs; k++)
+		gpuproc_read(&info[k], set->procs[k].pid);
+	return info;
+}
+
+static void free_procs(struct gpuproc *info, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		gpuproc_release(&info[k]);
+	free(info);
+}
+
+static bool is_mine(const struct gpuproc *p)
+{
+	return p->known && p->uid == getuid();
+}
+
+static void proc_row(struct table *t, const struct gpu_set *set, const struct gpuproc *p, size_t k)
+{
+	const struct gpu_proc *g = &set->procs[k];
+	char mem[32], etime[32];
+
+	mib_text(mem, sizeof(mem), g->used_mib);
+	gpuproc_format_etime(etime, sizeof(etime), p->elapsed_s);
+	table_add(t, g->gpu < set->ngpus ? xstrfmt("%u", set->gpus[g->gpu].index) : xstrdup("?"));
+	table_add(t, xstrfmt("%ld", p->pid));
+	table_addstr(t, p->known ? p->user : "unknown");
+	table_addstr(t, p->known ? etime : "unknown");
+	table_addstr(t, mem);
+	table_addstr(t, p->command ? p->command : "unknown");
+	if (p->outlived)
+		table_add(t, xstrfmt("left by sweep %lld task %ld", (long long)p->sweep_id,
+		                     p->task_index));
+	else if (p->sweep_id >= 0)
+		table_add(t, xstrfmt("sweep %lld task %ld", (long long)p->sweep_id, p->task_index));
+	else
+		table_addstr(t, "");
+}
+
+/*
+ * The processes on GPUs (only the caller's with mine), and with mine the
+ * kill line for those left by ended sweep tasks.
+ */
+static void print_procs(const struct gpu_set *set, const struct gpuproc *info, bool mine)
+{
+	static const char *const head[] = {"GPU",    "PID",     "USER", "ELAPSED",
+	                                   "MEMORY", "COMMAND", "SWEEP"};
+	struct strbuf kill = STRBUF_INIT;
+	struct table t;
+	size_t shown = 0;
+
+	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
+	for (size_t k = 0; k < set->nprocs; k++) {
+		if (mine && !is_mine(&info[k]))
+			continue;
+		proc_row(&t, set, &info[k], k);
+		shown++;
+		if (is_mine(&info[k]) && info[k].outlived)
+			strbuf_addf(&kill, " %ld", info[k].pid);
+	}
+	if (shown) {
+		fputc('\n', stdout);
+		table_print(stdout, &t);
+	} else {
+		printf("%sno %sprocess on a GPU\n", mine ? "" : "\n",
+		       mine ? "process of yours, no " : "");
+	}
+	if (mine && kill.len)
+		printf("\nleft by sweep tasks that ended; to stop them:\nkill%s\n", kill.buf);
+	else if (mine)
+		printf("\nnone of them was left by an ended sweep task\n");
+	table_release(&t);
+	strbuf_release(&kill);
+}
+
 static json_t *json_mib(uint64_t mib)
 {
 	return mib == GPU_NO_VALUE ? json_null() : json_integer((json_int_t)mib);
 }
 
-static void print_json(const struct gpu_set *set)
+static json_t *json_proc(const struct gpu_proc *p, const struct gpuproc *info)
+{
+	json_t *po = json_object();
+
+	json_object_set_new(po, "pid", json_integer(p->pid));
+	json_object_set_new(po, "user", p->user ? json_string(p->user) : json_null());
+	json_object_set_new(po, "command", p->command ? json_string(p->command) : json_null());
+	json_object_set_new(po, "command_line",
+	                    info->command ? json_string(info->command) : json_null());
+	json_object_set_new(po, "elapsed_s",
+	                    info->known ? json_integer((json_int_t)info->elapsed_s) : json_null());
+	json_object_set_new(po, "used_memory_mib", json_mib(p->used_mib));
+	json_object_set_new(po, "sweep_id",
+	                    info->sweep_id >= 0 ? json_integer(info->sweep_id) : json_null());
+	json_object_set_new(po, "task_index",
+	                    info->sweep_id >= 0 ? json_integer(info->task_index) : json_null());
+	json_object_set_new(po, "outlived_task", json_boolean(info->outlived));
+	return po;
+}
+
+static void print_json(const struct gpu_set *set, const struct gpuproc *info, bool mine)
 {
 	static const char *const verdicts[] = {
 	    [GPU_FREE] = NULL,
@@ -139,21 +247,9 @@ static void print_json(const struct gpu_set *set)
 		json_t *obj = json_object(), *procs = json_array();
 		const char *why = verdicts[g->verdict];
 
-		for (size_t k = 0; k < set->nprocs; k++) {
-			const struct gpu_proc *p = &set->procs[k];
-			json_t *po;
-
-			if (p->gpu != i)
-				continue;
-			po = json_object();
-			json_object_set_new(po, "pid", json_integer(p->pid));
-			json_object_set_new(po, "user",
-			                    p->user ? json_string(p->user) : json_null());
-			json_object_set_new(po, "command",
-			                    p->command ? json_string(p->command) : json_null());
-			json_object_set_new(po, "used_memory_mib", json_mib(p->used_mib));
-			json_array_append_new(procs, po);
-		}
+		for (size_t k = 0; k < set->nprocs; k++)
+			if (set->procs[k].gpu == i && (!mine || is_mine(&info[k])))
+				json_array_append_new(procs, json_proc(&set->procs[k], &info[k]));
 		json_object_set_new(obj, "index", json_integer(g->index));
 		json_object_set_new(obj, "uuid", json_string(g->uuid));
 		json_object_set_new(obj, "name", json_string(g->name));
@@ -179,12 +275,14 @@ int cmd_gpus(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"min-free", required_argument, NULL, 'm'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"mine", no_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct gpu_set set;
+	struct gpuproc *info = NULL;
 	uint64_t min_free = 0;
-	bool json = false;
+	bool json = false, mine = false;
 	const char *why;
 	size_t nfree;
 	int opt, code, ret = EXIT_ERROR;
@@ -201,6 +299,9 @@ int cmd_gpus(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'M':
+			mine = true;
 			break;
 		default:
 			code = cli_common_option(opt, NULL, argv, longopts, usage, options);
@@ -219,12 +320,17 @@ int cmd_gpus(int argc, char **argv)
 		goto out;
 	}
 	nfree = gpu_select(&set, min_free);
-	if (json)
-		print_json(&set);
-	else
-		print_text(&set, nfree, min_free);
+	info = read_procs(&set);
+	if (json) {
+		print_json(&set, info, mine);
+	} else {
+		if (!mine)
+			print_text(&set, nfree, min_free);
+		print_procs(&set, info, mine);
+	}
 	ret = EXIT_OK;
 out:
+	free_procs(info, info ? set.nprocs : 0);
 	gpu_set_release(&set);
 	return ret;
 }

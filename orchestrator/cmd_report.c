@@ -33,6 +33,7 @@
 #include "result.h"
 #include "sbopt.h"
 #include "stats.h"
+#include "script_stage.h"
 #include "store.h"
 #include "strbuf.h"
 #include "units.h"
@@ -606,6 +607,16 @@ static void report_causes_release(struct report_causes *rc)
 	free(rc->resource);
 }
 
+/* The staging line of a sweep with `stage:`, as status prints it. */
+static void print_staging(const struct sweep_rec *rec, size_t ntasks)
+{
+	struct stage_note *notes = xcalloc(ntasks ? ntasks : 1, sizeof(*notes));
+
+	if (script_stage_notes(notes, rec->dir, ntasks))
+		script_stage_summary(stdout, notes, ntasks);
+	free(notes);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
@@ -685,6 +696,7 @@ int cmd_report(int argc, char **argv)
 	case FORMAT_TABLE:
 		report_print_table(stdout, &rep);
 		print_reused(l.st, &l.rec);
+		print_staging(&l.rec, l.plan.ntasks);
 		break;
 	case FORMAT_JSON:
 		report_print_json(stdout, &rep);

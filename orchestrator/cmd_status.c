@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "outcome.h"
 #include "output.h"
+#include "script_stage.h"
 #include "store.h"
 #include "strbuf.h"
 #include "table.h"
@@ -135,11 +136,13 @@ struct view {
 	struct task_outcome *tasks; /* plan->ntasks */
 	struct backend_read read;   /* steps and refresh as asked; where the records came from */
 	size_t counts[TS_NSTATES];
-	size_t done;           /* tasks in a final state */
-	size_t active;         /* tasks that will still change by themselves */
-	struct strbuf finish;  /* follow-ups and fail_fast, in words (followup_describe) */
-	struct causes causes;  /* why each failed task failed */
-	bool followups_active; /* a follow-up is pending or running: more may come */
+	size_t done;              /* tasks in a final state */
+	size_t active;            /* tasks that will still change by themselves */
+	struct strbuf finish;     /* follow-ups and fail_fast, in words (followup_describe) */
+	struct causes causes;     /* why each failed task failed */
+	bool followups_active;    /* a follow-up is pending or running: more may come */
+	struct stage_note *stage; /* plan->ntasks: what each task's staging took */
+	size_t nstaged;           /* tasks with a note */
 };
 
 static void view_init(struct view *v)
@@ -156,6 +159,7 @@ static void view_release(struct view *v)
 	array_recs_free(v->arrays, v->narrays);
 	acct_set_release(&v->set);
 	free(v->tasks);
+	free(v->stage);
 	strbuf_release(&v->finish);
 	causes_release(&v->causes);
 	view_init(v);
@@ -195,6 +199,8 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 		else if (s != TS_MISSING)
 			v->active++;
 	}
+	v->stage = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->stage));
+	v->nstaged = script_stage_notes(v->stage, v->rec.dir, plan->ntasks);
 	if (rolling_describe(&v->finish, st, &v->rec, v->arrays, v->narrays) < 0 ||
 	    causes_load(&v->causes, st, &v->rec, v->tasks, plan->ntasks) < 0)
 		return SWEEP_ERR;
@@ -440,6 +446,28 @@ static void print_tasks(FILE *f, const struct view *v, const struct plan *plan)
 	free(labels);
 }
 
+/* status --tasks of a sweep with `stage:`: what staging took each task. */
+static void print_staging(FILE *f, const struct view *v, size_t ntasks)
+{
+	static const char *const head[] = {"INDEX", "STAGING", "HOW", "NODE"};
+	struct table t;
+
+	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
+	for (size_t i = 0; i < ntasks; i++) {
+		const struct stage_note *n = &v->stage[i];
+
+		if (!n->found)
+			continue;
+		table_add(&t, xstrfmt("%zu", i));
+		table_add(&t, xstrfmt("%.2f s", n->seconds));
+		table_addstr(&t, n->unpacked ? "copied" : "shared");
+		table_addstr(&t, n->node);
+	}
+	fputc('\n', f);
+	table_print(f, &t);
+	table_release(&t);
+}
+
 static void print_text(FILE *f, const struct view *v, const struct plan *plan,
                        const struct status_opts *o, bool tty)
 {
@@ -447,8 +475,11 @@ static void print_text(FILE *f, const struct view *v, const struct plan *plan,
 	print_counts(f, v, plan->ntasks, tty);
 	fputs(v->finish.buf, f);
 	print_groups(f, v);
+	script_stage_summary(f, v->stage, plan->ntasks);
 	if (o->tasks)
 		print_tasks(f, v, plan);
+	if (o->tasks && v->nstaged)
+		print_staging(f, v, plan->ntasks);
 }
 
 static json_t *json_uint_or_null(bool defined, uint64_t x)
@@ -492,6 +523,12 @@ static json_t *json_task(const struct view *v, const struct plan *plan, size_t i
 	json_object_set_new(obj, "cause", c->failed ? json_string(c->text) : json_null());
 	json_object_set_new(obj, "program_line", c->line ? json_string(c->line) : json_null());
 	json_object_set_new(obj, "what_ran", c->note ? json_string(c->note) : json_null());
+	json_object_set_new(obj, "staging_s",
+	                    v->stage[i].found ? json_real(v->stage[i].seconds) : json_null());
+	json_object_set_new(obj, "staging",
+	                    !v->stage[i].found     ? json_null()
+	                    : v->stage[i].unpacked ? json_string("copied")
+	                                           : json_string("shared"));
 	free(log);
 	return obj;
 }

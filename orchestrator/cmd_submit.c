@@ -28,6 +28,8 @@
 #include "rollout.h"
 #include "rolling.h"
 #include "script.h"
+#include "script_stage.h"
+#include "units.h"
 #include "sizing.h"
 #include "space.h"
 #include "proc.h"
@@ -100,6 +102,25 @@ static int load_template(struct strbuf *out, const struct cfg *cfg, const char *
 	}
 	free(path);
 	return ret;
+}
+
+/* --dry-run: where checkpoints are pruned and what is staged. */
+static void print_storage(const struct cfg *cfg, const struct script_input *in)
+{
+	char need[32];
+
+	if (cfg->checkpoint.keep_given)
+		printf("# checkpoints: each task keeps its newest %u file%s matching '%s' in %s\n",
+		       cfg->checkpoint.keep, cfg->checkpoint.keep == 1 ? "" : "s",
+		       cfg->checkpoint.pattern ? cfg->checkpoint.pattern : "*",
+		       cfg->checkpoint.dir ? cfg->checkpoint.dir : "its task folder");
+	if (!cfg->nstage)
+		return;
+	units_format_bytes(need, sizeof(need), in->stage_need);
+	printf("# stage: once per node into %s, up to %s:\n",
+	       cfg->slurm.tmp_base ? cfg->slurm.tmp_base : "$TMPDIR (else /tmp)", need);
+	for (size_t i = 0; i < cfg->nstage; i++)
+		printf("#   %s\n", cfg->stage[i].path);
 }
 
 static void print_task_table(const struct plan *plan)
@@ -560,6 +581,9 @@ int cmd_submit(int argc, char **argv)
 	in.workdir = cwd;
 	in.source = source;
 	in.array_limit = max_array;
+	if (script_stage_measure(&in.stage_need, &cfg, cwd) < 0 ||
+	    script_keep_check(&cfg, &plan) < 0)
+		goto out;
 
 	/* Render once before the store is touched: every mistake shows up here. */
 	state_dir = path_absolute(cli_state_dir(state_opt), cwd);
@@ -586,6 +610,7 @@ int cmd_submit(int argc, char **argv)
 			print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent, cfg.pack,
 			             plan.ntasks);
 		}
+		print_storage(&cfg, &in);
 		print_task_table(&plan);
 		if (extend_from) {
 			print_extend(&ext, plan.ntasks, "# ");

@@ -24,6 +24,7 @@
 #include "placeholder.h"
 #include "quote.h"
 #include "sbopt.h"
+#include "script_stage.h"
 #include "units.h"
 
 #include "banned.h"
@@ -144,6 +145,11 @@ static int variable_for(struct strbuf *var, const char *name, size_t len, const 
 			strbuf_addf(var, "SWEEP_PARAM_%s", plan->params[p]);
 			return 0;
 		}
+	/* Allowed by the reader only with a `stage:` list. */
+	if (len == 5 && !strncmp(name, "stage", 5)) {
+		strbuf_addstr(var, "SWEEP_STAGE");
+		return 0;
+	}
 	return error("the command's placeholder '{%.*s}' names no parameter", (int)len, name);
 }
 
@@ -306,6 +312,7 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 	quote_sh(out, in->script);
 	strbuf_addf(out, "\nSWEEP_FAIL_FAST=%u", in->cfg->fail_fast);
 	render_program(out, in->cfg->command);
+	script_stage_variables(out, in);
 }
 
 /*
@@ -415,6 +422,8 @@ static int render_marker(struct strbuf *out, const char *name, size_t len,
 		render_variables(out, in);
 	else if (IS("PACK"))
 		render_pack(out, in);
+	else if (IS("CHECKPOINT_DIR"))
+		script_checkpoint_dir(out, in->cfg, in->plan);
 	else if (IS("EXPORTS"))
 		render_exports(out, in->plan);
 	else if (IS("ENV"))
@@ -454,6 +463,17 @@ int script_render(struct strbuf *out, const char *tmpl, const struct script_inpu
 		return error("'pack: %u' needs the {{PACK}} marker in the script template, after "
 		             "SWEEP_INDEX_OFFSET is set (see templates/array.sbatch)",
 		             in->cfg->pack);
+
+	/* A template copied before these sections existed would ignore them silently. */
+	if (in->cfg->nstage && !strstr(tmpl, "sweep_stage_in"))
+		return error("'stage' needs the template's \"Stage\" section (sweep_stage_in); "
+		             "copy it from templates/array.sbatch");
+	if (in->cfg->checkpoint.keep_given &&
+	    (!strstr(tmpl, "sweep_prune") || !strstr(tmpl, "{{CHECKPOINT_DIR}}")))
+		return error(
+		    "'checkpoint.keep' needs the template's \"Keep\" section (sweep_prune) "
+		    "and the {{CHECKPOINT_DIR}} marker; copy them from "
+		    "templates/array.sbatch");
 
 	while (*p) {
 		const char *open = strstr(p, "{{");

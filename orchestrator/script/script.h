@@ -17,7 +17,8 @@ struct plan;
  * Template markers ({{NAME}}, replaced wherever they stand): SBATCH (the
  * #SBATCH lines), VERSION, SOURCE, SUMMARY, SCRIPT, VARIABLES (SWEEP_ID,
  * SWEEP_DIR, SWEEP_SEEDS, SWEEP_SIGNAL: empty when no warning signal is
- * used, SWEEP_PACK, SWEEP_NTASKS, SWEEP_SCRIPT), PACK (with pack > 1, the
+ * used, SWEEP_PACK, SWEEP_NTASKS, SWEEP_SCRIPT, and those of script_stage.h),
+ * CHECKPOINT_DIR (SWEEP_CHECKPOINT_DIR, after SWEEP_TASK_DIR), PACK (with pack > 1, the
  * loop that runs the array task's sweep tasks as job steps; required then),
  * EXPORTS (export of the
  * SWEEP_PARAM_* variables), ENV (the sweep file's env:), SETUP, COMMAND. An
@@ -35,6 +36,7 @@ struct script_input {
 	const char *workdir;   /* absolute folder the tasks run in (--chdir) */
 	const char *source;    /* the sweep file's path, for the banner */
 	uint32_t array_limit;  /* highest array size the script's own --array may use (0 = none) */
+	uint64_t stage_need;   /* bytes `stage:` may take unpacked (script_stage_measure) */
 };
 
 /* The largest template read from a file. */

@@ -38,16 +38,16 @@ static const char *const top_keys[] = {
     "name",    "command", "seeds",   "grid",          "zip",           "cases",
     "slurm",   "env",     "setup",   "logs",          "template",      "checkpoint",
     "metrics", "results", "retries", "retry_on_exit", "notify",        "fail_fast",
-    "pack",    "sample",  "trials",  "sample_seed",   "sample_digits",
+    "pack",    "sample",  "trials",  "sample_seed",   "sample_digits", "stage",
 };
 
 static const char *const slurm_keys[] = {
     "partition",     "account",        "qos",    "gres",    "gpus_per_task", "constraint",
     "cpus_per_task", "nodes",          "ntasks", "mem",     "mem_per_cpu",   "time",
-    "signal",        "max_concurrent", "extra",  "requeue", "max_restarts",
+    "signal",        "max_concurrent", "extra",  "requeue", "max_restarts",  "tmp_base",
 };
 
-static const char *const checkpoint_keys[] = {"size", "keep"};
+static const char *const checkpoint_keys[] = {"size", "keep", "dir", "pattern"};
 
 static const char *const notify_keys[] = {"mail", "command"};
 
@@ -573,6 +573,8 @@ static int read_top(struct loader *ld, const struct ytree_node *key, const struc
 		return cfg_get_sbatch_value(ld, &cfg->logs, v, "logs", 0);
 	if (!strcmp(k, "checkpoint"))
 		return cfg_read_checkpoint(ld, v);
+	if (!strcmp(k, "stage"))
+		return cfg_read_stage(ld, v);
 	if (!strcmp(k, "metrics"))
 		return cfg_read_metrics(ld, v);
 	if (!strcmp(k, "pack")) {
@@ -706,7 +708,8 @@ static int check_placeholders(struct loader *ld, const char *text, const struct 
 {
 	const size_t nbuiltin =
 	    sizeof(cfg_builtin_placeholders) / sizeof(*cfg_builtin_placeholders);
-	const char **all = xcalloc(nparams + nbuiltin, sizeof(*all));
+	const char **all = xcalloc(nparams + nbuiltin + 1, sizeof(*all));
+	size_t nall = nparams + nbuiltin + (ld->cfg->nstage ? 1 : 0);
 	struct placeholder_piece pc;
 	const char *p;
 	size_t n, i;
@@ -716,6 +719,7 @@ static int check_placeholders(struct loader *ld, const char *text, const struct 
 		all[i] = params[i];
 	for (i = 0; i < nbuiltin; i++)
 		all[nparams + i] = cfg_builtin_placeholders[i];
+	all[nparams + nbuiltin] = "stage"; /* counted in nall only with a `stage:` list */
 	for (p = text; !ret && (n = placeholder_next(&pc, p)); p += n) {
 		char *name;
 		const char *guess;
@@ -723,11 +727,11 @@ static int check_placeholders(struct loader *ld, const char *text, const struct 
 		if (pc.kind != PLACEHOLDER_NAME)
 			continue;
 		name = xstrndup(pc.start, pc.len);
-		for (i = 0; i < nparams + nbuiltin; i++)
+		for (i = 0; i < nall; i++)
 			if (!strcmp(all[i], name))
 				break;
-		if (i == nparams + nbuiltin) {
-			guess = sbopt_suggest(name, all, nparams + nbuiltin);
+		if (i == nall) {
+			guess = sbopt_suggest(name, all, nall);
 			if (guess)
 				ret = AT(ld, node,
 				         "'%s': unknown placeholder '{%s}'; did you mean "
@@ -776,6 +780,15 @@ static int check_whole(struct loader *ld, const struct ytree_node *root)
 	if (ld->results_file && check_placeholders(ld, cfg->results.file, ld->results_file,
 	                                           "results.file", params, nparams))
 		goto out;
+	if (ld->checkpoint_dir && check_placeholders(ld, cfg->checkpoint.dir, ld->checkpoint_dir,
+	                                             "checkpoint.dir", params, nparams))
+		goto out;
+	if (cfg->nstage && (find_param(cfg->grid, cfg->ngrid, "stage") ||
+	                    find_param(cfg->zip, cfg->nzip, "stage"))) {
+		ret = AT(ld, root, "a parameter named 'stage' clashes with the '{stage}' placeholder "
+		                   "of a 'stage:' list; rename the parameter");
+		goto out;
+	}
 	ret = 0;
 out:
 	free(params);
@@ -830,6 +843,7 @@ void cfg_release(struct cfg *cfg)
 	free(s->gpus_per_task);
 	free(s->constraint);
 	free(s->signal);
+	free(s->tmp_base);
 	for (i = 0; i < s->nextra; i++)
 		free(s->extra[i]);
 	free(s->extra);
@@ -841,6 +855,11 @@ void cfg_release(struct cfg *cfg)
 	free(cfg->setup);
 	free(cfg->logs);
 	free(cfg->template_path);
+	free(cfg->checkpoint.dir);
+	free(cfg->checkpoint.pattern);
+	for (i = 0; i < cfg->nstage; i++)
+		free(cfg->stage[i].path);
+	free(cfg->stage);
 	for (i = 0; i < cfg->nmetrics; i++)
 		free(cfg->metrics[i].name);
 	free(cfg->metrics);

@@ -102,12 +102,26 @@ struct cfg_slurm {
 	size_t nextra;
 	bool requeue;          /* on the warning signal: let the command save, requeue the task */
 	unsigned max_restarts; /* requeue at most this often (default 5) */
+	char *tmp_base;        /* node-local folder for `stage:` without $TMPDIR, or NULL: /tmp */
 };
 
-/* The `checkpoint:` section: what each task keeps in its SWEEP_TASK_DIR. */
+/* The `checkpoint:` section: what each task keeps, and where. */
 struct cfg_checkpoint {
 	uint64_t size_mb; /* one checkpoint's size in MiB; 0 = not given */
 	unsigned keep;    /* how many a task keeps (default 1 when size is given) */
+	bool keep_given;  /* keep was written: the task deletes all but the newest keep */
+	char *dir;        /* checkpoint.dir with {placeholders}, or NULL: SWEEP_TASK_DIR */
+	char *pattern;    /* checkpoint.pattern, a glob of file names, or NULL: "*" */
+};
+
+/*
+ * One entry of `stage:`, copied node-local before the command runs: a tar
+ * (.tar, .tar.gz/.tgz, .tar.zst) or a folder, as written (relative to the
+ * folder sweep was run in).
+ */
+struct cfg_stage {
+	char *path;
+	uint64_t size_mb; /* the stated unpacked size (`size:`), 0 = not given */
 };
 
 /* One entry of `metrics:`, e.g. `accuracy: max`: the goal report ranks by. */
@@ -179,6 +193,8 @@ struct cfg {
 	char *logs;          /* logs folder as written (default "logs") */
 	char *template_path; /* user's own script template, or NULL for the built-in */
 	struct cfg_checkpoint checkpoint;
+	struct cfg_stage *stage; /* `stage:` in file order */
+	size_t nstage;
 	struct cfg_metric *metrics; /* `metrics:` in file order */
 	size_t nmetrics;
 	unsigned pack;      /* sweep tasks per array task, each its own job step (default 1) */

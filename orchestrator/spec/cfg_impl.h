@@ -33,6 +33,7 @@ struct loader {
 	const struct ytree_node *retry_on_exit_value;
 	const struct ytree_node *results_file;
 	const struct ytree_node *sample, *trials, *sample_seed, *sample_digits;
+	const struct ytree_node *checkpoint_dir;
 };
 
 /* The user's text as a message shows it (escaped, cut); owned by the loader. */
@@ -65,6 +66,8 @@ int cfg_check_pack(struct loader *ld);
 /* cfg_sections.c: `env:`, `checkpoint:`, `metrics:`, `notify:` and `results:`. */
 int cfg_read_env(struct loader *ld, const struct ytree_node *map);
 int cfg_read_checkpoint(struct loader *ld, const struct ytree_node *map);
+/* cfg_stage.c: `stage:`, the list of tars and folders copied node-local. */
+int cfg_read_stage(struct loader *ld, const struct ytree_node *list);
 int cfg_read_metrics(struct loader *ld, const struct ytree_node *map);
 int cfg_read_notify(struct loader *ld, const struct ytree_node *map);
 int cfg_read_results(struct loader *ld, const struct ytree_node *map);

@@ -85,6 +85,20 @@ int cfg_read_env(struct loader *ld, const struct ytree_node *map)
 	return 0;
 }
 
+static int read_checkpoint_pattern(struct loader *ld, const struct ytree_node *v)
+{
+	struct cfg_checkpoint *c = &ld->cfg->checkpoint;
+
+	if (cfg_get_string(ld, &c->pattern, v, "checkpoint.pattern"))
+		return SWEEP_ERR;
+	if (!*c->pattern || strchr(c->pattern, '/'))
+		return AT(ld, v,
+		          "'checkpoint.pattern': '%s' is not a file name pattern (a glob such as "
+		          "'*.pt', without '/')",
+		          cfg_show(ld, c->pattern));
+	return 0;
+}
+
 int cfg_read_checkpoint(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg_checkpoint *c = &ld->cfg->checkpoint;
@@ -99,6 +113,16 @@ int cfg_read_checkpoint(struct loader *ld, const struct ytree_node *map)
 		if (!strcmp(key->text, "keep")) {
 			if (cfg_get_positive(ld, &c->keep, v, "checkpoint.keep"))
 				return SWEEP_ERR;
+			c->keep_given = true;
+		} else if (!strcmp(key->text, "dir")) {
+			if (cfg_get_string(ld, &c->dir, v, "checkpoint.dir"))
+				return SWEEP_ERR;
+			if (!*c->dir)
+				return AT(ld, v, "'checkpoint.dir' is empty");
+			ld->checkpoint_dir = v;
+		} else if (!strcmp(key->text, "pattern")) {
+			if (read_checkpoint_pattern(ld, v))
+				return SWEEP_ERR;
 		} else {
 			if (cfg_expect(ld, v, YTREE_SCALAR, "checkpoint.size"))
 				return SWEEP_ERR;
@@ -107,8 +131,8 @@ int cfg_read_checkpoint(struct loader *ld, const struct ytree_node *map)
 				          cfg_show(ld, v->text), why);
 		}
 	}
-	if (c->keep && !c->size_mb)
-		return AT(ld, map, "'checkpoint' gives 'keep' without 'size'");
+	if (c->pattern && !c->keep_given)
+		return AT(ld, map, "'checkpoint' gives 'pattern' without 'keep'");
 	if (!c->keep)
 		c->keep = 1;
 	return 0;

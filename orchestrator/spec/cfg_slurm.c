@@ -181,6 +181,11 @@ int cfg_read_slurm(struct loader *ld, const struct ytree_node *map)
 		else if (!strcmp(k, "max_restarts")) {
 			ld->max_restarts_value = v;
 			ret = cfg_get_positive(ld, &s->max_restarts, v, path);
+		} else if (!strcmp(k, "tmp_base")) {
+			ret = cfg_get_string(ld, &s->tmp_base, v, path);
+			if (!ret && s->tmp_base[0] != '/')
+				ret = AT(ld, v, "'slurm.tmp_base': '%s' is not an absolute path",
+				         cfg_show(ld, s->tmp_base));
 		}
 		free(path);
 		if (ret)

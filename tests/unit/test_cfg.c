@@ -244,7 +244,7 @@ static const struct bad_case value_errors[] = {
      "t.yaml:3:23: 'slurm.max_restarts' needs 'slurm.requeue: true'"},
     {BASE "slurm: {requeue: true, max_restarts: 0}\n",
      "t.yaml:3:38: 'slurm.max_restarts': expected a positive integer, found '0'"},
-    {BASE "checkpoint: {keep: 3}\n", "t.yaml:3:13: 'checkpoint' gives 'keep' without 'size'"},
+    {BASE "checkpoint: {pattern: '*.pt'}\n", "t.yaml:3:13: 'checkpoint' gives 'pattern' without 'keep'"},
     {BASE "retries: 0\n", "t.yaml:3:10: 'retries': expected a positive integer, found '0'"},
     {BASE "retries: 21\n", "t.yaml:3:10: 'retries': at most 20 rounds, found 21"},
     {BASE "retries: [1]\n", "t.yaml:3:10: 'retries': expected a scalar, found a list"},
