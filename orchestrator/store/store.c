@@ -189,6 +189,11 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (sweep_id, array_job_id, seq),"
     "  FOREIGN KEY (sweep_id, array_job_id) REFERENCES acct_arrays(sweep_id, job_id)"
     "    ON DELETE CASCADE) WITHOUT ROWID;",
+    /*
+     * 7: the tasks of an array job kept one by one while it still runs
+     * (NULL: the whole array job is kept).
+     */
+    "ALTER TABLE acct_arrays ADD COLUMN tasks TEXT;",
 };
 
 const char *sweep_status_name(enum sweep_status s)
