@@ -232,14 +232,14 @@ static void draw_series(cairo_t *cr, const struct frame *f, const struct plot_pa
 	set_colour(cr, i, 1.0);
 	cairo_set_line_width(cr, 2.0);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-	for (size_t k = 0; k < s->n; k++) {
+	for (size_t k = 0; pn->style != PLOT_SCATTER && k < s->n; k++) {
 		if (k == 0)
 			cairo_move_to(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
 		else
 			cairo_line_to(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
 	}
 	cairo_stroke(cr);
-	if (pn->style == PLOT_ERROR_BARS) {
+	if (pn->style != PLOT_BANDS) {
 		cairo_set_line_width(cr, 1.5);
 		for (size_t k = 0; k < s->n; k++) {
 			double x = px(f, s->x[k]) + dodge;
@@ -337,10 +337,12 @@ static void draw_legend(cairo_t *cr, const struct plot_panel *pn, double x, doub
 			set_colour(cr, i, 1.0);
 		}
 		cairo_set_line_width(cr, 2.0);
-		cairo_move_to(cr, x, y + 8);
-		cairo_line_to(cr, x + 28, y + 8);
-		cairo_stroke(cr);
-		if (pn->style == PLOT_ERROR_BARS)
+		if (pn->style != PLOT_SCATTER) {
+			cairo_move_to(cr, x, y + 8);
+			cairo_line_to(cr, x + 28, y + 8);
+			cairo_stroke(cr);
+		}
+		if (pn->style != PLOT_BANDS)
 			marker(cr, x + 14, y + 8);
 		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
 		text_at(cr, label, x + 36, y + 8, 0, 0.5);

@@ -415,6 +415,51 @@ out:
 	return ret;
 }
 
+int plot_from_sampled(struct plot_figure *out, const struct report *r, size_t nsampled,
+                      const bool *logx)
+{
+	size_t nm = r->gate->nmetrics, m = 0;
+	size_t *key_of;
+	char *keys[] = {""};
+	int ret = 0;
+
+	if (!nm)
+		return error("no metric to plot: no result file holds a number");
+	while (r->goals && m + 1 < nm && r->goals[m] == GOAL_NONE)
+		m++;
+	if (!r->goals || r->goals[m] == GOAL_NONE)
+		m = 0;
+	key_of = xcalloc(r->plan->nsettings + 1, sizeof(*key_of));
+	out->title = xstrfmt("sweep '%s': %s against each sampled parameter",
+	                     r->name ? r->name : "?", r->gate->metrics[m]);
+	out->panels = xcalloc(nsampled + 1, sizeof(*out->panels));
+	for (size_t p = 0; p < nsampled && !ret; p++) {
+		struct xmap xm = {0};
+		struct plot_panel *pn;
+
+		ret = map_x(&xm, r->plan, p, logx[p]);
+		if (!ret) {
+			pn = &out->panels[out->npanels++];
+			report_panel(pn, r, m, p, &xm, keys, 1, key_of);
+			pn->style = PLOT_SCATTER;
+			free(pn->title);
+			pn->title =
+			    xstrfmt("%s against %s", r->gate->metrics[m], r->plan->params[p]);
+			free(pn->note);
+			pn->note =
+			    xstrdup(r->goals && r->goals[m] != GOAL_NONE
+			                ? "one point per setting: mean over seeds, bars: 95% "
+			                  "CI of the mean; ring: the best"
+			                : "one point per setting: mean over seeds, bars: 95% "
+			                  "CI of the mean");
+		}
+		free(xm.pos);
+		free(xm.categories);
+	}
+	free(key_of);
+	return ret;
+}
+
 void plot_from_curves(struct plot_figure *out, const char *title, const struct plan *plan,
                       const char *const *metrics, size_t nmetrics, const struct curve_band *bands,
                       const size_t *nseeds, const char *step_key)

@@ -43,6 +43,7 @@ struct plot_axis {
 enum plot_style {
 	PLOT_ERROR_BARS, /* markers joined by lines, with error bars lo..hi */
 	PLOT_BANDS,      /* lines with a shaded band lo..hi */
+	PLOT_SCATTER,    /* markers with error bars lo..hi, not joined */
 };
 
 struct plot_panel {
@@ -106,6 +107,17 @@ void plot_axis_categories(struct plot_axis *axis, const char *const *labels, siz
  * value that is not a positive number.
  */
 int plot_from_report(struct plot_figure *out, const struct report *r, size_t xparam, bool logx);
+
+/*
+ * The figure of a sampled sweep (random search): for the first metric with
+ * a goal (the first metric when none has one), one panel per sampled
+ * parameter, the plan's first nsampled: each setting's mean with its 95% CI
+ * as a scatter against the parameter's value, x logarithmic where
+ * logx[p], the best setting ringed where r was ranked. Fails (error())
+ * as plot_from_report does.
+ */
+int plot_from_sampled(struct plot_figure *out, const struct report *r, size_t nsampled,
+                      const bool *logx);
 
 /*
  * The learning-curve figure: per metric (metrics[0..nmetrics-1]) one

@@ -33,6 +33,9 @@ void report_release(struct report *r)
 	r->cmp = NULL;
 	free(r->ref);
 	r->ref = NULL;
+	free(r->order);
+	r->order = NULL;
+	r->norder = 0;
 	r->plan = NULL;
 	r->gate = NULL;
 }
@@ -91,6 +94,60 @@ void report_rank(struct report *r, const enum compare_goal *goals)
 			r->cmp[s * nm + m] = one[s];
 	}
 	free(one);
+}
+
+/* A setting with its sort key: the mean, negated when higher is better. */
+struct keyed {
+	size_t s;
+	bool has;
+	double key;
+};
+
+static int cmp_keyed(const void *va, const void *vb)
+{
+	const struct keyed *x = va, *y = vb;
+
+	if (x->has != y->has)
+		return x->has ? -1 : 1;
+	if (x->has && x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->s > y->s) - (x->s < y->s);
+}
+
+void report_order(struct report *r, size_t top)
+{
+	size_t ns = r->plan->nsettings, m = 0;
+	struct keyed *k;
+
+	while (r->goals && m < r->gate->nmetrics && r->goals[m] == GOAL_NONE)
+		m++;
+	if (!r->goals || m == r->gate->nmetrics)
+		return;
+	k = xcalloc(ns + 1, sizeof(*k));
+	for (size_t s = 0; s < ns; s++) {
+		const struct stats_summary *st = report_stats(r, s, m);
+
+		k[s].s = s;
+		k[s].has = st->has_mean;
+		k[s].key = r->goals[m] == GOAL_MAX ? -st->mean : st->mean;
+	}
+	qsort(k, ns, sizeof(*k), cmp_keyed);
+	free(r->order);
+	r->order = xcalloc(ns + 1, sizeof(*r->order));
+	for (size_t s = 0; s < ns; s++)
+		r->order[s] = k[s].s;
+	r->norder = top && top < ns ? top : ns;
+	free(k);
+}
+
+size_t report_nshown(const struct report *r)
+{
+	return r->order ? r->norder : r->plan->nsettings;
+}
+
+size_t report_shown(const struct report *r, size_t i)
+{
+	return r->order ? r->order[i] : i;
 }
 
 bool report_ranked(const struct report *r)
@@ -332,6 +389,27 @@ static char *rank_cell(const struct compare_entry *e)
 }
 
 /* How to read the "vs best" columns, one line per ranked metric. */
+/*
+ * Under a ranked table: which settings are shown, and that the best of
+ * several is an optimistic estimate of itself (selected and measured on the
+ * same seeds: the winner's curse).
+ */
+static void print_order_notes(FILE *f, const struct report *r)
+{
+	size_t ns = r->plan->nsettings;
+
+	if (r->order && r->norder < ns)
+		fprintf(f, "showing the best %zu of %zu settings, best first\n", r->norder, ns);
+	else if (r->order)
+		fprintf(f, "settings best first\n");
+	if (ns > 1)
+		fprintf(f,
+		        "the best mean, chosen among %zu settings on the same seeds, is "
+		        "optimistic (the winner's curse); for an estimate to publish, run the "
+		        "best settings again on seeds this sweep did not use\n",
+		        ns);
+}
+
 static void print_rank_notes(FILE *f, const struct report *r)
 {
 	const struct gate_result *g = r->gate;
@@ -366,6 +444,8 @@ static void print_rank_notes(FILE *f, const struct report *r)
 		        COMPARE_ALPHA, ntested, output_plural(ntested, "", "s"));
 		free(label);
 	}
+	if (any)
+		print_order_notes(f, r);
 }
 
 static void print_stats_table(FILE *f, const struct report *r)
@@ -392,7 +472,9 @@ static void print_stats_table(FILE *f, const struct report *r)
 	}
 	if (!g->nmetrics)
 		table_addstr(&t, "n");
-	for (size_t s = 0; s < plan->nsettings; s++) {
+	for (size_t i = 0; i < report_nshown(r); i++) {
+		size_t s = report_shown(r, i);
+
 		add_setting_cells(&t, plan, cols, ncols, s);
 		for (size_t m = 0; m < g->nmetrics; m++) {
 			const struct stats_summary *st = report_stats(r, s, m);
@@ -563,8 +645,8 @@ void report_print_json(FILE *f, const struct report *r)
 	}
 	if (showing_stats(r)) {
 		arr = json_array();
-		for (size_t s = 0; s < plan->nsettings; s++)
-			json_array_append_new(arr, json_setting(r, s));
+		for (size_t i = 0; i < report_nshown(r); i++)
+			json_array_append_new(arr, json_setting(r, report_shown(r, i)));
 		json_object_set_new(root, "settings", arr);
 	}
 	arr = json_array();
@@ -696,7 +778,8 @@ void report_print_csv(FILE *f, const struct report *r)
 		}
 	}
 	fputs(",excluded\n", f);
-	for (size_t s = 0; s < plan->nsettings; s++) {
+	for (size_t i = 0; i < report_nshown(r); i++) {
+		size_t s = report_shown(r, i);
 		char *excluded = excluded_text(r, s);
 
 		csv_params(f, plan, s);

@@ -52,6 +52,10 @@ struct report {
 	enum compare_goal *goals;  /* per metric; owned */
 	struct compare_entry *cmp; /* nsettings x nmetrics, row-major; owned */
 	size_t *ref;               /* per metric: the reference best, or nsettings; owned */
+
+	/* Filled in by report_order; NULL: every setting, in the plan's order. */
+	size_t *order; /* the settings shown, in this order; owned */
+	size_t norder;
 };
 
 void report_init(struct report *r);
@@ -72,6 +76,19 @@ void report_build(struct report *out, const struct plan *plan, const struct gate
  * it (compare.h). After report_build; pure; cannot fail.
  */
 void report_rank(struct report *r, const enum compare_goal *goals);
+
+/*
+ * Orders the settings best first by the first metric with a goal (means by
+ * that goal; settings without a mean last; ties in plan order), and keeps
+ * the first top of them (0: all). The table, JSON and CSV then show those,
+ * in that order. After report_rank; does nothing when no metric has a
+ * goal. Pure; cannot fail.
+ */
+void report_order(struct report *r, size_t top);
+
+/* The number of settings shown, and the one shown at position i (report_order). */
+size_t report_nshown(const struct report *r);
+size_t report_shown(const struct report *r, size_t i);
 
 /* Whether report_rank gave any metric a goal. */
 bool report_ranked(const struct report *r);

@@ -49,6 +49,8 @@ static const char options[] =
     "                       name the best setting of METRIC and test the others\n"
     "                       against it (Welch's t-test, Holm's correction); adds to\n"
     "                       and overrides the sweep file's `metrics:` goals\n"
+    "  --top N              show the N best settings by the first metric with a goal,\n"
+    "                       best first (a sampled sweep is always shown best first)\n"
     "  --plot FILE          also draw per metric the mean with its 95% CI against one\n"
     "                       parameter, into FILE (.png, .svg or .pdf)\n"
     "  --x PARAM            the parameter along x (default: the first that varies)\n"
@@ -99,6 +101,7 @@ struct report_opts {
 	bool logx;
 	int digits;
 	bool refresh;
+	size_t top; /* --top N; 0: every setting */
 };
 
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
@@ -117,6 +120,7 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {"digits", required_argument, NULL, 'd'},
 	    {"allow-incomplete", no_argument, NULL, 'a'},
 	    {"refresh", no_argument, NULL, 'R'},
+	    {"top", required_argument, NULL, 'T'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -185,6 +189,17 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		case 'R':
 			o->refresh = true;
 			break;
+		case 'T': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || n < 1 || n > INT32_MAX) {
+				error("--top takes a whole number of 1 or more, not '%s'", optarg);
+				return cli_usage(stderr, usage, options);
+			}
+			o->top = (size_t)n;
+			break;
+		}
 		default:
 			code =
 			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
@@ -447,16 +462,33 @@ static enum compare_goal *goals_by_metric(const struct compare_goals *goals,
 	return out;
 }
 
+/*
+ * A sampled sweep (cfg's `sample:`, the plan's first parameters) without
+ * --x: one scatter per sampled parameter, log x for loguniform and log int.
+ */
+static int plot_sampled(struct plot_figure *fig, const struct report *rep, const struct cfg *cfg)
+{
+	bool *logx = xcalloc(cfg->nsample + 1, sizeof(*logx));
+	int ret;
+
+	for (size_t p = 0; p < cfg->nsample; p++)
+		logx[p] = cfg->sample[p].kind == CFG_SAMPLE_LOGUNIFORM || cfg->sample[p].log;
+	ret = plot_from_sampled(fig, rep, cfg->nsample, logx);
+	free(logx);
+	return ret;
+}
+
 /* Draws the figure of rep into o->plot; says where on stderr. */
-static int write_plot(const struct report_opts *o, const struct report *rep)
+static int write_plot(const struct report_opts *o, const struct report *rep, const struct cfg *cfg)
 {
 	struct plot_figure fig;
 	size_t x;
 	int ret;
 
 	plot_figure_init(&fig);
-	ret = plot_choose_x(&x, rep->plan, o->x);
-	if (!ret)
+	if (cfg->nsample && !o->x && !o->logx)
+		ret = plot_sampled(&fig, rep, cfg);
+	else if (!(ret = plot_choose_x(&x, rep->plan, o->x)))
 		ret = plot_from_report(&fig, rep, x, o->logx);
 	if (!ret)
 		ret = draw_figure(&fig, o->plot);
@@ -662,6 +694,13 @@ int cmd_report(int argc, char **argv)
 	load_goals(&goals, l.st, &l.rec, &o.goals);
 	by_metric = goals_by_metric(&goals, &gate);
 	report_rank(&rep, by_metric);
+	if (o.top && !report_ranked(&rep)) {
+		error("--top needs a goal: --goal METRIC=max|min, or 'metrics:' in the sweep file");
+		goto out;
+	}
+	/* Random search: the settings have no order of their own, best first is the one. */
+	if (o.top || src.cfg.nsample)
+		report_order(&rep, o.top);
 	rep.name = l.rec.name;
 	rep.id = l.rec.id;
 	rep.logs = l.rec.logs;
@@ -682,7 +721,8 @@ int cmd_report(int argc, char **argv)
 		break;
 	}
 
-	if (o.plot && (gate_complete(&gate) || o.allow_incomplete) && write_plot(&o, &rep) < 0)
+	if (o.plot && (gate_complete(&gate) || o.allow_incomplete) &&
+	    write_plot(&o, &rep, &src.cfg) < 0)
 		goto out;
 
 	ret = EXIT_OK;

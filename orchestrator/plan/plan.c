@@ -11,6 +11,7 @@
 
 #include "cfg.h"
 #include "error.h"
+#include "sample.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -61,14 +62,18 @@ static void add_param(struct plan *plan, const char *name, size_t *alloc)
 	plan->params[plan->nparams++] = xstrdup(name);
 }
 
-/* Fills the settings of the grid x zip product into plan->values. */
-static void expand_product(struct plan *plan, const struct cfg *cfg, size_t nproduct, size_t nzip)
+/*
+ * Fills the settings of the grid x zip product into plan->values, from
+ * setting first on, their values from column col on.
+ */
+static void expand_product(struct plan *plan, const struct cfg *cfg, size_t nproduct, size_t nzip,
+                           size_t first, size_t col)
 {
 	size_t *digit = xcalloc(cfg->ngrid + 1, sizeof(size_t));
 
 	for (size_t s = 0; s < nproduct; s++) {
 		size_t rest = s;
-		char **row = plan->values + s * plan->nparams;
+		char **row = plan->values + (first + s) * plan->nparams + col;
 
 		/* Mixed-radix decomposition: zip innermost, then the last grid key. */
 		size_t zrow = nzip ? rest % nzip : 0;
@@ -87,12 +92,33 @@ static void expand_product(struct plan *plan, const struct cfg *cfg, size_t npro
 	free(digit);
 }
 
+/*
+ * Random search: trial t is settings t * nproduct .. (t + 1) * nproduct - 1,
+ * its drawn values first, then the grid's, so that more trials only add
+ * settings at the end (--extend keeps the earlier ones).
+ */
+static void expand_trials(struct plan *plan, const struct cfg *cfg, size_t nproduct, size_t nzip)
+{
+	for (size_t t = 0; t < cfg->trials; t++) {
+		char **row = plan->values + t * nproduct * plan->nparams;
+
+		sample_trial(row, cfg, t);
+		if (cfg->ngrid || cfg->nzip)
+			expand_product(plan, cfg, nproduct, nzip, t * nproduct, cfg->nsample);
+		for (size_t g = 1; g < nproduct; g++)
+			for (size_t i = 0; i < cfg->nsample; i++)
+				row[g * plan->nparams + i] = xstrdup(row[i]);
+	}
+}
+
 int plan_expand(struct plan *out, const struct cfg *cfg)
 {
 	size_t alloc = 0, nproduct = 0, nzip = 0;
 	unsigned long long total;
 
 	plan_init(out);
+	for (size_t i = 0; i < cfg->nsample; i++)
+		add_param(out, cfg->sample[i].name, &alloc);
 	for (size_t g = 0; g < cfg->ngrid; g++)
 		add_param(out, cfg->grid[g].name, &alloc);
 	for (size_t z = 0; z < cfg->nzip; z++)
@@ -117,7 +143,11 @@ int plan_expand(struct plan *out, const struct cfg *cfg)
 			goto too_many;
 		nproduct = (size_t)total;
 	}
+	if (cfg->nsample && !nproduct)
+		nproduct = 1; /* trials without a grid: one setting each */
 	total = (unsigned long long)(nproduct + cfg->ncases) * (cfg->nseeds ? cfg->nseeds : 1);
+	if (cfg->nsample)
+		total *= cfg->trials;
 	if (total > GRID_MAX_TASKS)
 		goto too_many;
 	if (nproduct + cfg->ncases == 0) {
@@ -125,10 +155,12 @@ int plan_expand(struct plan *out, const struct cfg *cfg)
 		nproduct = 1;
 	}
 
-	out->nsettings = nproduct + cfg->ncases;
+	out->nsettings = (cfg->nsample ? cfg->trials * nproduct : nproduct) + cfg->ncases;
 	out->values = xcalloc(out->nsettings * out->nparams + 1, sizeof(char *));
-	if (cfg->ngrid || cfg->nzip)
-		expand_product(out, cfg, nproduct, nzip);
+	if (cfg->nsample)
+		expand_trials(out, cfg, nproduct, nzip);
+	else if (cfg->ngrid || cfg->nzip)
+		expand_product(out, cfg, nproduct, nzip, 0, 0);
 	for (size_t c = 0; c < cfg->ncases; c++) {
 		const struct cfg_case *cs = &cfg->cases[c];
 		char **row = out->values + (nproduct + c) * out->nparams;

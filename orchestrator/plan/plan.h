@@ -12,6 +12,9 @@ struct cfg;
  * Settings are, in this order: the cartesian product of the `grid`
  * parameters (in file order, the last one varying fastest) with the rows
  * of `zip` as one more, innermost, axis; then the `cases`, in file order.
+ * With `sample:` (random search, sample.h), each trial is one setting, or
+ * one block of the grid x zip product: trial outermost, its drawn values
+ * in the first parameters (sample keys, then grid keys, then zip keys).
  * Every setting runs once per seed; the seeds of one setting are adjacent:
  *
  *     task index = setting * nseeds + seed position
@@ -19,7 +22,7 @@ struct cfg;
  * so a task finds its setting and seed by arithmetic.
  */
 struct plan {
-	char **params; /* parameter names: grid keys, zip keys, then keys only cases have */
+	char **params; /* parameter names: sample, grid, zip keys, then keys only cases have */
 	size_t nparams;
 	char **values; /* nsettings x nparams, row-major; values[s * nparams + p] */
 	size_t nsettings;

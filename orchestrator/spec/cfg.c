@@ -32,9 +32,10 @@
 #define MAX_PACK     100000
 
 static const char *const top_keys[] = {
-    "name",    "command",       "seeds",  "grid",      "zip",        "cases",   "slurm",
-    "env",     "setup",         "logs",   "template",  "checkpoint", "metrics", "results",
-    "retries", "retry_on_exit", "notify", "fail_fast", "pack",
+    "name",    "command", "seeds",   "grid",          "zip",           "cases",
+    "slurm",   "env",     "setup",   "logs",          "template",      "checkpoint",
+    "metrics", "results", "retries", "retry_on_exit", "notify",        "fail_fast",
+    "pack",    "sample",  "trials",  "sample_seed",   "sample_digits",
 };
 
 static const char *const slurm_keys[] = {
@@ -223,7 +224,7 @@ void cfg_print_keys(FILE *out)
 			        *key_sections[i].name ? "." : "", key_sections[i].keys[k]);
 }
 
-static int check_param_name(struct loader *ld, const struct ytree_node *key, const char *where)
+int cfg_check_param_name(struct loader *ld, const struct ytree_node *key, const char *where)
 {
 	if (!placeholder_is_name(key->text, strlen(key->text)))
 		return AT(ld, key,
@@ -425,7 +426,7 @@ static int read_params(struct loader *ld, const struct ytree_node *map, const ch
 		char *path;
 		int bad;
 
-		if (check_param_name(ld, key, where))
+		if (cfg_check_param_name(ld, key, where))
 			return SWEEP_ERR;
 		path = xstrfmt("%s.%s", section, key->text);
 		bad = cfg_expect(ld, list, YTREE_LIST, path);
@@ -518,7 +519,7 @@ static int read_cases(struct loader *ld, const struct ytree_node *list)
 		for (j = 0; j < map->n; j += 2) {
 			const struct ytree_node *key = map->items[j], *value = map->items[j + 1];
 
-			if (check_param_name(ld, key, where))
+			if (cfg_check_param_name(ld, key, where))
 				return SWEEP_ERR;
 			if (value->kind != YTREE_SCALAR)
 				return AT(ld, value,
@@ -553,6 +554,10 @@ static int read_top(struct loader *ld, const struct ytree_node *key, const struc
 		return read_zip(ld, v);
 	if (!strcmp(k, "cases"))
 		return read_cases(ld, v);
+	if (!strcmp(k, "sample"))
+		return cfg_read_sample(ld, v);
+	if (!strcmp(k, "trials") || !strcmp(k, "sample_seed") || !strcmp(k, "sample_digits"))
+		return cfg_read_sample_key(ld, key, v);
 	if (!strcmp(k, "slurm"))
 		return cfg_read_slurm(ld, v);
 	if (!strcmp(k, "env"))
@@ -630,8 +635,11 @@ static void collect_params(const struct cfg *cfg, const char ***out, size_t *n)
 	size_t i;
 
 	*n = 0;
-	*out = xcalloc(cfg->ngrid + cfg->nzip + (cfg->ncases ? cfg->cases[0].n : 0) + 2,
-	               sizeof(**out));
+	*out =
+	    xcalloc(cfg->nsample + cfg->ngrid + cfg->nzip + (cfg->ncases ? cfg->cases[0].n : 0) + 2,
+	            sizeof(**out));
+	for (i = 0; i < cfg->nsample; i++)
+		(*out)[(*n)++] = cfg->sample[i].name;
 	for (i = 0; i < cfg->ngrid; i++)
 		(*out)[(*n)++] = cfg->grid[i].name;
 	for (i = 0; i < cfg->nzip; i++)
@@ -750,6 +758,8 @@ static int check_whole(struct loader *ld, const struct ytree_node *root)
 			                "in 'zip'",
 			                g->name, g->line);
 	}
+	if (cfg_check_sample(ld, root))
+		return SWEEP_ERR;
 	collect_params(cfg, &params, &nparams);
 	if (check_cases(ld, params, nparams) ||
 	    check_placeholders(ld, cfg->command, ld->command, "command", params, nparams))
@@ -794,6 +804,7 @@ void cfg_release(struct cfg *cfg)
 	free(cfg->seeds);
 	free_params(cfg->grid, cfg->ngrid);
 	free_params(cfg->zip, cfg->nzip);
+	cfg_release_sample(cfg);
 	for (i = 0; i < cfg->ncases; i++) {
 		for (j = 0; j < cfg->cases[i].n; j++) {
 			free(cfg->cases[i].names[j]);

@@ -39,6 +39,36 @@ struct cfg_case {
 	unsigned line, column;
 };
 
+/*
+ * One entry of `sample:` (random search). Each trial draws every sampled
+ * parameter once, in file order, from its own stream (plan/sample.h).
+ *   uniform:    [lo, hi]  a real number in [lo, hi)
+ *   loguniform: [lo, hi]  exp of a uniform in [log lo, log hi); 0 < lo < hi
+ *   int:        [lo, hi]  an integer in lo..hi inclusive; with log: true,
+ *                         log-uniform over that range (lo >= 1)
+ *   choice:     [a, b..]  one of the listed texts, each as likely
+ */
+enum cfg_sample_kind {
+	CFG_SAMPLE_UNIFORM,
+	CFG_SAMPLE_LOGUNIFORM,
+	CFG_SAMPLE_INT,
+	CFG_SAMPLE_CHOICE,
+};
+
+struct cfg_sample {
+	char *name;
+	enum cfg_sample_kind kind;
+	double lo, hi;  /* uniform, loguniform; int as whole numbers */
+	bool log;       /* int: log-uniform */
+	char **choices; /* choice: the texts as written */
+	size_t nchoices;
+	unsigned line, column; /* where the key stood */
+};
+
+#define CFG_SAMPLE_DIGITS_DEFAULT 4  /* sample_digits: significant digits printed */
+#define CFG_SAMPLE_DIGITS_MAX     17 /* enough to print any double exactly */
+#define CFG_MAX_TRIALS            100000
+
 struct cfg_env {
 	char *name;
 	char *value;
@@ -137,6 +167,11 @@ struct cfg {
 	size_t nzip;
 	struct cfg_case *cases;
 	size_t ncases;
+	struct cfg_sample *sample; /* `sample:` in file order; NULL when none */
+	size_t nsample;
+	unsigned trials;        /* settings drawn (required with sample:) */
+	uint64_t sample_seed;   /* default 0 */
+	unsigned sample_digits; /* significant digits of drawn reals (default 4) */
 	struct cfg_slurm slurm;
 	struct cfg_env *env;
 	size_t nenv;

@@ -32,6 +32,7 @@ struct loader {
 	const struct ytree_node *command;
 	const struct ytree_node *retry_on_exit_value;
 	const struct ytree_node *results_file;
+	const struct ytree_node *sample, *trials, *sample_seed, *sample_digits;
 };
 
 /* The user's text as a message shows it (escaped, cut); owned by the loader. */
@@ -44,6 +45,8 @@ int cfg_check_keys(struct loader *ld, const struct ytree_node *map, const char *
                    const char *const *keys, size_t nkeys);
 /* cfg_check_keys with the keys of one of the reader's key sections ("" for the top). */
 int cfg_check_section(struct loader *ld, const struct ytree_node *map, const char *section);
+/* A parameter's name (letters, digits, '_'; not seed or index); where ends the message. */
+int cfg_check_param_name(struct loader *ld, const struct ytree_node *key, const char *where);
 int cfg_parse_int64(int64_t *out, const char *s);
 int cfg_get_string(struct loader *ld, char **out, const struct ytree_node *n, const char *path);
 int cfg_get_positive(struct loader *ld, unsigned *out, const struct ytree_node *n,
@@ -65,5 +68,13 @@ int cfg_read_checkpoint(struct loader *ld, const struct ytree_node *map);
 int cfg_read_metrics(struct loader *ld, const struct ytree_node *map);
 int cfg_read_notify(struct loader *ld, const struct ytree_node *map);
 int cfg_read_results(struct loader *ld, const struct ytree_node *map);
+
+/* cfg_sample.c: `sample:`, and `trials`, `sample_seed`, `sample_digits` (key says which). */
+int cfg_read_sample(struct loader *ld, const struct ytree_node *map);
+int cfg_read_sample_key(struct loader *ld, const struct ytree_node *key,
+                        const struct ytree_node *v);
+/* Once every section is read: the keys that go together, no name sampled twice. */
+int cfg_check_sample(struct loader *ld, const struct ytree_node *root);
+void cfg_release_sample(struct cfg *cfg);
 
 #endif

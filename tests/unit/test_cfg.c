@@ -465,6 +465,89 @@ static void test_cfg_results_errors(void **state)
 	CHECK_BAD(results_errors);
 }
 
+#define SBASE BASE "trials: 5\n"
+static const struct bad_case sample_errors[] = {
+    {SBASE "sample: {lr: {uniform: [1, 0]}}\n",
+     "t.yaml:4:28: 'sample.lr.uniform': the bounds are out of order: '0' is not above '1'"},
+    {SBASE "sample: {lr: {uniform: [1, 1]}}\n",
+     "t.yaml:4:28: 'sample.lr.uniform': the bounds are out of order: '1' is not above '1'"},
+    {SBASE "sample: {w: {int: [5, 4]}}\n",
+     "t.yaml:4:23: 'sample.w.int': the bounds are out of order: '4' is not above '5'"},
+    {SBASE "sample: {lr: {loguniform: [0, 1]}}\n",
+     "t.yaml:4:28: 'sample.lr.loguniform': the bounds must be above 0, found '0'"},
+    {SBASE "sample: {lr: {loguniform: [-1, 1]}}\n",
+     "t.yaml:4:28: 'sample.lr.loguniform': the bounds must be above 0, found '-1'"},
+    {SBASE "sample: {act: {choice: []}}\n", "t.yaml:4:24: 'sample.act.choice' is an empty list"},
+    {SBASE "sample: {act: {choice: relu}}\n",
+     "t.yaml:4:24: 'sample.act.choice': expected a list, found a scalar"},
+    {SBASE "sample: {act: {choice: [[a]]}}\n",
+     "t.yaml:4:25: 'sample.act.choice': expected a value, found a list"},
+    {SBASE "sample: {lr: {uniform: [0]}}\n",
+     "t.yaml:4:24: 'sample.lr.uniform': expected two bounds [low, high], found another count"},
+    {SBASE "sample: {lr: {uniform: 3}}\n",
+     "t.yaml:4:24: 'sample.lr.uniform': expected two bounds [low, high], found a scalar"},
+    {SBASE "sample: {lr: {uniform: [a, 1]}}\n",
+     "t.yaml:4:25: 'sample.lr': expected a number, found 'a'"},
+    {SBASE "sample: {lr: {uniform: [1e999, 1]}}\n",
+     "t.yaml:4:25: 'sample.lr': expected a number, found '1e999'"},
+    {SBASE "sample: {lr: {uniform: [[0], 1]}}\n",
+     "t.yaml:4:25: 'sample.lr': expected a number as bound, found a list"},
+    {SBASE "sample: {w: {int: [1.5, 4]}}\n",
+     "t.yaml:4:20: 'sample.w': expected a whole number, found '1.5'"},
+    {SBASE "sample: {w: {int: [0, 4], log: true}}\n",
+     "t.yaml:4:20: 'sample.w': int with log: true needs bounds of 1 or more, found '0'"},
+    {SBASE "sample: {w: {uniform: [0, 4], log: true}}\n",
+     "t.yaml:4:36: 'sample.w.log' is for int only (use loguniform)"},
+    {SBASE "sample: {w: {int: [1, 4], log: maybe}}\n",
+     "t.yaml:4:32: 'log': expected true or false, found 'maybe'"},
+    {SBASE "sample: {w: {unifrom: [0, 4]}}\n",
+     "t.yaml:4:14: unknown key 'unifrom' in 'sample.w'; did you mean 'uniform'?"},
+    {SBASE "sample: {w: {uniform: [0, 4], int: [0, 4]}}\n",
+     "t.yaml:4:31: 'sample.w': 'uniform' and 'int' both given; give one"},
+    {SBASE "sample: {w: {log: true}}\n",
+     "t.yaml:4:13: 'sample.w': give one of uniform, loguniform, int or choice"},
+    {SBASE "sample: {w: [0, 1]}\n",
+     "t.yaml:4:13: 'sample.w': expected a mapping such as {uniform: [0, 1]}, found a list"},
+    {SBASE "sample: {}\n", "t.yaml:4:9: 'sample' is empty: give it parameters or leave it out"},
+    {SBASE "sample: [a]\n", "t.yaml:4:9: 'sample': expected a mapping, found a list"},
+    {SBASE "sample: {seed: {uniform: [0, 1]}}\n",
+     "t.yaml:4:10: 'seed' in 'sample': 'seed' and 'index' are built-in placeholders, not "
+     "parameter names"},
+    {BASE "trials: 0\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:3:9: 'trials': expected a whole number from 1 to 100000, found '0'"},
+    {BASE "trials: -2\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:3:9: 'trials': expected a whole number from 1 to 100000, found '-2'"},
+    {BASE "trials: 100001\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:3:9: 'trials': expected a whole number from 1 to 100000, found '100001'"},
+    {BASE "sample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:1:1: 'sample' needs 'trials' (how many settings to draw)"},
+    {BASE "trials: 3\n", "t.yaml:3:9: 'trials' needs 'sample' (the parameters to draw)"},
+    {BASE "sample_seed: 3\n", "t.yaml:3:14: 'sample_seed' needs 'sample' (the parameters to draw)"},
+    {BASE "sample_digits: 3\n",
+     "t.yaml:3:16: 'sample_digits' needs 'sample' (the parameters to draw)"},
+    {SBASE "sample_seed: -1\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:4:14: 'sample_seed': expected a whole number of 0 or more, found '-1'"},
+    {SBASE "sample_digits: 18\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:4:16: 'sample_digits': at most 17, found '18'"},
+    {SBASE "sample_digits: 0\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:4:16: 'sample_digits': expected a positive integer, found '0'"},
+    {SBASE "grid: {lr: [1, 2]}\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:5:10: parameter 'lr' is both sampled and in 'grid' (line 4); keep one"},
+    {SBASE "zip: {lr: [1, 2]}\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:5:10: parameter 'lr' is both sampled and in 'zip' (line 4); keep one"},
+    {SBASE "cases: [{a: 1}]\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:5:9: 'sample' and 'cases' cannot be used together: sample the cases' parameters "
+     "with choice, or make two sweeps"},
+    {"name: x\ncommand: run {lt}\ntrials: 2\nsample: {lr: {uniform: [0, 1]}}\n",
+     "t.yaml:2:10: 'command': unknown placeholder '{lt}'; did you mean '{lr}'?"},
+};
+
+static void test_cfg_sample_errors(void **state)
+{
+	(void)state;
+	CHECK_BAD(sample_errors);
+}
+
 static void test_cfg_results(void **state)
 {
 	struct cfg cfg;
@@ -1144,6 +1227,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cfg_results_errors),
+	    cmocka_unit_test(test_cfg_sample_errors),
 	    cmocka_unit_test(test_cfg_results),
 	    cmocka_unit_test(test_cfg_results_formats),
 	    cmocka_unit_test(test_cfg_signal_when_asked),

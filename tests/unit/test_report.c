@@ -342,6 +342,64 @@ static void test_report_ranked(void **state)
 	fixture_release(&fx);
 }
 
+/*
+ * report_order: best first by the first metric with a goal, and --top's
+ * cut, in the table, JSON and CSV; the note that the best is optimistic.
+ * loss=min puts lr=0.01 (mean 2) before lr=0.1 (mean 4), against plan order.
+ */
+static void test_report_order_and_top(void **state)
+{
+	static const enum compare_goal by_loss[] = {GOAL_NONE, GOAL_MIN};
+	static const enum compare_goal by_acc[] = {GOAL_MAX, GOAL_MIN};
+	static const enum compare_goal none[] = {GOAL_NONE, GOAL_NONE};
+	struct fixture fx;
+	json_t *root, *sets;
+	char *text;
+
+	(void)state;
+	fixture_start(&fx, recorded, 6);
+	fixture_check(&fx, fixture_plan2x3());
+	report_rank(&fx.r, none);
+	report_order(&fx.r, 1);
+	assert_int_equal(report_nshown(&fx.r), 2); /* no goal: nothing ordered */
+	assert_int_equal(report_shown(&fx.r, 0), 0);
+
+	report_rank(&fx.r, by_loss);
+	report_order(&fx.r, 0);
+	assert_int_equal(report_nshown(&fx.r), 2);
+	assert_int_equal(report_shown(&fx.r, 0), 1);
+	assert_int_equal(report_shown(&fx.r, 1), 0);
+	text = capture(report_print_table, &fx.r);
+	assert_true(strstr(text, "\n0.01 ") < strstr(text, "\n0.1 "));
+	assert_contains(text, "settings best first\n");
+	assert_contains(text, "the best mean, chosen among 2 settings on the same seeds, is "
+	                      "optimistic (the winner's curse)");
+	free(text);
+
+	report_rank(&fx.r, by_acc);
+	report_order(&fx.r, 1);
+	assert_int_equal(report_nshown(&fx.r), 1);
+	assert_int_equal(report_shown(&fx.r, 0), 0);
+	text = capture(report_print_table, &fx.r);
+	assert_null(strstr(text, "\n0.01 "));
+	assert_contains(text, "showing the best 1 of 2 settings, best first\n");
+	free(text);
+	text = capture(report_print_json, &fx.r);
+	root = load_json(text);
+	sets = json_object_get(root, "settings");
+	assert_int_equal(json_array_size(sets), 1);
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_object_get(json_array_get(sets, 0), "params"), "lr")),
+	                    "0.1");
+	json_decref(root);
+	free(text);
+	text = capture(report_print_csv, &fx.r);
+	assert_null(strstr(text, "\n0.01,"));
+	assert_contains(text, "\n0.1,");
+	free(text);
+	fixture_release(&fx);
+}
+
 static void test_report_json_incomplete(void **state)
 {
 	struct fixture fx;
@@ -583,6 +641,7 @@ int main(void)
 	    cmocka_unit_test(test_report_json_complete),
 	    cmocka_unit_test(test_report_json_incomplete),
 	    cmocka_unit_test(test_report_ranked),
+	    cmocka_unit_test(test_report_order_and_top),
 	    cmocka_unit_test(test_report_csv_complete),
 	    cmocka_unit_test(test_report_csv_incomplete),
 	    cmocka_unit_test(test_report_csv_quoting),

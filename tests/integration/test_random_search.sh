@@ -1,0 +1,57 @@
+#!/bin/bash
+# Random search on the real cluster and with --local: examples/random_search.yaml
+# (20 trials x 3 seeds, the metric printed to stdout, read with results: log:).
+# The values the command received are the report's; the report is best first;
+# --top cuts; --plot draws; --extend with more trials reuses the first 20.
+. "$(dirname "$0")/lib.sh"
+cluster_up
+cp -r "$SWEEP_SOURCE_DIR/examples" .
+
+"$SWEEP" submit --dry-run examples/random_search.yaml >dry.out || fail "dry run failed"
+submit examples/random_search.yaml
+wait_sweep 60 600
+completed_once 60 || fail "not every task completed once"
+
+"$SWEEP" report --json >report.json || fail "report failed"
+"$SWEEP" report --top 3 >top.out || fail "report --top failed"
+grep -q "showing the best 3 of 20 settings, best first" top.out || fail "no --top note: $(cat top.out)"
+grep -q "is optimistic (the winner's curse)" top.out || fail "no optimism note"
+"$SWEEP" report --plot search.png >/dev/null || fail "report --plot failed"
+[ "$(head -c 4 search.png | tail -c 3)" = PNG ] || fail "search.png is no PNG"
+
+/usr/bin/python3 - dry.out report.json logs <<'PY' || fail "values or order wrong"
+import glob, json, re, sys
+dry, rep, logs = sys.argv[1:]
+rows = [l.split("\t") for l in open(dry) if re.match(r"^\d+\t", l)]
+drawn = {int(r[1]): (r[3], r[4], r[5].strip()) for r in rows}
+assert len(drawn) == 20, len(drawn)
+rep = json.load(open(rep))
+means = [s["metrics"]["val_acc"]["mean"] for s in rep["settings"]]
+assert means == sorted(means, reverse=True), means
+shown = {(s["params"]["lr"], s["params"]["width"], s["params"]["act"]) for s in rep["settings"]}
+assert shown == set(drawn.values()), (shown, drawn)
+got = set()
+for path in glob.glob(logs + "/random-search_*.out"):
+    m = re.search(r"^args: --lr (\S+) --width (\S+) --act (\S+) --seed", open(path).read(), re.M)
+    got.add(m.groups())
+assert got == set(drawn.values()), (got, drawn)
+print("20 drawn settings: the command received the report's text, best first")
+PY
+
+# Trial k is the same whatever trials is: 25 trials reuse the 20 that ran.
+sed 's/^trials: 20$/trials: 25/' examples/random_search.yaml >more.yaml
+out=$("$SWEEP" submit --extend "$SWEEP_ID" more.yaml) || fail "extend failed"
+printf '%s\n' "$out" >&2
+printf '%s\n' "$out" | grep -q "60 reused, 15 to run" || fail "the first 20 trials were not reused"
+mapfile -t more < <(printf '%s\n' "$out" | sed -n 's/^array job \([0-9]*\):.*/\1/p')
+CLEANUP_JOBS+=("${more[@]}")
+
+# The local backend, the same file.
+out=$("$SWEEP" submit --local examples/random_search.yaml) || fail "submit --local failed"
+LOCAL=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
+wait_until 600 "the local sweep to finish" bash -c "'$SWEEP' status $LOCAL | grep -q '^60/60 done'"
+"$SWEEP" report --top 2 "$LOCAL" >local.out || fail "local report failed: $(cat local.out)"
+grep -q "showing the best 2 of 20 settings" local.out || fail "local --top: $(cat local.out)"
+cmp <(sed -n '/^lr/,/^$/p' local.out) <("$SWEEP" report --top 2 "$SWEEP_ID" | sed -n '/^lr/,/^$/p') ||
+	fail "the local and the Slurm sweep drew or ranked differently"
+log "ok"
