@@ -23,14 +23,53 @@ const struct acct_cache_entry *acct_cache_find(const struct acct_cache_entry *ke
 	return NULL;
 }
 
+void acct_cache_entries_free(struct acct_cache_entry *kept, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(kept[i].tasks);
+	free(kept);
+}
+
+bool acct_cache_task_kept(const struct acct_cache_entry *e, uint32_t task)
+{
+	size_t lo = 0, hi;
+
+	if (!e)
+		return false;
+	if (!e->tasks)
+		return true;
+	hi = e->ntasks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->tasks[mid] == task)
+			return true;
+		if (e->tasks[mid] < task)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 bool acct_cache_must_query(const struct array_rec *arr, const struct acct_cache_entry *kept,
                            bool need_steps, bool refresh)
 {
-	if (refresh || !kept)
+	if (refresh || !kept || kept->tasks)
 		return true;
 	if (kept->job_id != arr->job_id || kept->submitted_at != arr->submitted_at)
 		return true;
 	return need_steps && !kept->with_steps;
+}
+
+bool acct_cache_partial(const struct array_rec *arr, const struct acct_cache_entry *kept,
+                        bool need_steps, bool refresh)
+{
+	if (refresh || !kept || !kept->tasks)
+		return false;
+	if (kept->job_id != arr->job_id || kept->submitted_at != arr->submitted_at)
+		return false;
+	return !need_steps || kept->with_steps;
 }
 
 /* Runs Slurm may requeue by itself after they ended. */
@@ -157,4 +196,50 @@ out:
 	free(out);
 	free(tasks);
 	return ok;
+}
+
+/* The latest job row (not a packed step's) of rows: the greatest submit time, the later on ties. */
+static const struct acct_rec *latest_run(const struct acct_set *rows)
+{
+	const struct acct_rec *best = NULL;
+
+	for (size_t r = 0; r < rows->n; r++) {
+		const struct acct_rec *rec = &rows->recs[r];
+
+		if (rec->step_index != ACCT_NO_STEP)
+			continue;
+		if (!best || rec->submit_time >= best->submit_time)
+			best = rec;
+	}
+	return best;
+}
+
+bool acct_cache_task_keepable(const struct array_rec *arr, const struct acct_set *rows,
+                              bool with_steps, int64_t now, const char **why)
+{
+	const char *dummy;
+	const struct acct_rec *last;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (arr->pack > 1) {
+		*why = "a packed array job is kept as a whole only";
+		return false;
+	}
+	for (size_t r = 0; r < rows->n; r++)
+		if (rows->recs[r].array_task_id == ACCT_NO_TASK) {
+			*why = "the record of pending tasks is kept with the whole array job only";
+			return false;
+		}
+	last = latest_run(rows);
+	if (!last) {
+		*why = "no record yet";
+		return false;
+	}
+	if (last->state == TS_REQUEUED) {
+		*why = "a requeued task's next run has no record yet";
+		return false;
+	}
+	return rows_final(rows, with_steps, now, why);
 }

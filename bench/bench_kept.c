@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 		array_spec(spec, sizeof(spec), n, 0);
 		if (store_add_array(st, rec.id, &arr) < 0)
 			return 1;
-		keep[a] = (struct acct_cache_entry){arr.job_id, arr.submitted_at, true};
+		keep[a] = (struct acct_cache_entry){arr.job_id, arr.submitted_at, true, NULL, 0};
 		for (uint32_t k = 0; k < n; k++) {
 			struct acct_rec *r = acct_set_add(&set);
 			size_t i = a * CHUNK + k;

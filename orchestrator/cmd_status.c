@@ -190,6 +190,8 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 		return ret;
 	if (!o->watch && v->narrays)
 		backend_read_note(&v->read, v->narrays);
+	else if (v->narrays)
+		backend_read_debug(&v->read);
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		enum task_state s = v->tasks[i].state;
 

@@ -207,15 +207,23 @@ int backend_records(struct acct_set *out, struct backend_read *rd, struct store 
 	return 0;
 }
 
-void backend_read_note(const struct backend_read *rd, size_t narrays)
+void backend_read_debug(const struct backend_read *rd)
 {
 	const char *debug = getenv("SWEEP_DEBUG_QUERIES");
 
 	if (debug && *debug && strcmp(debug, "0") != 0)
 		fprintf(stderr,
 		        "sweep: accounting queries: %u (%zu array job%s asked, %zu from the "
-		        "state store)\n",
-		        rd->queries, rd->asked, rd->asked == 1 ? "" : "s", rd->kept);
+		        "state store; %zu task%s of the asked ones from the state store, steps of "
+		        "%lu job record%s read)\n",
+		        rd->queries, rd->asked, rd->asked == 1 ? "" : "s", rd->kept, rd->tasks_kept,
+		        rd->tasks_kept == 1 ? "" : "s", rd->step_records,
+		        rd->step_records == 1 ? "" : "s");
+}
+
+void backend_read_note(const struct backend_read *rd, size_t narrays)
+{
+	backend_read_debug(rd);
 	if (!rd->kept)
 		return;
 	if (rd->kept == narrays)

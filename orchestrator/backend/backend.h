@@ -63,11 +63,13 @@ struct backend_followup {
  * refresh.
  */
 struct backend_read {
-	bool steps;       /* in: MaxRSS is needed (status --tasks/--json, rightsize, resubmit) */
-	bool refresh;     /* in: ignore what the store kept and read everything again */
-	size_t kept;      /* out: array jobs answered from the state store */
-	size_t asked;     /* out: array jobs the scheduler's accounting was asked about */
-	unsigned queries; /* out: queries sent to the scheduler's accounting (slurmdbd) */
+	bool steps;        /* in: MaxRSS is needed (status --tasks/--json, rightsize, resubmit) */
+	bool refresh;      /* in: ignore what the store kept and read everything again */
+	size_t kept;       /* out: array jobs answered from the state store */
+	size_t asked;      /* out: array jobs the scheduler's accounting was asked about */
+	unsigned queries;  /* out: queries sent to the scheduler's accounting (slurmdbd) */
+	size_t tasks_kept; /* out: tasks of array jobs asked about answered from the state store */
+	unsigned long step_records; /* out: job records whose steps the scheduler returned */
 };
 
 struct backend_ops {
@@ -149,6 +151,8 @@ int backend_records(struct acct_set *out, struct backend_read *rd, struct store 
  * environment, also how many accounting queries were sent.
  */
 void backend_read_note(const struct backend_read *rd, size_t narrays);
+/* The SWEEP_DEBUG_QUERIES line alone (status --watch, once per refresh). */
+void backend_read_debug(const struct backend_read *rd);
 
 /*
  * For `sweep version`: the libslurm the Slurm side was built against and

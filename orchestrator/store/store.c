@@ -222,6 +222,11 @@ static const char *const migrations[] = {
     "  sweep_id INTEGER PRIMARY KEY REFERENCES sweeps(id),"
     "  name TEXT NOT NULL,"
     "  submit_path TEXT);",
+    /*
+     * 9: the tasks of an array job kept one by one while it still runs
+     * (NULL: the whole array job is kept).
+     */
+    "ALTER TABLE acct_arrays ADD COLUMN tasks TEXT;",
 };
 
 const char *sweep_status_name(enum sweep_status s)

@@ -14,6 +14,7 @@
 
 #include "acct.h"
 #include "acct_cache.h"
+#include "array.h"
 #include "error.h"
 #include "store_impl.h"
 #include "strbuf.h"
@@ -43,15 +44,27 @@ static int load_entries(struct store *st, struct acct_cache_entry **kept, size_t
 	int rc, ret = 0;
 
 	if (store_prepare(st, &stmt,
-	                  "SELECT job_id, submitted_at, with_steps FROM acct_arrays"
+	                  "SELECT job_id, submitted_at, with_steps, tasks FROM acct_arrays"
 	                  " WHERE sweep_id = ? ORDER BY job_id") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct acct_cache_entry *e;
+		const char *tasks = (const char *)sqlite3_column_text(stmt, 3);
+		const char *why;
+
 		ALLOC_GROW(*kept, *n + 1, alloc);
-		(*kept)[*n].job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
-		(*kept)[*n].submitted_at = sqlite3_column_int64(stmt, 1);
-		(*kept)[*n].with_steps = sqlite3_column_int(stmt, 2) != 0;
+		e = &(*kept)[*n];
+		memset(e, 0, sizeof(*e));
+		e->job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
+		e->submitted_at = sqlite3_column_int64(stmt, 1);
+		e->with_steps = sqlite3_column_int(stmt, 2) != 0;
+		/* Unreadable: as if nothing were kept of it (it is asked about again). */
+		if (tasks &&
+		    array_parse_tasks(&e->tasks, &e->ntasks, tasks, ACCT_NO_TASK, &why) < 0)
+			continue;
+		if (tasks && !e->tasks)
+			continue;
 		(*n)++;
 	}
 	if (rc != SQLITE_DONE)
@@ -122,7 +135,7 @@ int store_acct_load(struct store *st, struct acct_cache_entry **kept, size_t *n,
 	if (ret >= 0 && *n)
 		ret = load_rows(st, rows, sweep_id);
 	if (ret < 0) {
-		free(*kept);
+		acct_cache_entries_free(*kept, *n);
 		*kept = NULL;
 		*n = 0;
 	}
@@ -178,6 +191,19 @@ static int insert_row(struct store *st, sqlite3_stmt *ins, int64_t sweep_id, int
 	return 0;
 }
 
+/* The kept tasks of e as an --array value ("0-3,7"), or NULL for the whole array job. */
+static int bind_tasks(sqlite3_stmt *stmt, int col, const struct acct_cache_entry *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!e->tasks)
+		return sqlite3_bind_null(stmt, col) == SQLITE_OK ? 0 : SWEEP_ERR;
+	array_spec_of_ids(&sb, e->tasks, e->ntasks, 0);
+	sqlite3_bind_text(stmt, col, sb.buf, (int)sb.len, SQLITE_TRANSIENT);
+	strbuf_release(&sb);
+	return 0;
+}
+
 int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cache_entry *keep,
                       size_t nkeep, const struct acct_set *set, const uint32_t *drop, size_t ndrop)
 {
@@ -193,7 +219,7 @@ int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cach
 	        0 ||
 	    store_prepare(st, &arr,
 	                  "INSERT INTO acct_arrays (sweep_id, job_id, submitted_at, with_steps,"
-	                  " kept_at) VALUES (?, ?, ?, ?, ?)") < 0 ||
+	                  " kept_at, tasks) VALUES (?, ?, ?, ?, ?, ?)") < 0 ||
 	    store_prepare(
 	        st, &ins,
 	        "INSERT INTO acct_records (sweep_id, array_job_id, seq, array_task_id,"
@@ -221,12 +247,12 @@ int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cach
 		sqlite3_bind_int64(arr, 3, keep[k].submitted_at);
 		sqlite3_bind_int(arr, 4, keep[k].with_steps);
 		sqlite3_bind_int64(arr, 5, (sqlite3_int64)time(NULL));
-		if (sqlite3_step(arr) != SQLITE_DONE) {
+		ret = bind_tasks(arr, 6, &keep[k]);
+		if (ret >= 0 && sqlite3_step(arr) != SQLITE_DONE)
 			ret = store_db_error(st, "cannot keep an array job's accounting");
-			break;
-		}
 		for (size_t r = 0; r < set->n && ret >= 0; r++)
-			if (set->recs[r].array_job_id == keep[k].job_id)
+			if (set->recs[r].array_job_id == keep[k].job_id &&
+			    acct_cache_task_kept(&keep[k], set->recs[r].array_task_id))
 				ret = insert_row(st, ins, sweep_id, seq++, &set->recs[r]);
 	}
 out:

@@ -205,7 +205,7 @@ static void test_acct_cache_requeue(void **state)
 static void test_acct_cache_resubmitted_task(void **state)
 {
 	struct array_rec again = {.job_id = 200, .offset = 0, .spec = "1", .attempt = 2};
-	struct acct_cache_entry kept[] = {{100, 5, true}, {200, 6, false}};
+	struct acct_cache_entry kept[] = {{100, 5, true, NULL, 0}, {200, 6, false, NULL, 0}};
 	struct acct_set set;
 	struct acct_rec *rec;
 
@@ -230,8 +230,8 @@ static void test_acct_cache_resubmitted_task(void **state)
 static void test_acct_cache_must_query(void **state)
 {
 	struct array_rec arr = {.job_id = 100, .spec = "0-2", .attempt = 1, .submitted_at = 5};
-	struct acct_cache_entry with = {100, 5, true}, without = {100, 5, false};
-	struct acct_cache_entry older = {100, 4, true};
+	struct acct_cache_entry with = {100, 5, true, NULL, 0}, without = {100, 5, false, NULL, 0};
+	struct acct_cache_entry older = {100, 4, true, NULL, 0};
 
 	(void)state;
 	assert_true(acct_cache_must_query(&arr, NULL, false, false));
@@ -279,6 +279,148 @@ static void test_acct_cache_cancelled_pending(void **state)
 	acct_set_release(&set);
 }
 
+/* The rows of task a in set, borrowed (free only .recs). */
+static void rows_of_task(struct acct_set *out, const struct acct_set *set, uint32_t a)
+{
+	acct_set_init(out);
+	for (size_t r = 0; r < set->n; r++)
+		if (set->recs[r].array_task_id == a) {
+			ALLOC_GROW(out->recs, out->n + 1, out->alloc);
+			out->recs[out->n++] = set->recs[r];
+		}
+}
+
+static bool task_keepable(const struct acct_set *set, uint32_t a, bool steps, const char **why)
+{
+	struct acct_set one;
+	bool ok;
+
+	rows_of_task(&one, set, a);
+	ok = acct_cache_task_keepable(&array_0_2, &one, steps, NOW, why);
+	free(one.recs);
+	return ok;
+}
+
+/*
+ * While an array job runs, its finished tasks are kept one by one, by the
+ * same rules as a whole array job: final, an end time, final steps, MaxRSS
+ * settled, NODE_FAIL/PREEMPTED settled, not requeued.
+ */
+static void test_acct_cache_task_keepable(void **state)
+{
+	struct acct_set set;
+	struct acct_rec *rec;
+	const char *why;
+
+	(void)state;
+	three_completed(&set);
+	set.recs[2].state = TS_RUNNING;
+	set.recs[2].end_time = 0;
+	assert_false(keepable(&set, true, NULL));
+	assert_true(task_keepable(&set, 0, true, &why));
+	assert_null(why);
+	assert_true(task_keepable(&set, 1, true, NULL));
+	assert_false(task_keepable(&set, 2, true, &why));
+	assert_string_equal(why, "a task is still pending or running");
+	assert_false(task_keepable(&set, 3, true, &why));
+	assert_string_equal(why, "no record yet");
+
+	/* MaxRSS missing a moment after the end: not yet; long after: kept without it. */
+	set.recs[0].maxrss_bytes = ACCT_NO_VALUE;
+	set.recs[0].end_time = NOW - 10;
+	assert_false(task_keepable(&set, 0, true, &why));
+	assert_string_equal(why, "a finished run's MaxRSS has not reached accounting yet");
+	assert_true(task_keepable(&set, 0, false, NULL));
+	set.recs[0].end_time = NOW - ACCT_CACHE_STATS_SETTLE_S;
+	assert_true(task_keepable(&set, 0, true, NULL));
+	set.recs[1].steps_final = false;
+	assert_false(task_keepable(&set, 1, true, &why));
+	assert_string_equal(why, "a finished run's step statistics are not final yet");
+	assert_true(task_keepable(&set, 1, false, NULL));
+	set.recs[1].end_time = 0;
+	assert_false(task_keepable(&set, 1, false, &why));
+	assert_string_equal(why, "a finished run has no end time yet");
+	acct_set_release(&set);
+
+	/* NODE_FAIL and PREEMPTED: only after ACCT_CACHE_SETTLE_S. */
+	three_completed(&set);
+	set.recs[1].state = TS_NODE_FAIL;
+	set.recs[1].end_time = NOW - 10;
+	assert_false(task_keepable(&set, 1, true, &why));
+	assert_string_equal(why,
+	                    "a run ended by a node failure or preemption may still be requeued");
+	set.recs[1].state = TS_PREEMPTED;
+	set.recs[1].end_time = NOW - ACCT_CACHE_SETTLE_S;
+	assert_true(task_keepable(&set, 1, true, NULL));
+	acct_set_release(&set);
+
+	/* Requeued: the REQUEUED row alone is not final; with the next run completed, it is. */
+	three_completed(&set);
+	set.recs[1].state = TS_REQUEUED;
+	assert_false(task_keepable(&set, 1, false, &why));
+	assert_string_equal(why, "a requeued task's next run has no record yet");
+	run(&set, 1, TS_PENDING, NOW - 10, 0);
+	assert_false(task_keepable(&set, 1, false, &why));
+	assert_string_equal(why, "a task is still pending or running");
+	set.recs[3].state = TS_COMPLETED;
+	set.recs[3].end_time = NOW - 5;
+	assert_true(task_keepable(&set, 1, false, NULL));
+	acct_set_release(&set);
+
+	/* The pending tasks' record goes with the whole array job only. */
+	acct_set_init(&set);
+	rec = run(&set, 0, TS_CANCELLED, NOW - 1000, NOW - 900);
+	rec->array_task_id = ACCT_NO_TASK;
+	rec->pending_tasks = xstrdup("0x7");
+	assert_false(acct_cache_task_keepable(&array_0_2, &set, false, NOW, &why));
+	assert_string_equal(why,
+	                    "the record of pending tasks is kept with the whole array job only");
+	acct_set_release(&set);
+
+	/* Packed arrays: their tasks are steps; kept as a whole array job only. */
+	three_completed(&set);
+	{
+		struct array_rec packed = array_0_2;
+		struct acct_set one;
+
+		packed.pack = 2;
+		rows_of_task(&one, &set, 0);
+		assert_false(acct_cache_task_keepable(&packed, &one, true, NOW, &why));
+		assert_string_equal(why, "a packed array job is kept as a whole only");
+		free(one.recs);
+	}
+	acct_set_release(&set);
+}
+
+/* Tasks kept one by one: the array job is still asked about, as a part. */
+static void test_acct_cache_partial_entry(void **state)
+{
+	struct array_rec arr = {.job_id = 100, .spec = "0-9", .attempt = 1, .submitted_at = 5};
+	uint32_t tasks[] = {1, 2, 5, 9};
+	struct acct_cache_entry part = {100, 5, true, tasks, 4}, older = {100, 4, true, tasks, 4};
+	struct acct_cache_entry nosteps = {100, 5, false, tasks, 4},
+	                        whole = {100, 5, true, NULL, 0};
+
+	(void)state;
+	assert_true(acct_cache_must_query(&arr, &part, false, false));
+	assert_true(acct_cache_partial(&arr, &part, true, false));
+	assert_true(acct_cache_partial(&arr, &part, false, false));
+	assert_true(acct_cache_partial(&arr, &nosteps, false, false));
+	/* Steps needed and the kept tasks were read without: the whole array job again. */
+	assert_false(acct_cache_partial(&arr, &nosteps, true, false));
+	assert_false(acct_cache_partial(&arr, &part, true, true));
+	assert_false(acct_cache_partial(&arr, &older, true, false));
+	assert_false(acct_cache_partial(&arr, &whole, true, false));
+	assert_false(acct_cache_partial(&arr, NULL, true, false));
+
+	for (uint32_t t = 0; t < 11; t++)
+		assert_int_equal(acct_cache_task_kept(&part, t),
+		                 t == 1 || t == 2 || t == 5 || t == 9);
+	assert_true(acct_cache_task_kept(&whole, 7));
+	assert_false(acct_cache_task_kept(NULL, 7));
+	assert_false(acct_cache_task_kept(&part, ACCT_NO_TASK));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +431,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_acct_cache_resubmitted_task, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_cache_must_query, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_cache_cancelled_pending, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_cache_task_keepable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_cache_partial_entry, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

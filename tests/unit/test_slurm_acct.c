@@ -582,7 +582,7 @@ static void test_acct_kept_through_backend(void **state)
 	struct array_rec arrs[2] = {{.job_id = 500, .offset = 0, .spec = "0-1", .attempt = 1},
 	                            {.job_id = 600, .offset = 2, .spec = "0-1", .attempt = 1}};
 	struct array_rec *loaded = NULL;
-	struct acct_cache_entry keep[] = {{500, 0, false}, {600, 0, true}};
+	struct acct_cache_entry keep[] = {{500, 0, false, NULL, 0}, {600, 0, true, NULL, 0}};
 	struct backend_read rd = {0};
 	struct acct_set set, out;
 	size_t n = 0;

@@ -437,7 +437,8 @@ static void test_store_acct_round_trip(void **state)
 	struct plan plan = small_plan();
 	struct acct_set set, back;
 	struct acct_rec *r;
-	struct acct_cache_entry keep[] = {{77, 1234, true}, {78, 1235, false}}, *kept = NULL;
+	struct acct_cache_entry keep[] = {{77, 1234, true, NULL, 0}, {78, 1235, false, NULL, 0}},
+	                        *kept = NULL;
 	uint32_t drop = 77;
 	size_t n = 0;
 	int64_t id, other;
@@ -596,6 +597,73 @@ static void test_store_acct_round_trip(void **state)
 	free(dir);
 }
 
+/* One run of task a of array job 90, completed. */
+static void add_run(struct acct_set *set, uint32_t a)
+{
+	struct acct_rec *r = acct_set_add(set);
+
+	r->array_job_id = 90;
+	r->array_task_id = a;
+	r->job_id = 90 + a;
+	r->state = TS_COMPLETED;
+	r->submit_time = 1700000000;
+	r->start_time = 1700000001;
+	r->end_time = 1700000002 + a;
+	r->maxrss_bytes = 1000 + a;
+	r->steps_final = true;
+	r->step_index = ACCT_NO_STEP;
+}
+
+/* Tasks of a running array job kept one by one: only theirs are kept, the list comes back. */
+static void test_store_acct_tasks(void **state)
+{
+	char *dir = make_tmpdir();
+	struct store *st;
+	struct plan plan = small_plan();
+	struct acct_set set, back;
+	uint32_t tasks[] = {0, 2, 3, 7};
+	struct acct_cache_entry keep = {90, 99, true, tasks, 4}, *kept = NULL;
+	size_t n = 0;
+	int64_t id;
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	id = begin(st, "demo", &plan);
+	acct_set_init(&set);
+	for (uint32_t a = 0; a < 8; a++)
+		add_run(&set, a);
+	assert_int_equal(store_acct_update(st, id, &keep, 1, &set, NULL, 0), 0);
+	acct_set_init(&back);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(kept[0].submitted_at, 99);
+	assert_int_equal(kept[0].ntasks, 4);
+	for (size_t t = 0; t < 4; t++)
+		assert_int_equal(kept[0].tasks[t], tasks[t]);
+	assert_int_equal(back.n, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_rec_equal(&back.recs[i], &set.recs[tasks[i]]);
+	acct_set_release(&back);
+	acct_cache_entries_free(kept, n);
+
+	/* The whole array job kept later replaces the list. */
+	keep.tasks = NULL;
+	keep.ntasks = 0;
+	assert_int_equal(store_acct_update(st, id, &keep, 1, &set, NULL, 0), 0);
+	acct_set_init(&back);
+	assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+	assert_int_equal(n, 1);
+	assert_null(kept[0].tasks);
+	assert_int_equal(back.n, 8);
+	acct_set_release(&back);
+	acct_cache_entries_free(kept, n);
+
+	acct_set_release(&set);
+	store_close(st);
+	remove_tree(dir);
+	free(dir);
+}
+
 /* A store of schema 5 (before kept records) gains their tables when opened. */
 static void test_store_acct_migration(void **state)
 {
@@ -672,6 +740,7 @@ int main(void)
 	    cmocka_unit_test(test_store_interrupted_submission),
 	    cmocka_unit_test(test_store_acct_round_trip),
 	    cmocka_unit_test(test_store_acct_migration),
+	    cmocka_unit_test(test_store_acct_tasks),
 	    cmocka_unit_test(test_store_policy_and_followups),
 	    cmocka_unit_test(test_store_migration_to_followups),
 	};

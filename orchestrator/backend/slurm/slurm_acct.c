@@ -331,12 +331,36 @@ int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job, bool
 	return 1;
 }
 
+static void add_selected(SLIST list, uint32_t job_id, uint32_t task, uint32_t step)
+{
+	slurm_selected_step_t *sel = xcalloc(1, sizeof(*sel));
+
+	sel->array_task_id = task;
+	sel->het_job_offset = NO_VAL;
+	sel->step_id.job_id = job_id;
+	sel->step_id.step_id = step;
+	sel->step_id.step_het_comp = NO_VAL;
+	slurm_list_append(list, sel);
+}
+
+/*
+ * A step id no step has: normal ones count up from 0, the special ones
+ * (batch, extern, interactive, pending) are above it.
+ */
+#define NO_SUCH_STEP SLURM_MAX_NORMAL_STEP_ID
+
 /*
  * The condition of the one query: every run of every task of the given
  * array jobs, with their steps only when asked (MaxRSS lives on steps; the
  * rest is on the job record, and a query without steps costs a fifth).
+ *
+ * Of a part, slurmdbd returns every record, and reads steps per record by
+ * the first entry of the list that names it: (job, task) for the tasks
+ * whose steps are wanted, listed first, then (job, any task, a step that
+ * does not exist) for the others, whose step query then finds nothing.
  */
-static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n, const char *cluster,
+static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n,
+                       const struct slb_acct_part *parts, size_t nparts, const char *cluster,
                        bool with_steps)
 {
 	memset(cond, 0, sizeof(*cond));
@@ -351,15 +375,15 @@ static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n, 
 
 	/* Built by hand: slurm_addto_step_list() calls fatal() on input it dislikes. */
 	cond->step_list = slurm_list_create(free);
-	for (size_t i = 0; i < n; i++) {
-		slurm_selected_step_t *sel = xcalloc(1, sizeof(*sel));
-
-		sel->array_task_id = NO_VAL;
-		sel->het_job_offset = NO_VAL;
-		sel->step_id.job_id = ids[i];
-		sel->step_id.step_id = NO_VAL;
-		sel->step_id.step_het_comp = NO_VAL;
-		slurm_list_append(cond->step_list, sel);
+	for (size_t i = 0; i < n; i++)
+		add_selected(cond->step_list, ids[i], NO_VAL, NO_VAL);
+	for (size_t p = 0; p < nparts; p++) {
+		if (with_steps)
+			for (size_t t = 0; t < parts[p].ntasks; t++)
+				add_selected(cond->step_list, parts[p].job_id, parts[p].tasks[t],
+				             NO_VAL);
+		add_selected(cond->step_list, parts[p].job_id, NO_VAL,
+		             with_steps ? NO_SUCH_STEP : NO_VAL);
 	}
 	/* Without it every cluster in the database is searched. */
 	if (cluster && *cluster) {
@@ -375,11 +399,20 @@ static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n, 
  */
 static void find_gpu_tres(struct acct_set *out, void *conn)
 {
+	/* Asked once per process: a --watch refresh sends one query, not two. */
+	static bool known;
+	static uint32_t gpuutil, gpumem;
 	slurmdb_tres_cond_t cond;
 	slurmdb_tres_rec_t *tres;
 	SLIST list;
 	SLIST_ITER it;
 
+	if (known) {
+		out->tres_gpuutil = gpuutil;
+		out->tres_gpumem = gpumem;
+		out->gpu_recorded = gpuutil || gpumem;
+		return;
+	}
 	memset(&cond, 0, sizeof(cond));
 	cond.type_list = slurm_list_create(free);
 	slurm_list_append(cond.type_list, xstrdup("gres"));
@@ -399,16 +432,31 @@ static void find_gpu_tres(struct acct_set *out, void *conn)
 	slurm_list_iterator_destroy(it);
 	slurm_list_destroy(list);
 	out->gpu_recorded = out->tres_gpuutil || out->tres_gpumem;
+	known = true;
+	gpuutil = out->tres_gpuutil;
+	gpumem = out->tres_gpumem;
 }
 
 static unsigned queries;
+static unsigned long step_records;
 
 unsigned slb_acct_queries(void)
 {
 	return queries;
 }
 
+unsigned long slb_acct_step_records(void)
+{
+	return step_records;
+}
+
 int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n, bool with_steps)
+{
+	return slb_acct_fetch_parts(out, array_job_ids, n, NULL, 0, with_steps);
+}
+
+int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
+                         const struct slb_acct_part *parts, size_t nparts, bool with_steps)
 {
 	slurmdb_job_cond_t cond;
 	void *conn = NULL;
@@ -417,12 +465,12 @@ int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n
 	slurmdb_job_rec_t *job;
 	int ret;
 
-	if (!n)
+	if (!n && !nparts)
 		return 0;
 	ret = slb_init();
 	if (ret < 0)
 		return ret;
-	build_cond(&cond, array_job_ids, n, slb_name(), with_steps);
+	build_cond(&cond, array_job_ids, n, parts, nparts, slb_name(), with_steps);
 
 	/* It returns a handle even when slurmdbd is down; errno tells. */
 	errno = 0;
@@ -442,13 +490,17 @@ int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n
 	if (!jobs) {
 		int e = slurm_get_errno() ? slurm_get_errno() : errno;
 
-		ret = error("slurmdbd did not return the records of %zu array job%s: %s", n,
-		            n == 1 ? "" : "s", e ? slurm_strerror(e) : "no answer");
+		ret =
+		    error("slurmdbd did not return the records of %zu array job%s: %s", n + nparts,
+		          n + nparts == 1 ? "" : "s", e ? slurm_strerror(e) : "no answer");
 		goto out;
 	}
 	it = slurm_list_iterator_create(jobs);
-	while ((job = slurm_list_next(it)))
+	while ((job = slurm_list_next(it))) {
+		if (job->steps && slurm_list_count(job->steps))
+			step_records++;
 		slb_acct_decode_job(out, job, with_steps);
+	}
 	slurm_list_iterator_destroy(it);
 	ret = 0;
 out:

@@ -24,6 +24,27 @@
  */
 int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n, bool with_steps);
 
+/*
+ * One array job of a query with steps whose steps are wanted of some
+ * tasks only: every record of the array job is returned, but slurmdbd
+ * reads the steps only of tasks[0..ntasks-1] (the others' come without).
+ */
+struct slb_acct_part {
+	uint32_t job_id;
+	const uint32_t *tasks;
+	size_t ntasks;
+};
+
+/*
+ * As slb_acct_fetch, in the same one query, with the array jobs parts[0..nparts-1]
+ * added; with_steps false reads no steps at all, as there.
+ */
+int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
+                         const struct slb_acct_part *parts, size_t nparts, bool with_steps);
+
+/* How many job records came with steps from slurmdbd in this process so far. */
+unsigned long slb_acct_step_records(void);
+
 /* How many slurmdb_jobs_get queries this process sent so far. */
 unsigned slb_acct_queries(void);
 

@@ -22,6 +22,7 @@
 #include <slurm/slurm_version.h>
 
 #include "acct_cache.h"
+#include "array.h"
 #include "slurm_acct.h"
 #include "error.h"
 #include "store.h"
@@ -125,17 +126,30 @@ int slb_cancel(const uint32_t *job_ids, size_t n)
 	return ret;
 }
 
-/* Moves the records of array job job_id (all when job_id is 0) from src to the end of dst. */
-static void move_records(struct acct_set *dst, struct acct_set *src, uint32_t job_id)
+/* Moves one record from src to the end of dst (src's strings are dst's now). */
+static void move_record(struct acct_set *dst, struct acct_rec *rec)
+{
+	*acct_set_add(dst) = *rec;
+	rec->pending_tasks = NULL;
+	rec->nodes = NULL;
+}
+
+/*
+ * Moves the records of array job job_id (all when job_id is 0) from src
+ * to the end of dst; of the tasks of k kept one by one (k not NULL), only
+ * theirs.
+ */
+static void move_records(struct acct_set *dst, struct acct_set *src, uint32_t job_id,
+                         const struct acct_cache_entry *k)
 {
 	for (size_t r = 0; r < src->n; r++) {
 		struct acct_rec *rec = &src->recs[r];
 
 		if (job_id && rec->array_job_id != job_id)
 			continue;
-		*acct_set_add(dst) = *rec;
-		rec->pending_tasks = NULL;
-		rec->nodes = NULL;
+		if (k && !acct_cache_task_kept(k, rec->array_task_id))
+			continue;
+		move_record(dst, rec);
 	}
 }
 
@@ -150,15 +164,90 @@ static void records_of(struct acct_set *out, const struct acct_set *set, uint32_
 		}
 }
 
+/* One array job asked about, and its entry when only its tasks not kept are (a part). */
+struct ask {
+	const struct array_rec *arr;
+	const struct acct_cache_entry *part;
+};
+
+static const struct acct_rec *sort_rows;
+
+/* By array task, then in the order of the query (stable groups). */
+static int by_task(const void *a, const void *b)
+{
+	const struct acct_rec *x = &sort_rows[*(const size_t *)a],
+	                      *y = &sort_rows[*(const size_t *)b];
+
+	if (x->array_task_id != y->array_task_id)
+		return x->array_task_id < y->array_task_id ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The tasks of rows (one array job's, not keepable whole) that may be kept
+ * one by one now, added to those old keeps: e->tasks, ascending. False
+ * when none is new.
+ */
+static bool keep_tasks(struct acct_cache_entry *e, const struct array_rec *arr,
+                       const struct acct_set *rows, const struct acct_cache_entry *old, int64_t now)
+{
+	size_t *idx = xcalloc(rows->n ? rows->n : 1, sizeof(*idx));
+	size_t n = 0, nnew = 0, alloc = 0;
+	uint32_t *tasks = NULL;
+
+	for (size_t r = 0; r < rows->n; r++)
+		if (rows->recs[r].array_task_id != ACCT_NO_TASK &&
+		    !acct_cache_task_kept(old, rows->recs[r].array_task_id))
+			idx[n++] = r;
+	sort_rows = rows->recs;
+	qsort(idx, n, sizeof(*idx), by_task);
+	for (size_t i = 0; i < n;) {
+		struct acct_set one;
+		size_t j = i;
+
+		acct_set_init(&one);
+		while (j < n &&
+		       rows->recs[idx[j]].array_task_id == rows->recs[idx[i]].array_task_id) {
+			ALLOC_GROW(one.recs, one.n + 1, one.alloc);
+			one.recs[one.n++] = rows->recs[idx[j++]];
+		}
+		if (acct_cache_task_keepable(arr, &one, e->with_steps, now, NULL)) {
+			ALLOC_GROW(tasks, nnew + 1, alloc);
+			tasks[nnew++] = rows->recs[idx[i]].array_task_id;
+		}
+		free(one.recs);
+		i = j;
+	}
+	free(idx);
+	if (!nnew)
+		return false;
+	for (size_t t = 0; old && old->tasks && t < old->ntasks; t++) {
+		ALLOC_GROW(tasks, nnew + 1, alloc);
+		tasks[nnew++] = old->tasks[t];
+	}
+	qsort(tasks, nnew, sizeof(*tasks), by_id);
+	e->tasks = tasks;
+	e->ntasks = nnew;
+	return true;
+}
+
 /*
  * After a query: keeps the array jobs asked about whose tasks all finished,
- * and forgets what was kept of the others. A store that cannot be written
- * (a read-only state folder) costs a query next time, nothing else.
+ * else the tasks of theirs that did (not of packed arrays), and forgets
+ * what was kept of the others. all holds the records of this read, kept
+ * ones included. A store that cannot be written (a read-only state folder)
+ * costs a query next time, nothing else.
  */
-static void keep_finished(struct store *st, const struct sweep_rec *rec,
-                          const struct array_rec *const *asked, size_t nasked,
-                          const struct acct_set *fresh, const struct acct_cache_entry *kept,
-                          size_t nkept, bool with_steps)
+static void keep_finished(struct store *st, const struct sweep_rec *rec, const struct ask *asked,
+                          size_t nasked, const struct acct_set *all,
+                          const struct acct_cache_entry *kept, size_t nkept, bool with_steps)
 {
 	struct acct_cache_entry *keep = xcalloc(nasked ? nasked : 1, sizeof(*keep));
 	uint32_t *drop = xcalloc(nasked ? nasked : 1, sizeof(*drop));
@@ -166,39 +255,143 @@ static void keep_finished(struct store *st, const struct sweep_rec *rec,
 	int64_t now = (int64_t)time(NULL);
 
 	for (size_t a = 0; a < nasked; a++) {
+		const struct array_rec *arr = asked[a].arr;
+		struct acct_cache_entry *e = &keep[nkeep];
 		struct acct_set rows;
 
-		records_of(&rows, fresh, asked[a]->job_id);
-		if (acct_cache_keepable(asked[a], rec->ntasks, &rows, with_steps, now, NULL)) {
-			keep[nkeep].job_id = asked[a]->job_id;
-			keep[nkeep].submitted_at = asked[a]->submitted_at;
-			keep[nkeep].with_steps = with_steps;
+		records_of(&rows, all, arr->job_id);
+		e->job_id = arr->job_id;
+		e->submitted_at = arr->submitted_at;
+		/* A part's kept tasks have steps when it was asked with steps (acct_cache_partial).
+		 */
+		e->with_steps = with_steps && (!asked[a].part || asked[a].part->with_steps);
+		if (acct_cache_keepable(arr, rec->ntasks, &rows, e->with_steps, now, NULL) ||
+		    keep_tasks(e, arr, &rows, asked[a].part, now))
 			nkeep++;
-		} else if (acct_cache_find(kept, nkept, asked[a]->job_id)) {
-			drop[ndrop++] = asked[a]->job_id;
-		}
+		else if (!asked[a].part && acct_cache_find(kept, nkept, arr->job_id))
+			drop[ndrop++] = arr->job_id;
 		free(rows.recs);
 	}
-	if (store_acct_update(st, rec->id, keep, nkeep, fresh, drop, ndrop) < 0)
+	if (store_acct_update(st, rec->id, keep, nkeep, all, drop, ndrop) < 0)
 		warning("the finished records were not kept: the next command asks slurmdbd again");
+	for (size_t k = 0; k < nkeep; k++)
+		free(keep[k].tasks);
 	free(keep);
 	free(drop);
+}
+
+/* The array tasks of arr not kept in k; NULL with *n 0 when none, or when unknown (*ok false). */
+static uint32_t *tasks_not_kept(const struct array_rec *arr, size_t ntasks,
+                                const struct acct_cache_entry *k, size_t *n, bool *ok)
+{
+	uint32_t *all = NULL;
+	size_t nall = 0, m = 0;
+	const char *why;
+
+	*n = 0;
+	*ok =
+	    arr->spec && arr->offset < ntasks &&
+	    array_parse_tasks(&all, &nall, arr->spec, (uint32_t)(ntasks - arr->offset), &why) == 0;
+	if (!*ok)
+		return NULL;
+	for (size_t i = 0; i < nall; i++)
+		if (!acct_cache_task_kept(k, all[i]))
+			all[m++] = all[i];
+	*n = m;
+	return all;
+}
+
+/* What one read asks: whole array jobs (ids) and parts, and the tasks answered from the store. */
+struct plan_read {
+	struct ask *asked;
+	uint32_t *ids;
+	struct slb_acct_part *parts;
+	uint32_t **part_tasks;
+	size_t nasked, nids, nparts, tasks_kept;
+};
+
+static void plan_read_init(struct plan_read *p, size_t narrays)
+{
+	size_t n = narrays ? narrays : 1;
+
+	memset(p, 0, sizeof(*p));
+	p->asked = xcalloc(n, sizeof(*p->asked));
+	p->ids = xcalloc(n, sizeof(*p->ids));
+	p->parts = xcalloc(n, sizeof(*p->parts));
+	p->part_tasks = xcalloc(n, sizeof(*p->part_tasks));
+}
+
+static void plan_read_release(struct plan_read *p)
+{
+	for (size_t i = 0; i < p->nparts; i++)
+		free(p->part_tasks[i]);
+	free(p->part_tasks);
+	free(p->parts);
+	free(p->ids);
+	free(p->asked);
+}
+
+/* Adds arr to the read: from the store, as a part, or whole; its kept records go to out. */
+static void plan_array(struct plan_read *p, struct acct_set *out, struct acct_set *stored,
+                       const struct array_rec *arr, size_t ntasks, const struct acct_cache_entry *k,
+                       bool steps, bool refresh)
+{
+	bool ok = false;
+	size_t n = 0;
+	uint32_t *tasks = NULL;
+
+	if (!acct_cache_must_query(arr, k, steps, refresh)) {
+		move_records(out, stored, arr->job_id, NULL);
+		return;
+	}
+	if (acct_cache_partial(arr, k, steps, refresh))
+		tasks = tasks_not_kept(arr, ntasks, k, &n, &ok);
+	p->asked[p->nasked].arr = arr;
+	if (!ok) {
+		free(tasks);
+		p->ids[p->nids++] = arr->job_id;
+		p->nasked++;
+		return;
+	}
+	p->asked[p->nasked++].part = k;
+	p->part_tasks[p->nparts] = tasks;
+	p->parts[p->nparts].job_id = arr->job_id;
+	p->parts[p->nparts].tasks = tasks;
+	p->parts[p->nparts++].ntasks = n;
+	p->tasks_kept += k->ntasks;
+	move_records(out, stored, arr->job_id, k);
+}
+
+/* Moves fresh records to out, but not those of tasks a part has kept (out has the kept ones). */
+static void add_fresh(struct acct_set *out, struct acct_set *fresh, const struct plan_read *p)
+{
+	for (size_t r = 0; r < fresh->n; r++) {
+		struct acct_rec *rec = &fresh->recs[r];
+		bool kept = false;
+
+		for (size_t a = 0; a < p->nasked && !kept; a++)
+			kept = p->asked[a].part && p->asked[a].arr->job_id == rec->array_job_id &&
+			       acct_cache_task_kept(p->asked[a].part, rec->array_task_id);
+		if (!kept)
+			move_record(out, rec);
+	}
 }
 
 static int slb_records(struct acct_set *out, struct backend_read *rd, struct store *st,
                        const struct sweep_rec *rec, const struct array_rec *arrays, size_t narrays)
 {
 	struct acct_cache_entry *kept = NULL;
-	size_t nkept = 0, nasked = 0;
+	size_t nkept = 0;
 	struct acct_set stored, fresh;
-	const struct array_rec **asked = xcalloc(narrays ? narrays : 1, sizeof(*asked));
-	uint32_t *ids = xcalloc(narrays ? narrays : 1, sizeof(*ids));
+	struct plan_read p;
 	unsigned before = slb_acct_queries();
+	unsigned long steps_before = slb_acct_step_records();
 	bool steps = rd->steps;
 	int ret = 0;
 
 	acct_set_init(&stored);
 	acct_set_init(&fresh);
+	plan_read_init(&p, narrays);
 	/* The kept records are an optimisation: when they cannot be read, ask. */
 	if (!rd->refresh && store_acct_load(st, &kept, &nkept, &stored, rec->id) < 0)
 		warning("reading every record from slurmdbd instead");
@@ -206,32 +399,26 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 	for (size_t a = 0; a < narrays; a++)
 		if (arrays[a].pack > 1)
 			steps = true;
-	for (size_t a = 0; a < narrays; a++) {
-		const struct acct_cache_entry *k = acct_cache_find(kept, nkept, arrays[a].job_id);
-
-		if (acct_cache_must_query(&arrays[a], k, steps, rd->refresh)) {
-			asked[nasked] = &arrays[a];
-			ids[nasked++] = arrays[a].job_id;
-		} else {
-			move_records(out, &stored, arrays[a].job_id);
-		}
-	}
-	rd->kept = narrays - nasked;
-	rd->asked = nasked;
-	if (nasked) {
-		ret = slb_acct_fetch(&fresh, ids, nasked, steps);
+	for (size_t a = 0; a < narrays; a++)
+		plan_array(&p, out, &stored, &arrays[a], rec->ntasks,
+		           acct_cache_find(kept, nkept, arrays[a].job_id), steps, rd->refresh);
+	rd->kept = narrays - p.nasked;
+	rd->asked = p.nasked;
+	rd->tasks_kept = p.tasks_kept;
+	if (p.nasked) {
+		ret = slb_acct_fetch_parts(&fresh, p.ids, p.nids, p.parts, p.nparts, steps);
 		if (ret < 0)
 			goto out;
-		keep_finished(st, rec, asked, nasked, &fresh, kept, nkept, steps);
-		move_records(out, &fresh, 0);
+		add_fresh(out, &fresh, &p);
+		keep_finished(st, rec, p.asked, p.nasked, out, kept, nkept, steps);
 	}
 out:
 	rd->queries = slb_acct_queries() - before;
+	rd->step_records = slb_acct_step_records() - steps_before;
 	acct_set_release(&stored);
 	acct_set_release(&fresh);
-	free(kept);
-	free(asked);
-	free(ids);
+	acct_cache_entries_free(kept, nkept);
+	plan_read_release(&p);
 	return ret;
 }
 
