@@ -206,7 +206,7 @@ static const char *const migrations[] = {
      * finished sweep's logs are not read again; and that first word as
      * the submitting host resolved it.
      */
-    "CREATE TABLE causes ("
+    "CREATE TABLE IF NOT EXISTS causes ("
     "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
     "  task_index INTEGER NOT NULL,"
     "  array_job_id INTEGER NOT NULL,"
@@ -218,7 +218,7 @@ static const char *const migrations[] = {
     "  ran_host TEXT,"
     "  ran_path TEXT,"
     "  PRIMARY KEY (sweep_id, task_index)) WITHOUT ROWID;"
-    "CREATE TABLE programs ("
+    "CREATE TABLE IF NOT EXISTS programs ("
     "  sweep_id INTEGER PRIMARY KEY REFERENCES sweeps(id),"
     "  name TEXT NOT NULL,"
     "  submit_path TEXT);",
