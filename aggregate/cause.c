@@ -312,7 +312,8 @@ static void normalise_word(struct strbuf *out, const char *s, size_t len)
 			strbuf_addch(out, 'X');
 			continue;
 		}
-		if (isdigit((unsigned char)s[i]) ||
+		/* Digits inside a name (resnet50, sm_80) are part of it. */
+		if ((isdigit((unsigned char)s[i]) && !(alnum_before || (i && s[i - 1] == '_'))) ||
 		    ((s[i] == '-' || s[i] == '+') && !alnum_before &&
 		     isdigit((unsigned char)s[i + 1]))) {
 			i += number_len(s + i);

@@ -342,8 +342,9 @@ static void print_failures_table(FILE *f, const struct report *r)
 	bool result_hint = false;
 	struct table t;
 
-	print_failure_groups(f, r);
-	table_init(&t, (ncols ? ncols : 1) + 8);
+	if (r->cause_text)
+		print_failure_groups(f, r);
+	table_init(&t, (ncols ? ncols : 1) + 7 + (r->cause_text != NULL));
 	table_addstr(&t, "index");
 	add_setting_headers(&t, plan, cols, ncols);
 	table_addstr(&t, "seed");
@@ -352,7 +353,8 @@ static void print_failures_table(FILE *f, const struct report *r)
 	table_addstr(&t, "job");
 	table_addstr(&t, "reason");
 	table_addstr(&t, "log");
-	table_addstr(&t, "cause");
+	if (r->cause_text)
+		table_addstr(&t, "cause");
 	for (size_t i = 0; i < g->nfailures; i++) {
 		const struct gate_failure *fl = &g->failures[i];
 		char *log = report_log_path(r, fl);
@@ -369,7 +371,8 @@ static void print_failures_table(FILE *f, const struct report *r)
 			table_addstr(&t, "-");
 		table_addstr(&t, fl->reason);
 		table_add(&t, log ? log : xstrdup("-"));
-		table_addstr(&t, cause_of(r, fl->index) ? cause_of(r, fl->index) : "-");
+		if (r->cause_text)
+			table_addstr(&t, cause_of(r, fl->index) ? cause_of(r, fl->index) : "-");
 		if (is_result_failure(fl))
 			result_hint = true;
 	}
@@ -638,9 +641,10 @@ static json_t *json_failure(const struct report *r, const struct gate_failure *f
 	json_object_set_new(obj, "array_task_id",
 	                    fl->array_job_id ? json_integer(fl->array_task_id) : json_null());
 	json_object_set_new(obj, "log", log ? json_string(log) : json_null());
-	json_object_set_new(obj, "cause",
-	                    cause_of(r, fl->index) ? json_string(cause_of(r, fl->index))
-	                                           : json_null());
+	if (r->cause_text)
+		json_object_set_new(obj, "cause",
+		                    cause_of(r, fl->index) ? json_string(cause_of(r, fl->index))
+		                                           : json_null());
 	free(log);
 	return obj;
 }
@@ -756,7 +760,8 @@ void report_print_json(FILE *f, const struct report *r)
 		                   (json_int_t)r->exclusions[i].nsettings, "recorded_at",
 		                   (json_int_t)r->exclusions[i].recorded_at));
 	json_object_set_new(root, "excluded", arr);
-	json_object_set_new(root, "cause_groups", json_groups(r));
+	if (r->cause_text)
+		json_object_set_new(root, "cause_groups", json_groups(r));
 	output_json_print(f, root, JSON_INDENT(2));
 }
 
@@ -814,7 +819,9 @@ static void print_failures_csv(FILE *f, const struct report *r)
 	const struct gate_result *g = r->gate;
 
 	csv_params_header(f, r->plan);
-	fputs("seed,index,state,exit_code,signal,reason,log,cause\n", f);
+	fputs(r->cause_text ? "seed,index,state,exit_code,signal,reason,log,cause\n"
+	                    : "seed,index,state,exit_code,signal,reason,log\n",
+	      f);
 	for (size_t i = 0; i < g->nfailures; i++) {
 		const struct gate_failure *fl = &g->failures[i];
 		char *log = report_log_path(r, fl);
@@ -828,8 +835,10 @@ static void print_failures_csv(FILE *f, const struct report *r)
 		csv_field(f, fl->reason);
 		fputc(',', f);
 		csv_field(f, log ? log : "");
-		fputc(',', f);
-		csv_field(f, cause_of(r, fl->index) ? cause_of(r, fl->index) : "");
+		if (r->cause_text) {
+			fputc(',', f);
+			csv_field(f, cause_of(r, fl->index) ? cause_of(r, fl->index) : "");
+		}
 		fputc('\n', f);
 		free(log);
 	}

@@ -57,7 +57,8 @@ struct report {
 	 * Why failed runs failed, per task index (the command reads them,
 	 * causes.h): the cause line (NULL for a task whose run did not fail),
 	 * what groups it, and whether a resource explains it. All NULL leaves
-	 * causes out; the failures are then grouped by their reason.
+	 * causes out (no groups, no cause column or field); a failure without a
+	 * cause is grouped by its reason.
 	 */
 	const char *const *cause_text;
 	const char *const *cause_group;

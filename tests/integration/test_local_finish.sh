@@ -31,8 +31,11 @@ timeout 120 "$SWEEP" status --watch=5 "$FLAKY" >watch.out || fail "status --watc
 tail -5 watch.out | grep -q 'follow-up 2 done: final' || fail "status --watch stopped before the last follow-up: $(tail -8 watch.out)"
 "$SWEEP" status "$FLAKY" --tasks >flaky.out
 cat flaky.out >&2
-grep -q 'follow-up 1 done: retry round 1: 2 tasks resubmitted as attempt 2' flaky.out ||
+grep -q 'follow-up 1 done: .*retry round 1: 2 tasks resubmitted as attempt 2' flaky.out ||
 	fail "the exit and the missing metric were not both retried"
+# The round said which task it re-ran although no resource explained its failure (issue 23).
+grep -q 'failed for no resource: RuntimeError: CUDA error: an illegal memory access' flaky.out ||
+	fail "the retry round did not name the program's own failure"
 grep -q 'follow-up 2 done: final: 3 of 3 tasks completed after 1 retry round' flaky.out ||
 	fail "the second follow-up did not end it"
 "$SWEEP" report "$FLAKY" >/dev/null || fail "the flaky sweep's report is not complete"

@@ -751,6 +751,7 @@ static void test_local_migration(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 	                              "DROP TABLE acct_records; DROP TABLE acct_arrays;"
+	                              " DROP TABLE causes; DROP TABLE programs;"
 	                              " DROP TABLE reused; DROP TABLE followups;"
 	                              " DROP TABLE policies;"
 	                              " DROP TABLE local_tasks; DROP TABLE local_arrays;"

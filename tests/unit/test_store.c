@@ -376,16 +376,18 @@ static void test_store_migration_to_followups(void **state)
 	store_close(st);
 	path = xstrfmt("%s/sweep.db", dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db,
-	                              "DROP TABLE acct_records; DROP TABLE acct_arrays;"
-	                              " DROP TABLE reused; DROP TABLE followups;"
-	                              " DROP TABLE policies; ALTER TABLE sweeps DROP COLUMN pack;"
-	                              " ALTER TABLE sweeps DROP COLUMN roll_chunk;"
-	                              " ALTER TABLE arrays DROP COLUMN pack;"
-	                              " ALTER TABLE arrays DROP COLUMN indices;"
-	                              " PRAGMA user_version = 3",
-	                              NULL, NULL, NULL),
-	                 SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_exec(db,
+	                 "DROP TABLE acct_records; DROP TABLE acct_arrays; DROP TABLE causes;"
+	                 " DROP TABLE programs;"
+	                 " DROP TABLE reused; DROP TABLE followups;"
+	                 " DROP TABLE policies; ALTER TABLE sweeps DROP COLUMN pack;"
+	                 " ALTER TABLE sweeps DROP COLUMN roll_chunk;"
+	                 " ALTER TABLE arrays DROP COLUMN pack;"
+	                 " ALTER TABLE arrays DROP COLUMN indices;"
+	                 " PRAGMA user_version = 3",
+	                 NULL, NULL, NULL),
+	    SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&st, dir, 0), 0);
 	assert_int_equal(store_load_policy(st, &back, id), 0);
@@ -679,11 +681,13 @@ static void test_store_acct_migration(void **state)
 	store_close(st);
 	path = xstrfmt("%s/sweep.db", dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db,
-	                              "DROP TABLE acct_records; DROP TABLE acct_arrays;"
-	                              " PRAGMA user_version = 5",
-	                              NULL, NULL, NULL),
-	                 SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_exec(db,
+	                 "DROP TABLE acct_records; DROP TABLE acct_arrays; DROP TABLE causes;"
+	                 " DROP TABLE programs;"
+	                 " PRAGMA user_version = 5",
+	                 NULL, NULL, NULL),
+	    SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&st, dir, 0), 0);
 	acct_set_init(&back);

@@ -1,0 +1,174 @@
+#include "helpers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cause.h"
+#include "outcome.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+/* Picks the cause of recorded logs tests/data/causes/NAME.err and NAME.out. */
+static void pick_recorded(struct cause_pick *out, const char *name)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	char *p = xstrfmt("%s/causes/%s.err", SWEEP_TEST_DATA, name);
+
+	assert_int_equal(strbuf_read_file(&err, p), 0);
+	free(p);
+	p = xstrfmt("%s/causes/%s.out", SWEEP_TEST_DATA, name);
+	assert_int_equal(strbuf_read_file(&text, p), 0);
+	free(p);
+	cause_pick(out, err.buf, err.len, text.buf, text.len);
+	strbuf_release(&err);
+	strbuf_release(&text);
+}
+
+static void test_cause_recorded_logs(void **state)
+{
+	static const struct {
+		const char *name, *line;
+		bool oom, not_found;
+	} cases[] = {
+	    {"import_error", "ModuleNotFoundError: No module named 'sklearn_not_here'", false,
+	     false},
+	    {"not_found", "/tmp/i23s/.sweep/sweeps/1/nf.sbatch: line 87: trainz: command not found",
+	     false, true},
+	    {"oom", "allocating 4096 MiB", true, false},
+	    {"stdout_only", "error: diverged at step 1200 (loss nan) in /scratch/run_0x7f3a/ckpt",
+	     false, false},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cause_pick p;
+
+		pick_recorded(&p, cases[i].name);
+		assert_non_null(p.line);
+		assert_string_equal(p.line, cases[i].line);
+		assert_int_equal(p.log_oom, cases[i].oom);
+		assert_int_equal(p.not_found, cases[i].not_found);
+		cause_pick_release(&p);
+	}
+}
+
+static void test_cause_escapes_and_cuts(void **state)
+{
+	char long_line[400];
+	struct cause_pick p;
+	const char *esc = "bad \x1b[31mred\x1b[0m\tend\n\n";
+
+	(void)state;
+	cause_pick(&p, esc, strlen(esc), NULL, 0);
+	assert_string_equal(p.line, "bad \\x1b[31mred\\x1b[0m\\tend");
+	cause_pick_release(&p);
+	memset(long_line, 'a', sizeof(long_line) - 1);
+	long_line[sizeof(long_line) - 1] = '\0';
+	cause_pick(&p, long_line, strlen(long_line), NULL, 0);
+	assert_int_equal(strlen(p.line), CAUSE_LINE_MAX + 3);
+	assert_string_equal(p.line + CAUSE_LINE_MAX, "...");
+	cause_pick_release(&p);
+	/* Invalid UTF-8 is escaped, valid kept. */
+	cause_pick(&p, "caf\xc3\xa9 \xff", 7, NULL, 0);
+	assert_string_equal(p.line, "caf\xc3\xa9 \\xff");
+	cause_pick_release(&p);
+	/* Only sweep's own lines: no cause. */
+	cause_pick(&p, "sweep: task 1 ended\n", 20, "sweep: x\n", 9);
+	assert_null(p.line);
+	cause_pick_release(&p);
+}
+
+static void test_cause_normalise(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"ValueError: seed 3 diverged at step 1200", "ValueError: seed N diverged at step N"},
+	    {"loss -1.5e-3 at lr=0.01", "loss N at lr=N"},
+	    {"no such file /data/run_7/x.csv", "no such file PATH"},
+	    {"object at 0x7f3a2b10 freed", "object at X freed"},
+	    {"job deadbeef42 gone", "job X gone"},
+	    {"ModuleNotFoundError: No module named 'sklearn'",
+	     "ModuleNotFoundError: No module named 'sklearn'"},
+	    {"resnet50 and cafe", "resnet50 and cafe"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		cause_normalise(&sb, cases[i].in);
+		assert_string_equal(sb.buf, cases[i].out);
+		strbuf_release(&sb);
+	}
+}
+
+static void test_cause_groups(void **state)
+{
+	const size_t idx[] = {0, 1, 2, 3, 5, 7};
+	const char *texts[] = {"seed 0 failed", "out of memory", "seed 2 failed",
+	                       "seed 3 failed", "seed 5 failed", "out of memory"};
+	const bool res[] = {false, true, false, false, false, true};
+	struct cause_groups g;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	cause_groups_build(&g, idx, texts, res, 6);
+	assert_int_equal(g.n, 2);
+	cause_add_groups(&sb, &g, "");
+	assert_string_equal(sb.buf, "4 tasks (0,2,3,5): seed 0 failed\n"
+	                            "2 tasks (1,7): out of memory\n");
+	assert_false(cause_groups_same_everywhere(&g));
+	cause_groups_release(&g);
+	cause_groups_build(&g, idx, texts, res, 1);
+	assert_true(cause_groups_same_everywhere(&g));
+	cause_groups_release(&g);
+	strbuf_reset(&sb);
+	cause_add_indices(&sb, (const size_t[]){0, 1, 2, 3, 5, 9, 10, 12, 14, 16, 18}, 11, 6);
+	assert_string_equal(sb.buf, "0-3,5,9,10,12,14,16,...");
+	strbuf_release(&sb);
+}
+
+static void test_cause_ran_note_and_text(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct task_outcome o;
+
+	(void)state;
+	assert_true(cause_ran_note(&sb, "python3", "/root/.pyenv/shims/python3", "n1",
+	                           "/usr/bin/python3", "/root"));
+	assert_string_equal(sb.buf,
+	                    "python3 was ~/.pyenv/shims/python3 on n1, /usr/bin/python3 at submit");
+	strbuf_reset(&sb);
+	assert_true(cause_ran_note(&sb, "trainz", "", "n1", NULL, "/root"));
+	assert_string_equal(sb.buf, "trainz not found on n1 nor at submit");
+	strbuf_reset(&sb);
+	assert_false(
+	    cause_ran_note(&sb, "python3", "/usr/bin/python3", "n1", "/usr/bin/python3", NULL));
+	assert_false(cause_ran_note(&sb, "cd", "cd", "n1", NULL, NULL));
+	cause_text(&sb, "out of memory", true, "allocating", NULL);
+	assert_string_equal(sb.buf, "out of memory; last line: allocating");
+	strbuf_reset(&sb);
+	cause_text(&sb, "exit code 1", false, "ImportError: x", "note");
+	assert_string_equal(sb.buf, "ImportError: x (note)");
+	strbuf_release(&sb);
+	memset(&o, 0, sizeof(o));
+	o.state = TS_FAILED;
+	o.signal = 9;
+	assert_true(cause_is_resource(&o, false));
+	o.signal = 0;
+	o.exit_code = 1;
+	assert_false(cause_is_resource(&o, false));
+	assert_true(cause_is_resource(&o, true));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cause_recorded_logs),
+	    cmocka_unit_test(test_cause_escapes_and_cuts),
+	    cmocka_unit_test(test_cause_normalise),
+	    cmocka_unit_test(test_cause_groups),
+	    cmocka_unit_test(test_cause_ran_note_and_text),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
