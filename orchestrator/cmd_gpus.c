@@ -98,7 +98,11 @@ static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i
 	}
 }
 
-static void print_text(const struct gpu_set *set, size_t nfree, uint64_t min_free)
+static void print_procs(const struct gpu_set *set, const struct gpuproc *info, bool mine);
+
+/* The GPUs, the processes on them, and last the line to paste. */
+static void print_text(const struct gpu_set *set, const struct gpuproc *info, size_t nfree,
+                       uint64_t min_free)
 {
 	static const char *const head[] = {"GPU", "NAME", "MEMORY USED", "STATE"};
 	struct strbuf ids = STRBUF_INIT;
@@ -120,6 +124,8 @@ static void print_text(const struct gpu_set *set, size_t nfree, uint64_t min_fre
 	}
 	table_print(stdout, &t);
 	table_release(&t);
+	if (set->nprocs)
+		print_procs(set, info, false);
 	gpu_free_list(&ids, set);
 	printf("\n%zu of %zu GPU%s free\n", nfree, set->ngpus, output_plural(set->ngpus, "", "s"));
 	printf("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nCUDA_VISIBLE_DEVICES=%s\n", ids.buf);
@@ -324,9 +330,10 @@ int cmd_gpus(int argc, char **argv)
 	if (json) {
 		print_json(&set, info, mine);
 	} else {
-		if (!mine)
-			print_text(&set, nfree, min_free);
-		print_procs(&set, info, mine);
+		if (mine)
+			print_procs(&set, info, true);
+		else
+			print_text(&set, info, nfree, min_free);
 	}
 	ret = EXIT_OK;
 out:
