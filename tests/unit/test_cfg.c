@@ -516,8 +516,8 @@ static const struct bad_case sample_errors[] = {
     {SBASE "sample: {}\n", "t.yaml:4:9: 'sample' is empty: give it parameters or leave it out"},
     {SBASE "sample: [a]\n", "t.yaml:4:9: 'sample': expected a mapping, found a list"},
     {SBASE "sample: {seed: {uniform: [0, 1]}}\n",
-     "t.yaml:4:10: 'seed' in 'sample': 'seed' and 'index' are built-in placeholders, not "
-     "parameter names"},
+     "t.yaml:4:10: 'seed' in 'sample': 'seed', 'index', 'task' and 'sweep' are built-in "
+     "placeholders, not parameter names"},
     {BASE "trials: 0\nsample: {lr: {uniform: [0, 1]}}\n",
      "t.yaml:3:9: 'trials': expected a whole number from 1 to 100000, found '0'"},
     {BASE "trials: -2\nsample: {lr: {uniform: [0, 1]}}\n",
