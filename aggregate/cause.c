@@ -453,5 +453,5 @@ void cause_add_groups(struct strbuf *out, const struct cause_groups *g, const ch
 
 bool cause_groups_same_everywhere(const struct cause_groups *g)
 {
-	return g->n == 1 && !g->groups[0].resource;
+	return g->n == 1 && g->groups[0].n >= 2 && !g->groups[0].resource;
 }

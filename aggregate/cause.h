@@ -117,7 +117,9 @@ void cause_add_groups(struct strbuf *out, const struct cause_groups *g, const ch
 
 /*
  * Whether re-running these failures is bound to fail again: they form one
- * group and it is not a resource one.
+ * group of two or more tasks and it is not a resource one. A single failed
+ * task is no evidence that it fails every time (a flaky read, a lost
+ * license): it is re-run, with the cause said.
  */
 bool cause_groups_same_everywhere(const struct cause_groups *g);
 

@@ -50,7 +50,7 @@ cat b.sacct >&2
 grep -q -E '_0\|FAILED\|(10|138):0$' b.sacct || fail "B's slow task did not die of the signal as Slurm sees it"
 rc=0; report "$B" || rc=$?
 ((rc == 3)) || fail "report of sweep B exited $rc"
-[ "$(grep -c 'time limit (ended by the warning signal)' report.out)" = 2 ] ||
+[ "$(grep -c -E '^[0-9]+ .* TIMEOUT .*time limit \(ended by the warning signal\)' report.out)" = 2 ] ||
 	fail "report does not say B's slow tasks were ended by the warning signal"
 grep -q -E 'exit code (10|138)' report.out && fail "report calls the warning signal an exit code"
 

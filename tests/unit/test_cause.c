@@ -120,7 +120,15 @@ static void test_cause_groups(void **state)
 	assert_false(cause_groups_same_everywhere(&g));
 	cause_groups_release(&g);
 	cause_groups_build(&g, idx, texts, res, 1);
+	assert_false(cause_groups_same_everywhere(&g)); /* one task is no pattern */
+	cause_groups_release(&g);
+	cause_groups_build(&g, (const size_t[]){0, 2, 3}, (const char *[]){texts[0], texts[2], texts[3]},
+	                   (const bool[]){false, false, false}, 3);
 	assert_true(cause_groups_same_everywhere(&g));
+	cause_groups_release(&g);
+	cause_groups_build(&g, (const size_t[]){1, 7}, (const char *[]){texts[1], texts[5]},
+	                   (const bool[]){true, true}, 2);
+	assert_false(cause_groups_same_everywhere(&g)); /* out of memory: more memory helps */
 	cause_groups_release(&g);
 	strbuf_reset(&sb);
 	cause_add_indices(&sb, (const size_t[]){0, 1, 2, 3, 5, 9, 10, 12, 14, 16, 18}, 11, 6);
