@@ -47,11 +47,54 @@ static void trim(const char **s, size_t *len)
 	*len = (size_t)(end - p);
 }
 
+/* "slurmstepd: " or, as Slurm names itself after the node, "slurmstepd-n1: ". */
+static bool slurmstepd_line(const char *s, size_t len)
+{
+	static const char name[] = "slurmstepd";
+	size_t i = sizeof(name) - 1;
+
+	if (!starts_with(s, len, name))
+		return false;
+	if (i < len && s[i] == '-')
+		while (i < len && s[i] != ':' && !isspace((unsigned char)s[i]))
+			i++;
+	return i + 1 < len && s[i] == ':' && s[i + 1] == ' ';
+}
+
 /* Lines sweep's script, slurmstepd or srun wrote, not the program. */
 static bool not_the_program(const char *s, size_t len)
 {
-	return starts_with(s, len, "sweep: ") || starts_with(s, len, "slurmstepd: ") ||
+	return starts_with(s, len, "sweep: ") || slurmstepd_line(s, len) ||
 	       starts_with(s, len, "srun: ");
+}
+
+/*
+ * Bash names the script in its own errors: "/var/spool/slurmd/job00048/
+ * slurm_script: line 203: trian.sh: command not found". That script is
+ * sweep's (Slurm's copy, or the .sbatch file run locally), its path and line
+ * say nothing to the user and differ per job: drop them.
+ */
+static void drop_script_prefix(const char **s, size_t *len)
+{
+	static const char *const scripts[] = {"slurm_script: line ", ".sbatch: line "};
+
+	for (size_t k = 0; k < sizeof(scripts) / sizeof(*scripts); k++) {
+		size_t m = strlen(scripts[k]);
+
+		for (size_t i = 0; i + m < *len; i++) {
+			size_t j = i + m;
+
+			if (memcmp(*s + i, scripts[k], m))
+				continue;
+			while (j < *len && isdigit((unsigned char)(*s)[j]))
+				j++;
+			if (j > i + m && j + 2 < *len && (*s)[j] == ':' && (*s)[j + 1] == ' ') {
+				*s += j + 2;
+				*len -= j + 2;
+				return;
+			}
+		}
+	}
 }
 
 /* The last line of [text, text + len) that the program wrote, or NULL. */
@@ -173,6 +216,7 @@ void cause_pick(struct cause_pick *out, const char *err, size_t errlen, const ch
 		out->log_oom = true;
 	if (!line)
 		return;
+	drop_script_prefix(&line, &n);
 	out->line = shown_line(line, n);
 	out->not_found = strstr(out->line, "command not found") ||
 	                 strstr(out->line, "No such file or directory") ||
