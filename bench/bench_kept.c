@@ -9,6 +9,12 @@
  * job is kept, so these send no query and need no cluster; the first read
  * (slurmdbd) is measured by bench/status_vs_sacct.sh.
  *
+ * Then the same sweep with every task FAILED (exit code 1, a Python
+ * traceback in each task's .err log, issue 23): the first report reads
+ * every log's tail for the cause and keeps it; the later ones read no log.
+ * Prints both next to the complete sweep's report and their ratio (the
+ * target: a refused report within 2x of a complete one).
+ *
  *   build/bench/bench_kept SWEEP_BINARY [TASKS]
  */
 #define _DEFAULT_SOURCE /* wait4 */
@@ -26,6 +32,7 @@
 #include "acct.h"
 #include "acct_cache.h"
 #include "array.h"
+#include "outcome.h"
 #include "path.h"
 #include "plan.h"
 #include "proc.h"
@@ -55,8 +62,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Runs argv RUNS times, stdout and stderr to /dev/null; median seconds, peak KB of any run. */
-static int run(double *median, long *peak_kb, char *const *argv)
+/*
+ * Runs argv RUNS times, stdout and stderr to /dev/null; median seconds, peak
+ * KB of any run. Each run must exit with want (what is timed is no error).
+ */
+static int run(double *median, long *peak_kb, char *const *argv, int want)
 {
 	double t[RUNS];
 	posix_spawn_file_actions_t fa;
@@ -75,6 +85,11 @@ static int run(double *median, long *peak_kb, char *const *argv)
 			return -1;
 		if (wait4(pid, &status, 0, &ru) < 0)
 			return -1;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != want) {
+			fprintf(stderr, "'%s %s' exited %d, not %d\n", argv[0], argv[1],
+			        WIFEXITED(status) ? WEXITSTATUS(status) : -1, want);
+			return -1;
+		}
 		t[r] = now() - t0;
 		if (ru.ru_maxrss > *peak_kb)
 			*peak_kb = ru.ru_maxrss;
@@ -106,21 +121,174 @@ static void build_plan(struct plan *plan, size_t ntasks, size_t nseeds)
 	plan->varies[0] = 1;
 }
 
+/* The kept records of array a (tasks from a * CHUNK) of a sweep of ntasks tasks. */
+static void add_records(struct acct_set *set, const struct array_rec *arr, size_t ntasks, size_t a,
+                        bool failed)
+{
+	uint32_t n = (uint32_t)(ntasks - a * CHUNK < CHUNK ? ntasks - a * CHUNK : CHUNK);
+
+	for (uint32_t k = 0; k < n; k++) {
+		struct acct_rec *r = acct_set_add(set);
+		size_t i = a * CHUNK + k;
+
+		r->array_job_id = arr->job_id;
+		r->array_task_id = k;
+		r->job_id = arr->job_id + k;
+		r->state = failed ? TS_FAILED : TS_COMPLETED;
+		r->exit_code = failed ? 1 : 0;
+		r->elapsed_s = 60 + i % 7;
+		r->timelimit_s = 300;
+		r->req_mem_mb = 20;
+		r->ncpus = 1;
+		r->maxrss_bytes = (uint64_t)(1000 + i % 100) << 10;
+		r->nodes = xstrdup("vm");
+		r->submit_time = 1700000000;
+		r->start_time = 1700000001;
+		r->end_time = 1700000061;
+		r->steps_final = true;
+	}
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* Each task's output: a result file, or (failed) the logs of a Python import error. */
+static int write_outputs(const struct sweep_rec *rec, const struct acct_set *set, bool failed)
+{
+	static const char err[] =
+	    "Traceback (most recent call last):\n"
+	    "  File \"/home/user/proj/train.py\", line 3, in <module>\n"
+	    "    import sklearn\n"
+	    "ModuleNotFoundError: No module named 'sklearn'\n";
+	static const char out[] = "sweep: task started\nepoch 1 loss 0.9\nsweep: task ended\n";
+
+	if (failed && path_mkdir_p(rec->logs) < 0)
+		return -1;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct acct_rec *r = &set->recs[i];
+		size_t index = (size_t)(r->array_job_id - 100000) / 100 * CHUNK + r->array_task_id;
+		char *task = xstrfmt("%s/tasks/%zu", rec->dir, index), *path;
+		int rc;
+
+		if (path_mkdir_p(task) < 0)
+			return -1;
+		free(task);
+		if (failed) {
+			path = outcome_log_path(rec->logs, rec->name, TS_FAILED, r->array_job_id,
+			                        r->array_task_id);
+			rc = write_file(path, out);
+			memcpy(path + strlen(path) - 4, ".err", 4);
+			rc |= write_file(path, err);
+		} else {
+			char json[64];
+
+			path = result_path(rec->dir, index);
+			snprintf(json, sizeof(json), "{\"loss\": %.17g}\n", 0.5 + 1e-3 * (double)(index % 13));
+			rc = write_file(path, json);
+		}
+		free(path);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Records a sweep named name of plan's tasks in st as submit and a first
+ * read leave it, with its files; *t_keep is how long keeping the records took.
+ */
+static int build_sweep(struct store *st, const char *dir, const char *name,
+                       const struct plan *plan, bool failed, double *t_keep)
+{
+	size_t ntasks = plan->ntasks, narrays = (ntasks + CHUNK - 1) / CHUNK;
+	struct sweep_rec rec;
+	struct acct_set set;
+	struct acct_cache_entry *keep = xcalloc(narrays, sizeof(*keep));
+	/* The sweep file as stored: report reads where the metrics are from it. */
+	char *spec_text = xstrfmt("name: %s\ncommand: python3 train.py\nseeds: 5\n", name);
+	double t0;
+	int ret = -1;
+
+	sweep_rec_init(&rec);
+	acct_set_init(&set);
+	rec.name = xstrdup(name);
+	rec.source = xstrfmt("/nonexistent/%s.yaml", name);
+	rec.logs = xstrfmt("%s/logs", dir);
+	rec.backend = xstrdup("slurm");
+	if (store_begin_sweep(st, &rec, plan, spec_text) < 0)
+		goto out;
+	for (size_t a = 0; a < narrays; a++) {
+		char spec[32];
+		struct array_rec arr = {.job_id = (uint32_t)(100000 + a * 100),
+		                        .offset = (uint32_t)(a * CHUNK),
+		                        .spec = spec,
+		                        .attempt = 1,
+		                        .submitted_at = 1700000000};
+		uint32_t n = (uint32_t)(ntasks - a * CHUNK < CHUNK ? ntasks - a * CHUNK : CHUNK);
+
+		array_spec(spec, sizeof(spec), n, 0);
+		if (store_add_array(st, rec.id, &arr) < 0)
+			goto out;
+		keep[a] = (struct acct_cache_entry){arr.job_id, arr.submitted_at, true, NULL, 0};
+		add_records(&set, &arr, ntasks, a, failed);
+	}
+	if (store_finish_sweep(st, rec.id, SWEEP_SUBMITTED, NULL) < 0 ||
+	    write_outputs(&rec, &set, failed) < 0)
+		goto out;
+	t0 = now();
+	if (store_acct_update(st, rec.id, keep, narrays, &set, NULL, 0) < 0)
+		goto out;
+	*t_keep = now() - t0;
+	ret = 0;
+out:
+	acct_set_release(&set);
+	free(keep);
+	free(spec_text);
+	sweep_rec_release(&rec);
+	return ret;
+}
+
+/* Runs the sweep binary with args RUNS times; prints "name  wall  peak"; the median in *t. */
+static int time_command(double *t, const char *sweep, const char *const *args, int want)
+{
+	char *argv[8] = {(char *)sweep};
+	struct strbuf name = STRBUF_INIT;
+	long kb;
+	int ret;
+
+	for (size_t k = 0; args[k] && k < 6; k++) {
+		argv[k + 1] = (char *)args[k];
+		strbuf_addf(&name, "%s%s", k ? " " : "", args[k]);
+	}
+	ret = run(t, &kb, argv, want);
+	if (ret < 0)
+		fprintf(stderr, "cannot run '%s'\n", sweep);
+	else
+		printf("%-30s %6.1f ms  %6.1f MB\n", name.buf, *t * 1000, (double)kb / 1024);
+	strbuf_release(&name);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
-	size_t ntasks = argc > 2 ? strtoul(argv[2], NULL, 10) : 10000, narrays;
+	size_t ntasks = argc > 2 ? strtoul(argv[2], NULL, 10) : 10000;
 	char dir[] = "/tmp/sweep-bench-kept-XXXXXX";
 	struct store *st = NULL;
-	struct sweep_rec rec;
 	struct plan plan;
-	struct acct_set set;
-	struct acct_cache_entry *keep;
-	double t0, t_keep;
-	static const char *const cmds[][4] = {
-	    {"status", NULL},
-	    {"status", "--tasks", "--json", NULL},
-	    {"report", NULL},
+	double t_keep, t_keep_failed, t, t_report, t_first, t_refused;
+	static const char *const cmds[][5] = {
+	    {"status", "1", NULL},
+	    {"status", "1", "--tasks", "--json", NULL},
 	};
+	static const char *const report[] = {"report", "1", NULL};
+	static const char *const refused[] = {"report", "2", NULL};
 
 	if (argc < 2 || !mkdtemp(dir)) {
 		fprintf(stderr, "usage: bench_kept SWEEP_BINARY [TASKS]\n");
@@ -128,98 +296,56 @@ int main(int argc, char **argv)
 	}
 	build_plan(&plan, ntasks, 5);
 	ntasks = plan.ntasks;
-	narrays = (ntasks + CHUNK - 1) / CHUNK;
-	if (store_open(&st, dir, 1) < 0)
+	if (store_open(&st, dir, 1) < 0 || build_sweep(st, dir, "bench", &plan, false, &t_keep) < 0 ||
+	    build_sweep(st, dir, "failed", &plan, true, &t_keep_failed) < 0)
 		return 1;
-	sweep_rec_init(&rec);
-	rec.name = xstrdup("bench");
-	rec.source = xstrdup("/nonexistent/bench.yaml");
-	rec.logs = xstrfmt("%s/logs", dir);
-	rec.backend = xstrdup("slurm");
-	if (store_begin_sweep(st, &rec, &plan, "name: bench\n") < 0)
-		return 1;
-
-	acct_set_init(&set);
-	keep = xcalloc(narrays, sizeof(*keep));
-	for (size_t a = 0; a < narrays; a++) {
-		uint32_t n = (uint32_t)(ntasks - a * CHUNK < CHUNK ? ntasks - a * CHUNK : CHUNK);
-		char spec[32];
-		struct array_rec arr = {.job_id = (uint32_t)(100000 + a * 100),
-		                        .offset = (uint32_t)(a * CHUNK),
-		                        .spec = spec,
-		                        .attempt = 1,
-		                        .submitted_at = 1700000000};
-
-		array_spec(spec, sizeof(spec), n, 0);
-		if (store_add_array(st, rec.id, &arr) < 0)
-			return 1;
-		keep[a] = (struct acct_cache_entry){arr.job_id, arr.submitted_at, true, NULL, 0};
-		for (uint32_t k = 0; k < n; k++) {
-			struct acct_rec *r = acct_set_add(&set);
-			size_t i = a * CHUNK + k;
-
-			r->array_job_id = arr.job_id;
-			r->array_task_id = k;
-			r->job_id = arr.job_id + k;
-			r->state = TS_COMPLETED;
-			r->elapsed_s = 60 + i % 7;
-			r->timelimit_s = 300;
-			r->req_mem_mb = 20;
-			r->ncpus = 1;
-			r->maxrss_bytes = (uint64_t)(1000 + i % 100) << 10;
-			r->nodes = xstrdup("vm");
-			r->submit_time = 1700000000;
-			r->start_time = 1700000001;
-			r->end_time = 1700000061;
-			r->steps_final = true;
-		}
-	}
-	if (store_finish_sweep(st, rec.id, SWEEP_SUBMITTED, NULL) < 0)
-		return 1;
-	for (size_t i = 0; i < ntasks; i++) {
-		char *path = result_path(rec.dir, i), *task = xstrfmt("%s/tasks/%zu", rec.dir, i);
-		FILE *f;
-
-		if (path_mkdir_p(task) < 0)
-			return 1;
-		free(task);
-		f = fopen(path, "w");
-		if (!f)
-			return 1;
-		fprintf(f, "{\"loss\": %.17g}\n", 0.5 + 1e-3 * (double)(i % 13));
-		fclose(f);
-		free(path);
-	}
-	t0 = now();
-	if (store_acct_update(st, rec.id, keep, narrays, &set, NULL, 0) < 0)
-		return 1;
-	t_keep = now() - t0;
 	store_close(st);
 
 	printf("%zu tasks in %zu array jobs, every one kept; keeping them took %.1f ms\n", ntasks,
-	       narrays, t_keep * 1000);
+	       (ntasks + CHUNK - 1) / CHUNK, t_keep * 1000);
 	printf("%-30s %9s  %9s\n", "sweep (from the state store)", "wall", "peak RSS");
 	setenv("SWEEP_STATE_DIR", dir, 1);
-	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
-		char *args[6] = {argv[1]};
-		struct strbuf name = STRBUF_INIT;
-		double t;
-		long kb;
+	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)
+		if (time_command(&t, argv[1], cmds[c], 0) < 0)
+			return 1;
+	if (time_command(&t_report, argv[1], report, 0) < 0)
+		return 1;
+	printf("\nthe same sweep, every task FAILED with a traceback in its log:\n");
+	{
+		/* The first report reads each log's tail once and keeps the cause. */
+		char *argv1[] = {argv[1], "report", "2", NULL};
+		posix_spawn_file_actions_t fa;
+		pid_t pid;
+		int status;
+		double t0 = now();
 
-		for (size_t k = 0; cmds[c][k]; k++) {
-			args[k + 1] = (char *)cmds[c][k];
-			strbuf_addf(&name, "%s%s", k ? " " : "", cmds[c][k]);
-		}
-		if (run(&t, &kb, args) < 0) {
-			fprintf(stderr, "cannot run '%s'\n", argv[1]);
+		char *out = xstrfmt("%s/refused.out", dir);
+		struct strbuf sb = STRBUF_INIT;
+
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		posix_spawn_file_actions_adddup2(&fa, 1, 2);
+		if (posix_spawn(&pid, argv[1], &fa, NULL, argv1, environ) != 0 ||
+		    waitpid(pid, &status, 0) < 0)
+			return 1;
+		posix_spawn_file_actions_destroy(&fa);
+		t_first = now() - t0;
+		/* What was timed must be the refusal with the causes, not an error. */
+		if (strbuf_read_file(&sb, out) < 0 ||
+		    !strstr(sb.buf, " tasks (0-") ||
+		    !strstr(sb.buf, "ModuleNotFoundError: No module named 'sklearn'")) {
+			fprintf(stderr, "report 2 did not group the causes:\n%.2000s\n", sb.buf);
 			return 1;
 		}
-		printf("%-30s %6.1f ms  %6.1f MB\n", name.buf, t * 1000, (double)kb / 1024);
-		strbuf_release(&name);
+		strbuf_release(&sb);
+		free(out);
+		printf("%-30s %6.1f ms  (reads %zu logs, keeps the causes)\n", "report (first, refused)",
+		       t_first * 1000, ntasks);
 	}
-	acct_set_release(&set);
-	free(keep);
-	sweep_rec_release(&rec);
+	if (time_command(&t_refused, argv[1], refused, 3) < 0)
+		return 1;
+	printf("refused report / complete report: %.2fx (first read of the logs: %.2fx)\n",
+	       t_refused / t_report, t_first / t_report);
 	plan_release(&plan);
 	{
 		const char *rm[] = {"rm", "-rf", dir, NULL};
