@@ -27,6 +27,7 @@
 
 #define FOLLOW_POLL_S  1  /* how often -f looks at the files */
 #define FOLLOW_STATE_S 10 /* how often -f asks whether the task still runs (one query) */
+#define FOLLOW_MISSING_S 120 /* how long -f waits for a just-submitted task's first record */
 
 static const char usage[] = "sweep logs [options] SWEEP INDEX";
 static const char options[] =
@@ -226,6 +227,22 @@ static int follow(struct log_file *files, size_t n, int *shown, struct loaded_sw
 	return copy_new(files, n, shown, true);
 }
 
+/*
+ * -f right after submit: slurmdbd hears of a new array job a moment after
+ * sbatch returns, so the task has no record yet. Waits for one, a while.
+ */
+static int wait_for_record(struct loaded_sweep *l, size_t index)
+{
+	time_t start = time(NULL);
+
+	while (l->outcomes[index].state == TS_MISSING && time(NULL) - start < FOLLOW_MISSING_S) {
+		sleep(FOLLOW_POLL_S * 2);
+		if (loaded_outcomes(l) < 0)
+			return SWEEP_ERR;
+	}
+	return 0;
+}
+
 static int show(struct loaded_sweep *l, const struct logs_opts *o)
 {
 	struct task_outcome run;
@@ -234,6 +251,8 @@ static int show(struct loaded_sweep *l, const struct logs_opts *o)
 	int shown = -1, ret;
 	char *out;
 
+	if (o->follow && !o->attempt && wait_for_record(l, o->index) < 0)
+		return SWEEP_ERR;
 	if (find_run(&run, l, o->index, o->attempt) < 0)
 		return SWEEP_ERR;
 	out = outcome_log_path(l->rec.logs, l->rec.name,

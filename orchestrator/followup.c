@@ -521,7 +521,7 @@ static int check_retry_causes(struct strbuf *note, struct finish_input *in,
 	strbuf_trim_trailing_newlines(&why);
 	if (same && in->retries_done && in->retries_done < in->retries) {
 		strbuf_addf(note,
-		            "retries stopped: retry round %u failed the same way everywhere:%s; ",
+		            "retries stopped: retry round %u failed the same way everywhere:%s",
 		            in->retries_done, why.buf + strcspn(why.buf, ":") + 1);
 		memset(only, 0, l->plan.ntasks);
 		in->nselected = 0;

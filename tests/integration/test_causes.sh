@@ -11,8 +11,10 @@
 #   and without the path of sweep's script;
 # - resubmit refuses a sweep whose tasks all failed the same way, for no
 #   resource, unless --force;
-# - sweep logs shows the traceback;
-# - status --watch shows the first failure group while other tasks still run.
+# - sweep logs shows the traceback, and -f follows a running task to its end;
+# - status --watch shows the first failure group while other tasks still run;
+# - what ran: a shim first on the node's PATH, not the python3 of submit;
+# - retries (retry_on_exit) stop after a round that fails the same way.
 . "$(dirname "$0")/lib.sh"
 cluster_up
 mkdir "my runs"
@@ -32,6 +34,7 @@ cleanup_local() {
 		"$SWEEP" cancel "$id" >/dev/null 2>&1 || true
 	done
 	[ -z "${WATCHER:-}" ] || kill "$WATCHER" 2>/dev/null || true
+	[ -z "${FOLLOWER:-}" ] || kill "$FOLLOWER" 2>/dev/null || true
 	cleanup
 }
 trap cleanup_local EXIT
@@ -127,13 +130,22 @@ submit mixed.yaml
 MIXED=$SWEEP_ID
 "$SWEEP" status "$MIXED" --watch=5 >watch.out 2>&1 &
 WATCHER=$!
+# sweep logs -f follows the slow task 0 until it ends (its last line comes
+# after 45 s of silence).
+"$SWEEP" logs "$MIXED" 0 -f >follow.out 2>&1 &
+FOLLOWER=$!
 seen_early() { grep -q "ModuleNotFoundError" watch.out; }
 wait_until 120 "status --watch to show the import error" seen_early
 [ -n "$(squeue -h -r -j "$(jobs_csv)" 2>/dev/null)" ] ||
 	fail "the slow tasks ended before status --watch showed the first failure"
+grep -q "accuracy:" follow.out && fail "logs -f shows the slow task's last line before it was written"
 wait_until 300 "sweep $MIXED to end its 12 tasks" finished "$MIXED" 12
 wait "$WATCHER" || fail "status --watch failed: $(tail watch.out)"
 WATCHER=
+wait_until 60 "sweep logs -f to end with its task" eval '! kill -0 "$FOLLOWER" 2>/dev/null'
+wait "$FOLLOWER" || fail "sweep logs -f failed: $(cat follow.out)"
+expect follow.out "^accuracy: 0.8\$" "logs -f: the slow task's last line"
+expect follow.out "epoch 1 loss 0.9 seed 0" "logs -f: the slow task's first line"
 # The slow setting comes first here, so the import error is tasks 4 and 5.
 expect watch.out "^  2 tasks \\(4,5\\): ModuleNotFoundError" "watch group"
 
@@ -143,6 +155,44 @@ check_mixed slurm "$SWEEP_ID" yes
 printf 'name: notfound\ncommand: trian.sh --seed {seed}\nseeds: 2\nslurm:\n  time: "1"\n' >notfound.yaml
 run slurm notfound.yaml 2
 check_not_found slurm "$SWEEP_ID"
+
+# --- What ran: python3 on the node is not the one submit found -----------------
+# A setup that puts a broken pyenv-like shim first on PATH, as a login
+# profile or a module does on a node.
+mkdir shims
+printf '#!/bin/sh\necho "pyenv: python3: command not found" >&2\nexit 127\n' >shims/python3
+chmod +x shims/python3
+{
+	echo "name: shim"
+	echo "command: python3 train.py {seed} ok"
+	echo "seeds: 2"
+	echo "setup: export PATH=\"$PWD/shims:\$PATH\""
+	echo "slurm:"
+	echo '  time: "1"'
+} >shim.yaml
+run slurm shim.yaml 2
+rc=0
+"$SWEEP" report "$SWEEP_ID" >shim.out 2>&1 || rc=$?
+((rc == 3)) || fail "report of the shim sweep exited $rc"
+expect shim.out "^  2 tasks \\(0,1\\): pyenv: python3: command not found \\(python3 was .*/my runs/shims/python3 on [^ ]+, .* at submit\\)\$" "what ran"
+
+# --- retries with retry_on_exit stop after a round that fails the same way -----
+{
+	echo "name: retried"
+	echo "command: /usr/bin/python3 train.py {seed} import"
+	echo "seeds: 2"
+	echo "retries: 3"
+	echo "retry_on_exit: true"
+	echo "slurm:"
+	echo '  time: "1"'
+} >retried.yaml
+submit retried.yaml
+RETRIED=$SWEEP_ID
+followups_over() { "$SWEEP" status "$RETRIED" >retried.out 2>&1 && grep -q "final:" retried.out; }
+wait_until 420 "the follow-ups of sweep $RETRIED to end" followups_over
+expect retried.out "retries stopped: retry round 1 failed the same way everywhere" "retries stop"
+expect retried.out "2 array jobs" "one retry round, not three"
+grep -q "; ;" retried.out && fail "an empty part in the follow-up note: $(cat retried.out)"
 
 # --- The local backend: the same ----------------------------------------------
 write_sweep lcauses ok import oneseed stdout oom
