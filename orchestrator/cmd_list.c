@@ -5,12 +5,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "array.h"
+#include "backend.h"
 #include "cli.h"
 #include "error.h"
+#include "outcome.h"
 #include "result.h"
 #include "store.h"
 #include "strbuf.h"
 #include "table.h"
+#include "verdict.h"
 
 #include "banned.h"
 
@@ -120,6 +124,61 @@ static int print_metrics(struct store *st, const char *which)
 	return EXIT_OK;
 }
 
+/*
+ * Where a submitted sweep stands, from its tasks' outcomes (kept records:
+ * no query once every array job finished; else one query, as status) and
+ * the verdict report gives: "running (3 of 20 ended)", "cancelled (5 of
+ * 20 completed)", "complete", "incomplete (2 failed)". A sweep whose
+ * records cannot be read says so ("unknown: ...") and the others still show.
+ */
+static char *standing(struct store *st, const struct sweep_rec *rec)
+{
+	struct task_outcome *oc = xcalloc(rec->ntasks ? rec->ntasks : 1, sizeof(*oc));
+	struct array_rec *arrays = NULL;
+	struct acct_set set;
+	struct backend_read rd = {0}; /* states only */
+	struct plan plan;
+	struct verdict v;
+	size_t narrays = 0, ended = 0, cancelled = 0, completed = 0;
+	bool waiting = false;
+	char *out = NULL;
+
+	acct_set_init(&set);
+	plan_init(&plan);
+	verdict_init(&v);
+	if (store_load_plan(st, &plan, rec->id) < 0 ||
+	    backend_load_outcomes(oc, &set, &arrays, &narrays, &rd, st, rec) < 0) {
+		out = xstrfmt("unknown: %s", error_last());
+		goto out;
+	}
+	backend_read_debug(&rd);
+	for (size_t i = 0; i < rec->ntasks; i++) {
+		ended += task_state_is_final(oc[i].state);
+		cancelled += oc[i].state == TS_CANCELLED;
+		completed += oc[i].state == TS_COMPLETED && !oc[i].exit_code;
+		/* No record yet of a task of an array job still read from slurmdbd: on its way. */
+		waiting |= !task_state_is_final(oc[i].state) &&
+		           (oc[i].state != TS_MISSING || rd.kept < narrays);
+	}
+	if (waiting)
+		out = xstrfmt("running (%zu of %zu ended)", ended, rec->ntasks);
+	else if (cancelled)
+		out = xstrfmt("cancelled (%zu of %zu completed)", completed, rec->ntasks);
+	else if (verdict_check(&v, st, rec, &plan, oc, NULL, 0) < 0)
+		out = xstrfmt("unknown: %s", error_last());
+	else if (gate_complete(&v.gate))
+		out = xstrdup("complete");
+	else
+		out = xstrfmt("incomplete (%zu failed)", v.gate.nfailures);
+out:
+	verdict_release(&v);
+	plan_release(&plan);
+	array_recs_free(arrays, narrays);
+	acct_set_release(&set);
+	free(oc);
+	return out;
+}
+
 static int print_table(struct store *st)
 {
 	static const char *const head[] = {"ID", "NAME", "STATUS", "TASKS", "CREATED", "SOURCE"};
@@ -139,7 +198,10 @@ static int print_table(struct store *st)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&created, &tm));
 		table_add(&t, xstrfmt("%" PRId64, recs[i].id));
 		table_addstr(&t, recs[i].name);
-		table_addstr(&t, sweep_status_name(recs[i].status));
+		if (recs[i].status == SWEEP_SUBMITTED)
+			table_add(&t, standing(st, &recs[i]));
+		else
+			table_addstr(&t, sweep_status_name(recs[i].status));
 		table_add(&t, xstrfmt("%zu", recs[i].ntasks));
 		table_addstr(&t, when);
 		table_addstr(&t, recs[i].source);

@@ -3,7 +3,8 @@
 
 No signal handler, no $SWEEP_RESULT: it prints its metric to stdout. The
 mode says how it ends: fine; an import error; a crash for one seed only;
-an error printed to stdout alone; over its memory after a line of its own.
+an error printed to stdout alone; over its memory after a line of its own;
+ending well without printing its metric; slow.
 """
 import sys
 import time
@@ -12,6 +13,8 @@ seed, mode = int(sys.argv[1]), sys.argv[2]
 print(f"epoch 1 loss 0.9 seed {seed}", flush=True)
 if mode == "slow":
     time.sleep(45)
+if mode == "quiet":  # ends well but never prints its metric
+    sys.exit(0)
 if mode == "import":
     import sklearn_not_installed_here  # noqa: F401
 if mode == "oneseed" and seed == 1:

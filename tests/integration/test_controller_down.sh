@@ -22,7 +22,7 @@ grep -qi 'slurmctld' err.txt || fail "the error does not name the controller"
 if [ -f .sweep/sweep.db ]; then
 	"$SWEEP" list >list.txt
 	cat list.txt >&2
-	if grep -q 'submitted' list.txt; then fail "a sweep is shown as submitted"; fi
+	if grep -q -E 'submitted|running|complete' list.txt; then fail "a sweep is shown as submitted"; fi
 	sqlite3 .sweep/sweep.db 'PRAGMA integrity_check' | grep -qx ok || fail "store damaged"
 fi
 

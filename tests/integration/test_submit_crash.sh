@@ -33,7 +33,7 @@ grep -q 'tiny *submitting' list.txt || fail "the sweep should still be 'submitti
 "$SWEEP" status >status.txt 2>status.err || fail "status failed"
 cat status.txt status.err >&2
 grep -q 'was interrupted; Slurm had accepted array job' status.err || fail "no recovery message"
-"$SWEEP" list | grep -q 'tiny *submitted' || fail "the sweep is not marked submitted"
+"$SWEEP" list | grep -q -E 'tiny +(running|complete)' || fail "the sweep is not shown as submitted (running or complete)"
 JOBS=($(sqlite3 .sweep/sweep.db 'SELECT job_id FROM arrays'))
 [ ${#JOBS[@]} -eq 1 ] || fail "expected one recorded array job, got ${JOBS[*]}"
 wait_sweep 2 120
