@@ -14,6 +14,7 @@
 #include "array.h"
 #include "backend.h"
 #include "error.h"
+#include "path.h"
 #include "script.h"
 #include "store.h"
 #include "strbuf.h"
@@ -150,7 +151,7 @@ void cli_hold_signals(sigset_t *old)
 int cli_submit_lock(const char *sweep_dir)
 {
 	char *path = xstrfmt("%s/submit.lock", sweep_dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = path_open_private(path, O_RDWR, PATH_PRIVATE_FILE);
 
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		error("cannot lock '%s': %s", path, strerror(errno));
@@ -171,27 +172,14 @@ static char *intent_path(const char *sweep_dir)
 int cli_write_intent(const char *sweep_dir, const struct array_rec *arrays, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *path = intent_path(sweep_dir), *tmp = xstrfmt("%s.tmp", path);
-	int fd, ret = 0;
+	char *path = intent_path(sweep_dir);
+	int ret;
 
 	for (size_t i = 0; i < n; i++)
 		strbuf_addf(&sb, "%u %" PRIu32 " %s\n", arrays[i].attempt, arrays[i].offset,
 		            arrays[i].spec);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, sb.buf, sb.len) != (ssize_t)sb.len || fsync(fd) < 0) {
-		ret = error("cannot write '%s': %s", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		ret = error("cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-	}
-out:
+	ret = path_write_file(path, sb.buf, sb.len, PATH_PRIVATE_FILE);
 	strbuf_release(&sb);
-	free(tmp);
 	free(path);
 	return ret;
 }
@@ -410,7 +398,7 @@ static char *reserve_path(const char *sweep_dir)
 int cli_reserve_space(const char *sweep_dir)
 {
 	char *path = reserve_path(sweep_dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), err = 0, ret = 0;
+	int fd = path_open_private(path, O_WRONLY | O_TRUNC, PATH_PRIVATE_FILE), err = 0, ret = 0;
 
 	if (fd < 0)
 		err = errno;

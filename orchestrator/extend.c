@@ -211,12 +211,24 @@ static int copy_file(const char *from, const char *to)
 		strbuf_release(&text);
 		return 0;
 	}
-	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = path_open_private(to, O_WRONLY | O_TRUNC, PATH_PRIVATE_FILE);
 	if (fd < 0 || write(fd, text.buf, text.len) != (ssize_t)text.len)
 		ret = error("cannot write '%s': %s", to, strerror(errno));
 	if (fd >= 0 && close(fd) < 0 && ret == 0)
 		ret = error("cannot write '%s': %s", to, strerror(errno));
 	strbuf_release(&text);
+	return ret;
+}
+
+/* dir is <sweep>/tasks/<i>: both made private, as the task script makes them. */
+static int make_task_dir(const char *dir)
+{
+	char *tasks = xstrndup(dir, (size_t)(strrchr(dir, '/') - dir));
+	int ret = path_mkdir_private(tasks, "tasks folder", false);
+
+	if (ret == 0)
+		ret = path_mkdir_private(dir, "task folder", false);
+	free(tasks);
 	return ret;
 }
 
@@ -238,7 +250,7 @@ int extend_copy_results(const struct extend *x, struct store *st, const char *sw
 			from = result_path(rec.dir, x->matched_index[j]);
 			to = result_path(sweep_dir, j);
 			dir = xstrndup(to, (size_t)(strrchr(to, '/') - to));
-			ret = path_mkdir_p(dir);
+			ret = make_task_dir(dir);
 			if (ret == 0)
 				ret = copy_file(from, to);
 			free(dir);

@@ -26,6 +26,7 @@
 #include "loaded.h"
 #include "gate.h"
 #include "outcome.h"
+#include "path.h"
 #include "proc.h"
 #include "quote.h"
 #include "result.h"
@@ -95,28 +96,6 @@ static void sbatch_line(struct strbuf *out, const char *opt, const char *value)
 	strbuf_addf(out, "#SBATCH --%s=%s\n", opt, buf);
 }
 
-/* Writes text to path through a temporary file renamed into place. */
-static int write_file(const char *path, const char *text, mode_t mode)
-{
-	char *tmp = xstrfmt("%s.tmp", path);
-	size_t len = strlen(text);
-	int fd, ret = 0;
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0) {
-		ret = error("cannot write '%s': %s", tmp, strerror(errno));
-	} else {
-		if (write(fd, text, len) != (ssize_t)len || close(fd) < 0)
-			ret = error("cannot write '%s': %s", tmp, strerror(errno));
-		else if (rename(tmp, path) < 0)
-			ret = error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		if (ret < 0)
-			unlink(tmp);
-	}
-	free(tmp);
-	return ret;
-}
-
 int followup_write_script(const struct sweep_rec *rec, const struct cfg *cfg, const char *program,
                           const char *state_dir, const char *workdir)
 {
@@ -156,13 +135,17 @@ int followup_write_script(const struct sweep_rec *rec, const struct cfg *cfg, co
 	            "# or writes the report and sends the one notification (notify). Its\n"
 	            "# argument is the follow-up's number; the sweep binary below must be\n"
 	            "# visible on the compute nodes.\n"
+	            "#\n"
+	            "# Slurm started it with a umask that lets no one else write its log;\n"
+	            "# what it submits gets the umask of the caller of sweep submit.\n"
+	            "[ -z \"${SWEEP_UMASK:-}\" ] || umask \"$SWEEP_UMASK\"\n"
 	            "exec ",
 	            SWEEP_VERSION, rec->id, rec->name);
 	quote_sh(&sb, program);
 	strbuf_addf(&sb, " %s --state-dir ", FOLLOWUP_COMMAND);
 	quote_sh(&sb, state_dir);
 	strbuf_addf(&sb, " %" PRId64 " \"${1:?the follow-up number}\"\n", rec->id);
-	ret = write_file(path, sb.buf, 0755);
+	ret = path_write_file(path, sb.buf, sb.len, PATH_PRIVATE_EXEC);
 out:
 	strbuf_release(&sb);
 	free(name);
@@ -313,7 +296,7 @@ static int write_report(char **path_out, struct store *st, const struct sweep_re
 	if (ret == 0) {
 		if (res.err.len)
 			strbuf_addf(&res.out, "%s%s", res.out.len ? "\n" : "", res.err.buf);
-		ret = write_file(path, res.out.buf, 0644);
+		ret = path_write_file(path, res.out.buf, res.out.len, PATH_PRIVATE_FILE);
 	}
 	proc_result_release(&res);
 	*path_out = path;

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "outcome.h"
+#include "path.h"
 #include "placeholder.h"
 #include "plan.h"
 #include "sbopt.h"
@@ -152,6 +154,24 @@ static char *task_file(const struct verdict *v, const struct sweep_rec *rec,
 	return strbuf_detach(&sb, NULL);
 }
 
+/*
+ * A result in a task folder that others may write (or own) need not be the
+ * task's: it is refused, as the task script refuses to run in that folder.
+ */
+static bool task_dir_refused(struct result *res, const char *sweep_dir, size_t i)
+{
+	char *dir = xstrfmt("%s/tasks/%zu", sweep_dir, i);
+	char *why = access(dir, F_OK) == 0 ? path_private_problem(dir, "task folder") : NULL;
+
+	free(dir);
+	if (!why)
+		return false;
+	result_release(res);
+	res->status = RESULT_UNREADABLE;
+	res->detail = why;
+	return true;
+}
+
 /* Reads task i's result: its file (or none), then the metrics of its log. */
 static void read_task_result(struct result *res, const struct verdict *v,
                              const struct sweep_rec *rec, const struct plan *plan, size_t i,
@@ -162,7 +182,8 @@ static void read_task_result(struct result *res, const struct verdict *v,
 
 	if (!r->given || (r->file && !strcmp(r->file, CFG_SWEEP_RESULT))) {
 		path = result_path(rec->dir, i);
-		result_read(res, path);
+		if (!task_dir_refused(res, rec->dir, i))
+			result_read(res, path);
 	} else if (r->file) {
 		path = task_file(v, rec, plan, i);
 		result_read_format(res, path, v->format);

@@ -527,43 +527,6 @@ static void tsv_field(struct strbuf *out, const char *s)
 	}
 }
 
-/* Writes data to path through a temporary file renamed into place. */
-static int write_file(const char *path, const char *data, size_t len, mode_t mode)
-{
-	char *tmp = xstrfmt("%s.tmp", path);
-	int fd, ret = 0;
-	size_t done = 0;
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0) {
-		ret = error("cannot write '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = error("cannot write '%s': %s", tmp, strerror(errno));
-			close(fd);
-			goto out;
-		}
-		done += (size_t)n;
-	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		ret = error("cannot write '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (rename(tmp, path) < 0)
-		ret = error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-out:
-	if (ret < 0)
-		unlink(tmp);
-	free(tmp);
-	return ret;
-}
-
 int script_write_files(const struct script_input *in, const char *script_text)
 {
 	const struct plan *plan = in->plan;
@@ -571,13 +534,14 @@ int script_write_files(const struct script_input *in, const char *script_text)
 	char *path = NULL;
 	int ret;
 
-	if (path_mkdir_p(in->sweep_dir) < 0 || path_mkdir_p(in->logs) < 0)
+	if (path_mkdir_private(in->sweep_dir, "sweep folder", false) < 0 ||
+	    path_mkdir_p(in->logs) < 0)
 		return SWEEP_ERR;
 
 	for (size_t s = 0; s < plan->nsettings; s++)
 		script_settings_line(&sb, plan, s);
 	path = xstrfmt("%s/settings", in->sweep_dir);
-	ret = write_file(path, sb.buf, sb.len, 0644);
+	ret = path_write_file(path, sb.buf, sb.len, PATH_PRIVATE_FILE);
 	free(path);
 	if (ret < 0)
 		goto out;
@@ -600,12 +564,12 @@ int script_write_files(const struct script_input *in, const char *script_text)
 		strbuf_addch(&sb, '\n');
 	}
 	path = xstrfmt("%s/tasks.tsv", in->sweep_dir);
-	ret = write_file(path, sb.buf, sb.len, 0644);
+	ret = path_write_file(path, sb.buf, sb.len, PATH_PRIVATE_FILE);
 	free(path);
 	if (ret < 0)
 		goto out;
 
-	ret = write_file(in->script, script_text, strlen(script_text), 0755);
+	ret = path_write_file(in->script, script_text, strlen(script_text), PATH_PRIVATE_EXEC);
 out:
 	strbuf_release(&sb);
 	return ret;

@@ -74,10 +74,11 @@ int script_render(struct strbuf *out, const char *tmpl, const struct script_inpu
 void script_settings_line(struct strbuf *out, const struct plan *plan, size_t s);
 
 /*
- * Writes into in->sweep_dir: the script (mode 0755) at in->script, the
- * settings table ("settings", one line per setting) and "tasks.tsv" (index,
- * setting, seed and values, for people), each written to a temporary file
- * and renamed into place. Creates the logs folder.
+ * Writes into in->sweep_dir (a private folder: path_mkdir_private): the
+ * script (mode 0700) at in->script, the settings table ("settings", one
+ * line per setting, 0600) and "tasks.tsv" (index, setting, seed and values,
+ * for people, 0600), each written to a temporary file and renamed into
+ * place (path_write_file). Creates the logs folder (path_mkdir_p).
  */
 int script_write_files(const struct script_input *in, const char *script_text);
 

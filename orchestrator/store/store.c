@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <sqlite3.h>
@@ -348,6 +349,25 @@ out:
 	return store_end(st, ret);
 }
 
+/*
+ * A new store file is made here, owner-only, rather than by SQLite (0644
+ * less the umask): SQLite gives its -journal and -wal files the mode of
+ * the database file. An empty file is a new database to SQLite.
+ */
+static int create_db_file(const char *dbpath)
+{
+	int fd;
+
+	if (access(dbpath, F_OK) == 0)
+		return 0; /* there already (through a link, perhaps): SQLite opens it */
+	fd = path_open_private(dbpath, O_RDWR, PATH_PRIVATE_FILE);
+
+	if (fd < 0)
+		return error("cannot create the state store '%s': %s", dbpath, strerror(errno));
+	close(fd);
+	return 0;
+}
+
 int store_open(struct store **out, const char *state_dir, int create)
 {
 	struct store *st;
@@ -362,10 +382,10 @@ int store_open(struct store **out, const char *state_dir, int create)
 			return error("no state store in '%s': %s (run 'sweep submit' first, or "
 			             "give --state-dir)",
 			             state_dir, strerror(errno));
-		if (path_mkdir_p(state_dir) < 0)
+		if (path_mkdir_private(state_dir, "state folder", false) < 0)
 			return SWEEP_ERR;
-	} else if (!S_ISDIR(sb.st_mode)) {
-		return error("state folder '%s' is not a folder", state_dir);
+	} else if (path_check_private(state_dir, "state folder") < 0) {
+		return SWEEP_ERR;
 	}
 
 	if (state_dir[0] != '/' && !getcwd(cwd, sizeof(cwd)))
@@ -373,9 +393,11 @@ int store_open(struct store **out, const char *state_dir, int create)
 	st = xcalloc(1, sizeof(*st));
 	st->dir = path_absolute(state_dir, cwd);
 	dbpath = xstrfmt("%s/sweep.db", st->dir);
-	if (create)
+	if (create) {
+		if (create_db_file(dbpath) < 0)
+			goto fail;
 		flags |= SQLITE_OPEN_CREATE;
-	else if (access(dbpath, F_OK) < 0) {
+	} else if (access(dbpath, F_OK) < 0) {
 		error("no state store in '%s' (run 'sweep submit' first, or give --state-dir)",
 		      st->dir);
 		goto fail;
@@ -517,7 +539,7 @@ static int next_free_id(struct store *st, int64_t *out)
 		goto out;
 	}
 	id = sqlite3_column_int64(stmt, 0);
-	if (path_mkdir_p(sweeps) < 0) {
+	if (path_mkdir_private(sweeps, "store folder", false) < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -621,8 +643,8 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 		goto out;
 	}
 	/* Ours alone: a folder left by another store's sweep is never reused. */
-	if (mkdir(rec->dir, 0777) < 0) {
-		ret = error("cannot make the sweep folder '%s': %s", rec->dir, strerror(errno));
+	if (path_mkdir_private(rec->dir, "sweep folder", true) < 0) {
+		ret = SWEEP_ERR;
 		goto out;
 	}
 out:

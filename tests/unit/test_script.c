@@ -6,6 +6,7 @@
 
 #include "array.h"
 #include "finish.h"
+#include "path.h"
 #include "cfg.h"
 #include "plan.h"
 #include "quote.h"
@@ -523,6 +524,164 @@ static void test_script_signal_only_when_asked(void **state)
 	strbuf_release(&note);
 }
 
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/*
+ * Runs the default script as array task 0 of a sweep in dir under umask 000
+ * (sweep_umask: SWEEP_UMASK as sweep's Slurm side passes it, or NULL as the
+ * local runner runs it); the command prints its umask and makes a file of
+ * the user's in the task folder. Returns the exit status, stderr in err.
+ */
+static int run_private(struct strbuf *out, struct strbuf *err, const char *dir,
+                       const char *sweep_umask)
+{
+	struct cfg cfg;
+	struct plan plan = hostile_plan();
+	struct script_input in = {0};
+	struct strbuf text = STRBUF_INIT;
+	char *sweep_dir = xstrfmt("%s/sweeps/1", dir),
+	     *script = xstrfmt("%s/demo.sbatch", sweep_dir);
+	char *logs = xstrfmt("%s/logs", dir), *um = xstrfmt("SWEEP_UMASK=%s", sweep_umask);
+	const char *argv[] = {"bash", script, "0", NULL};
+	const char *env[] = {"SLURM_ARRAY_TASK_ID=0", "SLURM_JOB_ID=7", sweep_umask ? um : NULL,
+	                     NULL};
+	struct proc_result res;
+	mode_t old;
+	int status;
+
+	fill_cfg(&cfg);
+	cfg.setup = "umask >\"$SWEEP_DIR/setup-umask\"";
+	cfg.command = "umask; touch \"$SWEEP_TASK_DIR/mine\"; echo '{}' >\"$SWEEP_RESULT\"";
+	in.cfg = &cfg;
+	in.plan = &plan;
+	in.sweep_id = 1;
+	in.sweep_dir = sweep_dir;
+	in.script = script;
+	in.logs = logs;
+	in.workdir = dir;
+	in.source = "demo.yaml";
+	assert_int_equal(script_render(&text, script_default_template, &in), 0);
+	assert_int_equal(script_write_files(&in, text.buf), 0);
+	proc_result_init(&res);
+	old = umask(0);
+	assert_int_equal(proc_run(&res, argv, env, 30), 0);
+	umask(old);
+	status = res.exited ? res.status : 128 + res.status;
+	strbuf_reset(out);
+	strbuf_add(out, res.out.buf, res.out.len);
+	strbuf_reset(err);
+	strbuf_add(err, res.err.buf, res.err.len);
+	proc_result_release(&res);
+	strbuf_release(&text);
+	free(um);
+	free(logs);
+	free(script);
+	free(sweep_dir);
+	return status;
+}
+
+/*
+ * Issue 20.2: what the task script makes in the sweep's folder is private
+ * whatever the umask, while the setup and the command keep the caller's.
+ */
+static void test_script_private_files_whatever_the_umask(void **state)
+{
+	static const struct {
+		const char *sweep_umask; /* as passed by sweep to Slurm; NULL: the local runner's */
+		const char *seen;        /* the umask the command runs with */
+		mode_t mine;             /* the mode of the file the command made */
+	} cases[] = {{"0002", "0002", 0664}, {NULL, "0000", 0666}};
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, got = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = make_tmpdir(), *p;
+		static const char *const private_files[] = {"settings", "tasks.tsv", "tasks/0/.ran",
+		                                            "tasks/0/.exit.7",
+		                                            "tasks/0/result.json"};
+
+		assert_int_equal(run_private(&out, &err, dir, cases[i].sweep_umask), 0);
+		assert_non_null(strstr(out.buf, cases[i].seen));
+		p = xstrfmt("%s/sweeps/1/setup-umask", dir);
+		strbuf_reset(&got);
+		assert_int_equal(strbuf_read_file(&got, p), 0);
+		/* The setup keeps the caller's umask too. */
+		assert_true(got.len == 5 && !memcmp(got.buf, cases[i].seen, 4));
+		free(p);
+		for (size_t f = 0; f < sizeof(private_files) / sizeof(private_files[0]); f++) {
+			p = xstrfmt("%s/sweeps/1/%s", dir, private_files[f]);
+			if (mode_of(p) != 0600)
+				fail_msg("%s: mode %03o", private_files[f], mode_of(p));
+			free(p);
+		}
+		p = xstrfmt("%s/sweeps/1/demo.sbatch", dir);
+		assert_int_equal(mode_of(p), 0700);
+		free(p);
+		p = xstrfmt("%s/sweeps/1/tasks", dir);
+		assert_int_equal(mode_of(p), 0700);
+		free(p);
+		p = xstrfmt("%s/sweeps/1/tasks/0", dir);
+		assert_int_equal(mode_of(p), 0700);
+		free(p);
+		p = xstrfmt("%s/sweeps/1/tasks/0/mine", dir);
+		assert_int_equal(mode_of(p), cases[i].mine);
+		free(p);
+		remove_tree(dir);
+		free(dir);
+	}
+	strbuf_release(&got);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* A task folder others may write (or own) is refused: the task does not run. */
+static void test_script_refuses_a_task_folder_others_may_write(void **state)
+{
+	char *dir = make_tmpdir(), *tasks = xstrfmt("%s/sweeps/1/tasks", dir);
+	char *task = xstrfmt("%s/0", tasks), *mine = xstrfmt("%s/mine", task), *want;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *quoted;
+
+	(void)state;
+	assert_int_equal(path_mkdir_p(task), 0);
+	chmod(tasks, 0700);
+	chmod(task, 0777);
+	assert_int_equal(run_private(&out, &err, dir, "0022"), 1);
+	assert_int_equal(access(mine, F_OK), -1);
+	quoted = run_bash("printf %q \"$1\"", (const char *[]){task, NULL});
+	want = xstrfmt("sweep: refusing the folder '%s': it is writable by group or others, who "
+	               "could change what the task reads and runs; make it yours alone with: "
+	               "chmod go-w %s\n",
+	               task, quoted);
+	assert_string_equal(err.buf, want);
+	free(want);
+
+	if (geteuid() == 0) {
+		chmod(task, 0700);
+		assert_int_equal(chown(task, 65534, 65534), 0);
+		assert_int_equal(run_private(&out, &err, dir, "0022"), 1);
+		want = xstrfmt("sweep: refusing the folder '%s': it belongs to someone else, who "
+		               "could change what the task reads and runs\n",
+		               task);
+		assert_string_equal(err.buf, want);
+		free(want);
+	}
+	free(quoted);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	remove_tree(dir);
+	free(mine);
+	free(task);
+	free(tasks);
+	free(dir);
+}
+
 /*
  * A newline in the sweep file's path, the state folder or the script's path
  * must not end a comment line and run the rest as a command (issue 16.1).
@@ -589,6 +748,8 @@ int main(void)
 	    cmocka_unit_test(test_script_fail_fast_counter),
 	    cmocka_unit_test(test_script_fail_fast_not_counted),
 	    cmocka_unit_test(test_script_signal_only_when_asked),
+	    cmocka_unit_test(test_script_private_files_whatever_the_umask),
+	    cmocka_unit_test(test_script_refuses_a_task_folder_others_may_write),
 	    cmocka_unit_test(test_script_hostile_paths_run_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -733,11 +733,127 @@ static void test_store_fresh_store_never_reuses_folders(void **state)
 	free(dir);
 }
 
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* Issue 20.2: the store is owner-only whatever the umask of its user. */
+static void test_store_private_whatever_the_umask(void **state)
+{
+	static const mode_t umasks[] = {0, 002};
+	char *dir = make_tmpdir();
+	struct plan plan = small_plan();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(umasks) / sizeof(umasks[0]); i++) {
+		char *state_dir = xstrfmt("%s/%zu/.sweep", dir, i);
+		char *db = xstrfmt("%s/sweep.db", state_dir);
+		char *sweeps = xstrfmt("%s/sweeps", state_dir), *one = xstrfmt("%s/1", sweeps);
+		mode_t old = umask(umasks[i]);
+		struct store *st;
+
+		assert_int_equal(store_open(&st, state_dir, 1), 0);
+		assert_int_equal(begin(st, "a", &plan), 1);
+		store_close(st);
+		umask(old);
+		assert_int_equal(mode_of(state_dir), 0700);
+		assert_int_equal(mode_of(db), 0600);
+		assert_int_equal(mode_of(sweeps), 0700);
+		assert_int_equal(mode_of(one), 0700);
+		free(one);
+		free(sweeps);
+		free(db);
+		free(state_dir);
+	}
+	remove_tree(dir);
+	free(dir);
+}
+
+static void test_store_refuses_a_folder_others_may_write(void **state)
+{
+	char *dir = make_tmpdir(), *want;
+	char *sweeps = xstrfmt("%s/sweeps", dir);
+	struct store *st;
+	struct plan plan = small_plan();
+	struct sweep_rec rec;
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	store_close(st);
+	chmod(dir, 0775);
+	capture_errors();
+	for (int create = 0; create <= 1; create++) {
+		strbuf_reset(&captured);
+		assert_int_equal(store_open(&st, dir, create), SWEEP_ERR);
+		assert_null(st);
+		want =
+		    xstrfmt("error: refusing the state folder '%s': it is writable by its group, "
+		            "who could change what sweep reads and runs; make it yours alone "
+		            "with: chmod go-w '%s'",
+		            dir, dir);
+		assert_string_equal(captured.buf, want);
+		free(want);
+	}
+
+	/* A link where the store would be made leads nowhere: it is not followed. */
+	chmod(dir, 0700);
+	strbuf_reset(&captured);
+	{
+		char *db = xstrfmt("%s/sweep.db", dir), *other = xstrfmt("%s/elsewhere.db", dir);
+
+		assert_int_equal(rename(db, other), 0);
+		assert_int_equal(symlink("nowhere.db", db), 0);
+		assert_int_equal(store_open(&st, dir, 1), SWEEP_ERR);
+		want = xstrfmt("error: cannot create the state store '%s': Too many levels of "
+		               "symbolic links",
+		               db);
+		assert_string_equal(captured.buf, want);
+		free(want);
+		/* A link to a store that is there is the user's choice: it is used. */
+		assert_int_equal(unlink(db), 0);
+		assert_int_equal(symlink("elsewhere.db", db), 0);
+		assert_int_equal(store_open(&st, dir, 1), 0);
+		store_close(st);
+		free(other);
+		free(db);
+	}
+
+	/* The folder of the sweeps, too, before a new one is made in it. */
+	chmod(dir, 0700);
+	assert_int_equal(mkdir(sweeps, 0700), 0);
+	chmod(sweeps, 0777);
+	assert_int_equal(store_open(&st, dir, 0), 0);
+	strbuf_reset(&captured);
+	sweep_rec_init(&rec);
+	rec.name = xstrdup("a");
+	rec.source = xstrdup("/src/sweep.yaml");
+	rec.logs = xstrdup("/src/logs");
+	assert_int_equal(store_begin_sweep(st, &rec, &plan, ""), SWEEP_ERR);
+	want = xstrfmt("error: refusing the store folder '%s': it is writable by group and "
+	               "others, who could change what sweep reads and runs; make it yours alone "
+	               "with: chmod go-w '%s'",
+	               sweeps, sweeps);
+	assert_string_equal(captured.buf, want);
+	free(want);
+	sweep_rec_release(&rec);
+	store_close(st);
+	release_captured();
+	remove_tree(dir);
+	free(sweeps);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_store_fresh_store_never_reuses_folders),
 	    cmocka_unit_test(test_store_round_trip),
+	    cmocka_unit_test(test_store_private_whatever_the_umask),
+	    cmocka_unit_test(test_store_refuses_a_folder_others_may_write),
 	    cmocka_unit_test(test_store_find_latest_and_by_id),
 	    cmocka_unit_test(test_store_errors),
 	    cmocka_unit_test(test_store_begin_is_atomic),

@@ -36,6 +36,7 @@
 
 #include "array.h"
 #include "error.h"
+#include "path.h"
 #include "gpu.h"
 #include "local_impl.h"
 #include "outcome.h"
@@ -166,7 +167,7 @@ static int start_runner(int64_t *pid_out, uint64_t *start_out, const char *state
 		             strerror(errno));
 	exe[n] = '\0';
 	snprintf(id, sizeof(id), "%" PRIu32, job_id);
-	logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	logfd = path_open_private(log_path, O_WRONLY | O_APPEND, PATH_PRIVATE_FILE);
 	if (logfd < 0)
 		return error("cannot open the runner log '%s': %s", log_path, strerror(errno));
 	nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);

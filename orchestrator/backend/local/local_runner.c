@@ -28,6 +28,7 @@
 
 #include "array.h"
 #include "error.h"
+#include "path.h"
 #include "finish.h"
 #include "gpu.h"
 #include "local_impl.h"
@@ -352,8 +353,9 @@ static void start_task(struct runner *r, struct run *run, const char *gpus)
 
 	log_path(&out, r, run, r->arr.out_pattern);
 	log_path(&err, r, run, r->arr.err_pattern);
-	ofd = open(out.buf, flags, 0666);
-	efd = strcmp(out.buf, err.buf) ? open(err.buf, flags, 0666) : ofd;
+	/* As Slurm's with sweep's SLURM_UMASK (slurm_submit.c): at most PATH_SHARED_FILE. */
+	ofd = open(out.buf, flags, PATH_SHARED_FILE);
+	efd = strcmp(out.buf, err.buf) ? open(err.buf, flags, PATH_SHARED_FILE) : ofd;
 	nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (ofd < 0 || efd < 0 || nullfd < 0) {
 		say("task %" PRIu32 ": cannot open its log '%s': %s", run->rec.array_task_id,

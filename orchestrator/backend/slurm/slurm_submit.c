@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "path.h"
 #include "fault.h"
 #include "proc.h"
 #include "quota.h"
@@ -42,6 +43,22 @@ static void squeeze(struct strbuf *out, const struct strbuf *text)
 }
 
 /*
+ * slurmstepd creates the job's log files, and starts its script, with the
+ * umask in SLURM_UMASK (sbatch sets it from its own when it is not set):
+ * ours, but never letting group or others write, so a log is at most 0644.
+ * SWEEP_UMASK carries the caller's own to the script, which runs the
+ * setup and the command with it and makes its own files private.
+ */
+static void umask_env(char **env)
+{
+	unsigned mask = (unsigned)path_umask();
+
+	env[0] = xstrfmt("SLURM_UMASK=%04o", mask | 022);
+	env[1] = xstrfmt("SWEEP_UMASK=%04o", mask);
+	env[2] = NULL;
+}
+
+/*
  * Runs sbatch --parsable with argv (argv[0] is "sbatch") and reads the job
  * id it prints; sbatch inherits hold_fd when it is above 0.
  */
@@ -50,15 +67,19 @@ static int run_sbatch(uint32_t *job_id, const char *const *argv, unsigned timeou
 {
 	struct proc_result res;
 	struct strbuf msg = STRBUF_INIT;
+	char *env[3] = {NULL};
 	unsigned long id;
 	char *end, *limit = NULL;
 	int ret = 0;
 
 	proc_result_init(&res);
+	umask_env(env);
 	/* sbatch holds the submission lock too while it runs: see backend_submit.hold_fd. */
 	if (hold_fd > 0)
 		fcntl(hold_fd, F_SETFD, 0);
-	ret = proc_run(&res, argv, NULL, timeout_s ? timeout_s : 60);
+	ret = proc_run(&res, argv, (const char *const *)env, timeout_s ? timeout_s : 60);
+	free(env[0]);
+	free(env[1]);
 	if (hold_fd > 0)
 		fcntl(hold_fd, F_SETFD, FD_CLOEXEC);
 	if (ret < 0)
@@ -120,7 +141,7 @@ static void note_job(const char *script, uint32_t job_id)
 	char line[16];
 	int fd, len = snprintf(line, sizeof(line), "%u\n", job_id);
 
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	fd = path_open_private(path, O_WRONLY | O_APPEND, PATH_PRIVATE_FILE);
 	if (fd < 0 || write(fd, line, (size_t)len) != len)
 		warning("cannot note array job %u in '%s': %s (fail_fast cannot cancel it)", job_id,
 		        path, strerror(errno));
