@@ -139,3 +139,29 @@ base_empty && fail "no stage while the long sweep runs"
 "$SWEEP" cancel "$LONG_ID" >cancel.out || fail "cancel failed: $(cat cancel.out)"
 wait_until 60 "cancel to remove the stage" base_empty
 log "--local: kept 2, staged, cancel removed the stage"
+
+# --- A stage someone else made first is not used ----------------------------------
+# The stage's name is predictable (uid, sweep id, a hash of the sweep folder)
+# in a folder every user may write: another user could make it first and
+# put their own "data" in it. The next sweep's name, made by another owner:
+next_id=$(($("$SWEEP" list | awk '$1 ~ /^[0-9]+$/ { n = $1 } END { print n + 0 }') + 1))
+planted=$BASE/$(/usr/bin/python3 - "$(id -u)" "$next_id" "$SWEEP_STATE_DIR/sweeps/$next_id" <<'PY'
+import sys
+h = 2166136261
+for b in sys.argv[3].encode():
+    h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+print(f"sweep-stage-{sys.argv[1]}-{sys.argv[2]}-{h:08x}")
+PY
+)
+mkdir -p "$planted/data" "$planted/leases"
+echo "not your data" >"$planted/data/data.txt"
+chown -R 65534:65534 "$planted"
+write_sweep planted 1 0 "results: {log: {accuracy: 'accuracy: ([0-9.]+)'}}"
+submit planted.yaml
+[ "$SWEEP_ID" = "$next_id" ] || fail "expected sweep $next_id, got $SWEEP_ID"
+wait_sweep 1 120
+grep -q "refusing the folder '$planted': it belongs to someone else" logs/planted_*_0.err ||
+	fail "the planted stage was not refused: $(cat logs/planted_*_0.err)"
+[ ! -e "ck planted/0/inode" ] || fail "the task ran its command on a planted stage"
+rm -rf "$planted"
+log "a stage someone else made first was refused"
