@@ -624,6 +624,9 @@ static void test_report_huge_values(void **state)
 	};
 	static const char *const huge[] = {"{\"t\": 1e170}", "{\"t\": 10}"};
 	static const char *const opposite[] = {"{\"t\": 1e308}", "{\"t\": -1e308}"};
+	/* statistics.mean and stdev: 3.333e307 and 1.155e308; 1, 2, 3: 2 ± 1. */
+	static const char *const mixed[] = {"{\"t\": 1e308}", "{\"t\": 1e308}", "{\"t\": -1e308}",
+	                                    "{\"t\": 1}",     "{\"t\": 2}",     "{\"t\": 3}"};
 	struct fixture fx;
 	json_t *root, *m;
 	char *out;
@@ -656,6 +659,19 @@ static void test_report_huge_values(void **state)
 	assert_json_number(m, "std", 1.4142135623730951e+308);
 	assert_true(json_is_null(json_object_get(m, "ci95")));
 	json_decref(root);
+	free(out);
+	fixture_release(&fx);
+
+	/*
+	 * Next to a setting with a finite std, an infinite mean reached
+	 * (int)floor(log10(inf)) when the digits were chosen: undefined, which
+	 * the sanitizer build (float-cast-overflow) stops on.
+	 */
+	fixture_start(&fx, mixed, 6);
+	fixture_check(&fx, fixture_plan2x3());
+	out = capture(report_print_table, &fx.r);
+	assert_contains(out, "\n0.1   3.3e+307 ± 1.15e+308 (n = 3)  [-inf, inf]\n");
+	assert_contains(out, "\n0.01  2.00 ± 1.00 (n = 3)           [-0.48, 4.48]\n");
 	free(out);
 	fixture_release(&fx);
 }
