@@ -96,22 +96,34 @@ int compare_goals_parse(struct compare_goals *g, const char *text)
 	}
 }
 
+/*
+ * Welch's t on the stds divided by 2^e, a power of two at least the larger
+ * std, so that no square overflows (stds near 1e308) or underflows (near
+ * 1e-300): the division is exact, and ordinary stds give the same bits as
+ * the unscaled formulas. The means enter halved, so that their difference
+ * stays finite (1.25e308 against -1.25e308).
+ */
 void compare_welch(struct welch *out, const struct stats_summary *a, const struct stats_summary *b)
 {
-	double va, vb, se2;
+	double sa, sb, va, vb, se2;
+	int e;
 
 	out->defined = false;
 	out->t = out->df = out->p = NAN;
-	if (!a->has_std || !b->has_std)
+	if (!a->has_std || !b->has_std || !isfinite(a->std) || !isfinite(b->std))
 		return;
-	/* The variances of the two means. */
-	va = a->std * a->std / (double)a->n;
-	vb = b->std * b->std / (double)b->n;
+	frexp(fmax(a->std, b->std), &e);
+	sa = ldexp(a->std, -e);
+	sb = ldexp(b->std, -e);
+	/* The variances of the two means, over 2^(2e). */
+	va = sa * sa / (double)a->n;
+	vb = sb * sb / (double)b->n;
 	se2 = va + vb;
 	if (!(se2 > 0.0))
 		return;
 	out->defined = true;
-	out->t = (a->mean - b->mean) / sqrt(se2);
+	/* (ma - mb) / se, both halved: sqrt(se2) * 2^(e - 1) is se / 2. */
+	out->t = (0.5 * a->mean - 0.5 * b->mean) / ldexp(sqrt(se2), e - 1);
 	out->df = se2 * se2 / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
 	/* Q of |t| rather than 1 - P keeps the digits of small p-values. */
 	out->p = 2.0 * stats_t_upper(fabs(out->t), out->df);

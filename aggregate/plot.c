@@ -265,6 +265,19 @@ static int compare_points(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * The error bar mean -+ ci95, or NAN at both ends (no bar) without a std
+ * or where an end is past the largest double (a CI of two values near
+ * 1e308): the axis is fitted to finite values only.
+ */
+static void error_bar(double *lo, double *hi, const struct stats_summary *st)
+{
+	*lo = st->mean - st->ci95;
+	*hi = st->mean + st->ci95;
+	if (!st->has_std || !isfinite(*lo) || !isfinite(*hi))
+		*lo = *hi = NAN;
+}
+
 /* The x values of the settings: their numbers, or category positions. */
 struct xmap {
 	double *pos;       /* per setting */
@@ -345,8 +358,7 @@ static void report_panel(struct plot_panel *pn, const struct report *r, size_t m
 				continue;
 			pts[np].x = xm->pos[s];
 			pts[np].y = st->mean;
-			pts[np].lo = st->has_std ? st->mean - st->ci95 : NAN;
-			pts[np].hi = st->has_std ? st->mean + st->ci95 : NAN;
+			error_bar(&pts[np].lo, &pts[np].hi, st);
 			pts[np].best = ranked && r->cmp[s * r->gate->nmetrics + m].best;
 			yv[ny++] = pts[np].y;
 			yv[ny++] = pts[np].lo;

@@ -238,7 +238,8 @@ static int mean_digits(const struct report *r, size_t m)
 			resolution = gap;
 	}
 	free(means);
-	if (scale > 0.0 && isfinite(resolution)) {
+	/* Only finite logs go to an int: (int) of an infinite one is undefined. */
+	if (scale > 0.0 && isfinite(scale) && isfinite(resolution)) {
 		int need = (int)floor(log10(scale)) - (int)floor(log10(resolution)) + 2;
 
 		if (need > digits)

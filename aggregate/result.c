@@ -202,12 +202,50 @@ static bool is_word_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '.';
 }
 
+static bool is_number_char(char c)
+{
+	return isdigit((unsigned char)c) || c == '-' || c == '+' || c == '.' || c == 'e' ||
+	       c == 'E';
+}
+
+/* The length of the run of number characters at text (len bytes left). */
+static size_t number_span(const char *text, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && is_number_char(text[n]))
+		n++;
+	return n;
+}
+
+/*
+ * Whether the n bytes at text are a number past the largest double as
+ * strtod reads them (1e999, -1e400, a 400-digit integer), with its sign in
+ * *negative.
+ */
+static bool overflows(bool *negative, const char *text, size_t n)
+{
+	char *copy = xstrndup(text, n), *end;
+	double v;
+	bool past;
+
+	errno = 0;
+	v = strtod(copy, &end);
+	past = errno == ERANGE && isinf(v) && !*end;
+	free(copy);
+	*negative = v < 0;
+	return past;
+}
+
 /*
  * Copies text to out with every non-finite token outside a string turned
  * into the string "\u0000<token>", which no writer of a metric produces and
- * which jansson accepts under JSON_ALLOW_NUL. Returns whether any token was
- * replaced; the positions of later errors then no longer match the file,
- * so the caller reports errors from the original text only.
+ * which jansson accepts under JSON_ALLOW_NUL; a number past the largest
+ * double becomes "\u0000Infinity" (or -Infinity), the words the CSV and log
+ * readers use for it, where jansson would refuse the whole file ("real
+ * number overflow"). Returns whether any token was replaced; the positions
+ * of later errors then no longer match the file, so the caller reports
+ * errors from the original text only.
  */
 static bool rewrite_nonfinite(struct strbuf *out, const char *text, size_t len)
 {
@@ -249,6 +287,22 @@ static bool rewrite_nonfinite(struct strbuf *out, const char *text, size_t len)
 			strbuf_addf(out, "\"\\u0000%s\"", nonfinite_tokens[k]);
 			i += strlen(nonfinite_tokens[k]);
 			replaced = true;
+			continue;
+		}
+		k = number_span(text + i, len - i);
+		if (k) {
+			bool negative, whole = (i == 0 || !is_word_char(text[i - 1])) &&
+			                       (i + k == len || !is_word_char(text[i + k]));
+
+			/* A whole run at once: each byte is looked at once. */
+			if (whole && overflows(&negative, text + i, k)) {
+				strbuf_addstr(out, negative ? "\"\\u0000-Infinity\""
+				                            : "\"\\u0000Infinity\"");
+				replaced = true;
+			} else {
+				strbuf_add(out, text + i, k);
+			}
+			i += k;
 			continue;
 		}
 		strbuf_addch(out, c);
@@ -314,7 +368,8 @@ static void collect_entries(struct result *res, json_t *obj)
 		e->value = NAN;
 		e->what = NULL;
 		if (json_is_number(value)) {
-			/* jansson refuses numbers that overflow, so this is finite. */
+			/* jansson refuses numbers that overflow (rewritten above), so this is
+			 * finite. */
 			e->kind = RESULT_NUMBER;
 			e->value = json_number_value(value);
 		} else if (json_is_string(value) && nonfinite_marker(value)) {

@@ -10,17 +10,27 @@
  *
  * The accumulator is Welford's, run on the values minus the first value
  * seen, so that values such as 1e9 + x keep the digits of x: the
- * variance never comes from the difference of two large sums.
+ * variance never comes from the difference of two large sums. It runs on
+ * the values divided by 2^scale, a power of two at least the largest
+ * magnitude seen (as LAPACK's dnrm2 scales before squaring), so that no
+ * square overflows (1e170, 1e308) or underflows (1e-300) for any finite
+ * input. Dividing by a power of two is exact: ordinary values give the
+ * same bits as the unscaled sums.
  */
 struct stats_acc {
 	size_t n;
-	double shift; /* the first value added */
-	double mean;  /* mean of (x - shift) */
-	double m2;    /* sum of squared deviations from the mean */
+	int scale;    /* the values are held divided by 2^scale */
+	double shift; /* the first value added, divided by 2^scale */
+	double mean;  /* mean of (x - shift), divided by 2^scale */
+	double m2;    /* sum of squared deviations from the mean, divided by 2^(2 scale) */
 };
 
 void stats_init(struct stats_acc *acc);
-/* Adds one value; x must be finite (the gate keeps the others out). */
+/*
+ * Adds one value; x must be finite (the gate keeps the others out). The
+ * mean is then finite, and so is the std unless it is itself past the
+ * largest double (values near +-DBL_MAX).
+ */
 void stats_add(struct stats_acc *acc, double x);
 
 /*
@@ -35,7 +45,9 @@ struct stats_summary {
 	double mean;   /* NAN when !has_mean */
 	double std;    /* sample standard deviation (divisor n - 1); NAN when !has_std */
 	double ci95;   /* half-width of the 95% confidence interval of the mean:
-	                  t(0.975, n - 1) * std / sqrt(n); NAN when !has_std */
+	                  t(0.975, n - 1) * std / sqrt(n); NAN when !has_std;
+	                  INFINITY only when the half-width itself is past the
+	                  largest double (two values near +-1e308) */
 };
 
 void stats_summarize(struct stats_summary *out, const struct stats_acc *acc);
@@ -55,8 +67,12 @@ bool stats_print_place(int *out, double std, int sig_digits);
 /*
  * Appends x rounded to decimal place (as stats_print_place gives): fixed
  * notation with -place decimals, or rounded to a multiple of 10^place when
- * place > 0. Never "-0": a value that rounds to zero prints unsigned.
+ * place > 0; past STATS_FIXED_PLACES either way (a std of 7e169 or
+ * 1e-300), exponent notation with the digits down to place ("5.0e+169").
+ * Never "-0": a value that rounds to zero prints unsigned. A value that is
+ * not finite prints as "inf", "-inf" or "nan".
  */
+#define STATS_FIXED_PLACES 15
 struct strbuf;
 void stats_format_at(struct strbuf *out, double x, int place);
 

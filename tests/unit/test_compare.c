@@ -118,6 +118,54 @@ static void test_compare_welch_against_scipy(void **state)
 	}
 }
 
+/*
+ * Welch's test at the edges of the doubles, from tests/data/stats/expected.py
+ * (/usr/bin/python3): t and df exact with fractions.Fraction, rounded once;
+ * equal stds and two values a side make df exactly 2, where the two-sided
+ * p is 1 - |t| / sqrt(2 + t^2), computed with decimal. Before the stds were
+ * scaled, the squares overflowed (1e308) or underflowed (1e-300) and the
+ * means' difference overflowed (1.25e308 against -1.25e308).
+ */
+static void test_compare_welch_edges(void **state)
+{
+	static const struct {
+		const char *what;
+		double a[2], b[2];
+		double t, p;
+	} cases[] = {
+	    {"stds near 1e308",
+	     {1e308, 5e307},
+	     {-5e307, -1e308},
+	     4.242640687119285,
+	     0.0513167019494862},
+	    {"means' difference past DBL_MAX",
+	     {1.5e308, 1e308},
+	     {-1e308, -1.5e308},
+	     7.0710678118654755,
+	     0.01941932430907984},
+	    {"1e-300 scale",
+	     {3e-300, 1e-300},
+	     {-1e-300, -3e-300},
+	     2.82842712474619,
+	     0.10557280900008413},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct stats_summary a, b;
+		struct welch w;
+
+		summarize(&a, cases[i].a, 2);
+		summarize(&b, cases[i].b, 2);
+		compare_welch(&w, &a, &b);
+		if (!w.defined || !isfinite(w.t) || !isfinite(w.p))
+			fail_msg("%s: t %g, df %g, p %g", cases[i].what, w.t, w.df, w.p);
+		assert_close(w.t, cases[i].t, 1e-15);
+		assert_close(w.df, 2.0, 1e-15);
+		assert_close(w.p, cases[i].p, 1e-12);
+	}
+}
+
 static void test_compare_welch_symmetric(void **state)
 {
 	struct stats_summary a, b;
@@ -312,6 +360,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_compare_welch_against_scipy),
+	    cmocka_unit_test(test_compare_welch_edges),
 	    cmocka_unit_test(test_compare_welch_symmetric),
 	    cmocka_unit_test(test_compare_welch_undefined),
 	    cmocka_unit_test(test_compare_holm),

@@ -80,6 +80,10 @@ static void test_gate_reasons(void **state)
 	    {TS_COMPLETED, 0, 0, "{\"loss\": NaN}", "metric 'loss' is NaN, not a finite number"},
 	    {TS_COMPLETED, 0, 0, "{\"loss\": -Infinity}",
 	     "metric 'loss' is -Infinity, not a finite number"},
+	    /* Past the largest double: the CSV and log readers' words, not "real number overflow".
+	     */
+	    {TS_COMPLETED, 0, 0, "{\"loss\": 1e999}",
+	     "metric 'loss' is Infinity, not a finite number"},
 	    {TS_COMPLETED, 0, 0, "{\"loss\": \"0.3\"}", "metric 'loss' is a string, not a number"},
 	    {TS_COMPLETED, 0, 0, "{\"loss\": null}", "metric 'loss' is null, not a number"},
 	    {TS_COMPLETED, 0, 0, "{\"loss\": 0.3,}",

@@ -322,6 +322,65 @@ static void test_plot_from_report(void **state)
 	fixture_release(&fx);
 }
 
+/*
+ * lr=1: 1e308 and -1e308, mean 0, std 1.41e308, a CI half-width past the
+ * largest double; lr=2: 1 and 2. The first has no bar, and the y axis is
+ * fitted to the finite values: before, an infinite bar (or, before the
+ * statistics were scaled, an infinite mean) left the axis NaN.
+ */
+static void test_plot_huge_values(void **state)
+{
+	static char *p1[] = {"lr"};
+	static char *v2[] = {"1", "2"};
+	static int64_t s2[] = {0, 1};
+	static unsigned char vary[] = {1};
+	static const struct plan plan2x2 = {
+	    .params = p1,
+	    .nparams = 1,
+	    .values = v2,
+	    .nsettings = 2,
+	    .seeds = s2,
+	    .nseeds = 2,
+	    .ntasks = 4,
+	    .varies = vary,
+	};
+	static const char *const texts[] = {"{\"t\": 1e308}", "{\"t\": -1e308}", "{\"t\": 1}",
+	                                    "{\"t\": 2}"};
+	struct task_outcome o[4];
+	struct result res[4];
+	struct gate_result g;
+	struct report r;
+	struct plot_figure fig;
+	const struct plot_panel *pn;
+
+	(void)state;
+	memset(o, 0, sizeof(o));
+	for (size_t i = 0; i < 4; i++) {
+		o[i].state = TS_COMPLETED;
+		result_init(&res[i]);
+		result_parse(&res[i], texts[i], strlen(texts[i]));
+	}
+	gate_result_init(&g);
+	gate_check(&g, &plan2x2, o, res, NULL, 0);
+	report_init(&r);
+	r.name = "huge";
+	report_build(&r, &plan2x2, &g, res);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &r, 0, false), 0);
+	pn = &fig.panels[0];
+	assert_int_equal(pn->nseries, 1);
+	assert_true(pn->series[0].y[0] == 0.0);
+	assert_true(isnan(pn->series[0].lo[0]) && isnan(pn->series[0].hi[0]));
+	assert_true(pn->series[0].y[1] == 1.5 && pn->series[0].hi[1] > 2.0);
+	assert_true(isfinite(pn->y.min) && isfinite(pn->y.max) && pn->y.nticks > 1);
+	assert_true(pn->y.min <= pn->series[0].lo[1] && pn->y.max >= pn->series[0].hi[1]);
+	plot_figure_release(&fig);
+	report_release(&r);
+	gate_result_release(&g);
+	for (size_t i = 0; i < 4; i++)
+		result_release(&res[i]);
+}
+
 static void test_plot_unranked_and_categorical(void **state)
 {
 	static char *cat_values[] = {"adam", "16",  "0",    "adam", "64",   "0",    "sgd", "16",
@@ -486,6 +545,7 @@ int main(void)
 	    cmocka_unit_test(test_plot_axis_log),
 	    cmocka_unit_test(test_plot_axis_categories),
 	    cmocka_unit_test(test_plot_from_report),
+	    cmocka_unit_test(test_plot_huge_values),
 	    cmocka_unit_test(test_plot_unranked_and_categorical),
 	    cmocka_unit_test(test_plot_format_of),
 	    cmocka_unit_test(test_plot_write_fails),

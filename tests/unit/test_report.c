@@ -600,6 +600,82 @@ static void test_report_digits_follow_the_spread(void **state)
 	fixture_release(&fx);
 }
 
+/*
+ * Finite values of any size print as numbers: {1e170, 10} has mean 5e169
+ * and std 7.07e169, {1e308, -1e308} mean 0 and std 1.41e308
+ * (statistics.mean and statistics.stdev, tests/data/stats/expected.py);
+ * the latter's CI half-width, 12.7 * 1e308, is past the largest double.
+ * Before the values were scaled, the std was inf and the mean -inf or nan.
+ */
+static void test_report_huge_values(void **state)
+{
+	static char *one[] = {"x"};
+	static char *ovalues[] = {"1"};
+	static int64_t two[] = {1, 2};
+	static const struct plan plan1x2 = {
+	    .params = one,
+	    .nparams = 1,
+	    .values = ovalues,
+	    .nsettings = 1,
+	    .seeds = two,
+	    .nseeds = 2,
+	    .ntasks = 2,
+	    .varies = NULL,
+	};
+	static const char *const huge[] = {"{\"t\": 1e170}", "{\"t\": 10}"};
+	static const char *const opposite[] = {"{\"t\": 1e308}", "{\"t\": -1e308}"};
+	/* statistics.mean and stdev: 3.333e307 and 1.155e308; 1, 2, 3: 2 ± 1. */
+	static const char *const mixed[] = {"{\"t\": 1e308}", "{\"t\": 1e308}", "{\"t\": -1e308}",
+	                                    "{\"t\": 1}",     "{\"t\": 2}",     "{\"t\": 3}"};
+	struct fixture fx;
+	json_t *root, *m;
+	char *out;
+
+	(void)state;
+	fixture_start(&fx, huge, 2);
+	fixture_check(&fx, &plan1x2);
+	out = capture(report_print_table, &fx.r);
+	assert_contains(out, "\n1  5.0e+169 ± 7.1e+169 (n = 2)  [-5.85e+170, 6.85e+170]\n");
+	free(out);
+	assert_output(report_print_csv, &fx.r,
+	              "x,n,n_planned,t_mean,t_std,t_ci95,excluded\n"
+	              "1,2,2,5e+169,7.071067811865476e+169,6.353102368087349e+170,\n");
+	fixture_release(&fx);
+
+	fixture_start(&fx, opposite, 2);
+	fixture_check(&fx, &plan1x2);
+	out = capture(report_print_table, &fx.r);
+	assert_contains(out, "\n1  0 ± 1.41e+308 (n = 2)  [-inf, inf]\n");
+	free(out);
+	/* The CI past the doubles is no number: empty in CSV, null in JSON. */
+	assert_output(report_print_csv, &fx.r,
+	              "x,n,n_planned,t_mean,t_std,t_ci95,excluded\n"
+	              "1,2,2,0,1.4142135623730951e+308,,\n");
+	out = capture(report_print_json, &fx.r);
+	root = load_json(out);
+	m = json_object_get(
+	    json_object_get(json_array_get(json_object_get(root, "settings"), 0), "metrics"), "t");
+	assert_json_number(m, "mean", 0.0);
+	assert_json_number(m, "std", 1.4142135623730951e+308);
+	assert_true(json_is_null(json_object_get(m, "ci95")));
+	json_decref(root);
+	free(out);
+	fixture_release(&fx);
+
+	/*
+	 * Next to a setting with a finite std, an infinite mean reached
+	 * (int)floor(log10(inf)) when the digits were chosen: undefined, which
+	 * the sanitizer build (float-cast-overflow) stops on.
+	 */
+	fixture_start(&fx, mixed, 6);
+	fixture_check(&fx, fixture_plan2x3());
+	out = capture(report_print_table, &fx.r);
+	assert_contains(out, "\n0.1   3.3e+307 ± 1.15e+308 (n = 3)  [-inf, inf]\n");
+	assert_contains(out, "\n0.01  2.00 ± 1.00 (n = 3)           [-0.48, 4.48]\n");
+	free(out);
+	fixture_release(&fx);
+}
+
 static void test_report_digits_tell_settings_apart(void **state)
 {
 	/* One seed each, so no std: the gap between the means sets the digits. */
@@ -691,6 +767,7 @@ int main(void)
 	    cmocka_unit_test(test_report_csv_incomplete),
 	    cmocka_unit_test(test_report_csv_quoting),
 	    cmocka_unit_test(test_report_digits_follow_the_spread),
+	    cmocka_unit_test(test_report_huge_values),
 	    cmocka_unit_test(test_report_digits_tell_settings_apart),
 	    cmocka_unit_test(test_report_no_metrics),
 	    cmocka_unit_test(test_report_log_path),

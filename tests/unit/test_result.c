@@ -403,6 +403,64 @@ static void scan(struct result *res, const char *log, const char *name, const ch
 	result_log_spec_release(&spec);
 }
 
+/*
+ * A number past the largest double is the same non-finite value in every
+ * reader: JSON used to refuse the whole file ("real number overflow") where
+ * CSV and logs said "Infinity".
+ */
+static void test_result_overflow_same_words(void **state)
+{
+	static const struct {
+		const char *text;
+		enum result_format format;
+	} readers[] = {
+	    {"{\"up\": 1e999, \"down\": -1e400, \"ok\": 0.5}", RESULT_JSON},
+	    {"{\"up\": 1}\n{\"up\": 1E+999, \"down\": -1e400, \"ok\": 0.5}\n", RESULT_JSONL},
+	    {"up,down,ok\n1e999,-1e400,0.5\n", RESULT_CSV},
+	};
+	struct result res;
+	char *d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+		d = parse(&res, readers[i].text, readers[i].format);
+		assert_int_equal(res.status, RESULT_OK);
+		assert_other(&res, "up", RESULT_NONFINITE, "Infinity");
+		assert_other(&res, "down", RESULT_NONFINITE, "-Infinity");
+		assert_number(&res, "ok", 0.5);
+		free(d);
+		result_release(&res);
+	}
+	scan(&res, "up=1e999\n", "up", "up=([^ ]+)");
+	assert_other(&res, "up", RESULT_NONFINITE, "Infinity");
+	result_release(&res);
+	/* A 400-digit integer too; a number that only underflows is 0, as strtod has it. */
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addstr(&sb, "{\"up\": 1");
+		for (int k = 0; k < 400; k++)
+			strbuf_addch(&sb, '0');
+		strbuf_addstr(&sb, ", \"tiny\": 1e-999}");
+		d = parse(&res, sb.buf, RESULT_JSON);
+		assert_int_equal(res.status, RESULT_OK);
+		assert_other(&res, "up", RESULT_NONFINITE, "Infinity");
+		assert_number(&res, "tiny", 0.0);
+		free(d);
+		result_release(&res);
+		strbuf_release(&sb);
+	}
+	/* Inside a string, or glued to a word, it is not a number. */
+	d = parse(&res, "{\"a\": \"1e999\", \"b\": 1}", RESULT_JSON);
+	assert_other(&res, "a", RESULT_OTHER, "a string");
+	free(d);
+	result_release(&res);
+	d = parse(&res, "{\"a\": 1e999x}", RESULT_JSON);
+	assert_int_equal(res.status, RESULT_INVALID);
+	free(d);
+	result_release(&res);
+}
+
 static void test_result_log(void **state)
 {
 	static const char log[] = "sweep: task 3 (setting 1, seed 0)\n"
@@ -726,6 +784,7 @@ int main(void)
 	    cmocka_unit_test(test_result_csv),
 	    cmocka_unit_test(test_result_csv_errors),
 	    cmocka_unit_test(test_result_jsonl),
+	    cmocka_unit_test(test_result_overflow_same_words),
 	    cmocka_unit_test(test_result_log),
 	    cmocka_unit_test(test_result_log_with_file),
 	    cmocka_unit_test(test_result_read_limits),

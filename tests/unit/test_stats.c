@@ -125,6 +125,74 @@ static void test_stats_catastrophic_cancellation(void **state)
 	assert_close(s.std, 1.0, 1e-12);
 }
 
+/*
+ * Finite values of any size: the figures are those of
+ * tests/data/stats/expected.py (run it with /usr/bin/python3), computed
+ * exactly with fractions.Fraction and rounded once, checked against
+ * statistics.mean and statistics.stdev; t(0.975, n - 1) for the CI in
+ * closed form for n = 2 and 3, from scipy.stats.t.ppf beyond. Before the values were scaled,
+ * {1e170, 10} gave an infinite std, {1e308, -1e308} a NaN mean and 1e-300 a std of 0.
+ */
+static void test_stats_edges(void **state)
+{
+	static const struct {
+		const char *what;
+		double x[5];
+		size_t n;
+		double mean, std, ci95; /* ci95 INFINITY: the half-width is past DBL_MAX */
+	} cases[] = {
+	    {"huge and ten",
+	     {1e170, 10},
+	     2,
+	     5e+169,
+	     7.071067811865476e+169,
+	     6.353102368087349e+170},
+	    {"opposite 1e308", {1e308, -1e308}, 2, 0.0, 1.4142135623730951e+308, INFINITY},
+	    {"1e-300 scale",
+	     {1e-300, 2e-300, 3e-300, 4e-300},
+	     4,
+	     2.5e-300,
+	     1.2909944487358057e-300,
+	     2.0542602567608794e-300},
+	    {"huge and tiny",
+	     {1e300, 1e-300, 3e300, -1e-300, 2e300},
+	     5,
+	     1.2e+300,
+	     1.3038404810405299e+300,
+	     1.6189317847087063e+300},
+	    {"ordinary", {0.4, 0.5, 0.6}, 3, 0.5, 0.09999999999999998, 0.24841377117503302},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct stats_summary s;
+
+		summarize(&s, cases[i].x, cases[i].n);
+		if (!isfinite(s.mean) || !isfinite(s.std))
+			fail_msg("%s: mean %g, std %g", cases[i].what, s.mean, s.std);
+		/* Within two units in the last place of the exact figure. */
+		assert_close(s.mean, cases[i].mean, 4.5e-16);
+		assert_close(s.std, cases[i].std, 4.5e-16);
+		if (isinf(cases[i].ci95))
+			assert_true(s.ci95 == INFINITY);
+		else
+			assert_close(s.ci95, cases[i].ci95, 1e-12);
+	}
+}
+
+/* A 0 never sets the scale: 1e-300 after it keeps its digits. */
+static void test_stats_zero_then_tiny(void **state)
+{
+	static const double x[] = {0, 1e-300, 2e-300};
+	struct stats_summary s;
+
+	(void)state;
+	summarize(&s, x, 3);
+	/* statistics.mean([0.0, 1e-300, 2e-300]), statistics.stdev(...). */
+	assert_close(s.mean, 1e-300, 4.5e-16);
+	assert_close(s.std, 1e-300, 4.5e-16);
+}
+
 static void test_stats_t_quantile_table(void **state)
 {
 	/* Two-sided 95% critical values from the standard tables. */
@@ -221,8 +289,22 @@ static void test_stats_print_rounding(void **state)
 	    {42.0, 9.96, 0, "42 ± 10"},
 	    {0.761716, 7.41171e-05, 4, "0.76171600 ± 0.00007412"}, /* --digits 4 */
 	    {0.761716, 7.41171e-05, 1, "0.76172 ± 0.00007"},
-	    {5.0, 0.0, 0, NULL},  /* std 0 */
-	    {5.0, NAN, 0, NULL},  /* n = 1: no std */
+	    /* The last bit does not decide: both stds start with a 1 at 15 digits. */
+	    {0.5, 0.09999999999999998, 0, "0.500 ± 0.100"},
+	    {0.5, 0.10000000000000009, 0, "0.500 ± 0.100"},
+	    {0.5, 0.19999999999999996, 0, "0.50 ± 0.20"}, /* and 0.2 with a 2 */
+	    {0.5, 0.20000000000000004, 0, "0.50 ± 0.20"},
+	    /* Past 15 places either way: exponent notation, to the same place. */
+	    {5e169, 7.071067811865476e169, 0, "5.0e+169 ± 7.1e+169"},
+	    {9.96e169, 7.071067811865476e169, 0, "1.00e+170 ± 7.1e+169"},
+	    {10.0, 7.071067811865476e169, 0, "0 ± 7.1e+169"},
+	    {-4e167, 7.071067811865476e169, 0, "0 ± 7.1e+169"}, /* never "-0" */
+	    {6e167, 7.071067811865476e169, 0, "1e+168 ± 7.1e+169"},
+	    {0.0, 1.4142135623730951e308, 0, "0 ± 1.41e+308"},
+	    {2.5e-300, 1.2909944487358057e-300, 0, "2.50e-300 ± 1.29e-300"},
+	    {1e16, 3e15, 0, "10000000000000000 ± 3000000000000000"}, /* place 14: still fixed */
+	    {5.0, 0.0, 0, NULL},                                     /* std 0 */
+	    {5.0, NAN, 0, NULL},                                     /* n = 1: no std */
 	    {5.0, -1.0, 0, NULL}, /* cannot happen; no place either */
 	};
 
@@ -256,6 +338,8 @@ int main(void)
 	    cmocka_unit_test(test_stats_no_sample),
 	    cmocka_unit_test(test_stats_equal_values),
 	    cmocka_unit_test(test_stats_catastrophic_cancellation),
+	    cmocka_unit_test(test_stats_edges),
+	    cmocka_unit_test(test_stats_zero_then_tiny),
 	    cmocka_unit_test(test_stats_t_quantile_table),
 	    cmocka_unit_test(test_stats_t_quantile_closed_forms),
 	    cmocka_unit_test(test_stats_t_quantile_inverts_cdf),
