@@ -302,6 +302,29 @@ static int compare_entries(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/*
+ * A key as sweep keeps it: as written when it is plain text, else escaped
+ * (strbuf_add_escaped), so that no printer (a table, CSV, JSON, shell
+ * completion) receives a control byte or a byte that is not UTF-8 from a
+ * task. The caller frees it.
+ */
+static char *key_of(const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_escaped(&sb, name);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The first key of sorted entries that two entries share once escaped, or NULL. */
+static const char *repeated_key(const struct result *res)
+{
+	for (size_t i = 1; i < res->nentries; i++)
+		if (!strcmp(res->entries[i].key, res->entries[i - 1].key))
+			return res->entries[i].key;
+	return NULL;
+}
+
 static void collect_entries(struct result *res, json_t *obj)
 {
 	const char *key;
@@ -312,7 +335,7 @@ static void collect_entries(struct result *res, json_t *obj)
 	{
 		struct result_entry *e = &res->entries[res->nentries++];
 
-		e->key = xstrdup(key);
+		e->key = key_of(key);
 		e->value = NAN;
 		e->what = NULL;
 		if (json_is_number(value)) {
@@ -386,6 +409,16 @@ static void parse_json(struct result *res, const char *text, size_t len, const c
 		goto out;
 	}
 	collect_entries(res, root);
+	if (repeated_key(res)) {
+		char *key = xstrdup(repeated_key(res));
+
+		result_release(res);
+		res->status = RESULT_INVALID;
+		res->detail =
+		    xstrfmt("two keys read '%s' once their control bytes are escaped", key);
+		free(key);
+		goto out;
+	}
 	res->status = RESULT_OK;
 out:
 	json_decref(root);
@@ -617,8 +650,14 @@ static void parse_csv(struct result *res, const char *text, size_t len)
 		goto out;
 	}
 	/* "epoch, loss, acc" names loss and acc, as people write it. */
-	for (size_t i = 0; i < header.n; i++)
+	for (size_t i = 0; i < header.n; i++) {
+		char *key;
+
 		trim_blanks(header.fields[i]);
+		key = key_of(header.fields[i]);
+		free(header.fields[i]);
+		header.fields[i] = key;
+	}
 	if (header.n > RESULT_MAX_KEYS) {
 		res->status = RESULT_INVALID;
 		res->detail = xstrfmt("%zu columns, more than %d", header.n, RESULT_MAX_KEYS);

@@ -646,6 +646,58 @@ static void test_result_csv_header_trimmed(void **state)
 	result_release(&res);
 }
 
+/*
+ * Keys are a task's text: kept as written when plain, else escaped once
+ * at the reader, so that no printer (table, CSV header, JSON keys, list
+ * --metrics for completion) receives a control byte or invalid UTF-8.
+ */
+static void test_result_keys_escaped(void **state)
+{
+	struct result res;
+	char *d;
+
+	(void)state;
+	d = parse(
+	    &res,
+	    "{\"acc\\u001b[31m\": 1, \"two\\nlines\": 2, \"a\\\\b\": 3, \"\u00e9t\u00e9\": 4}",
+	    RESULT_JSON);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "acc\\x1b[31m", 1);
+	assert_number(&res, "two\\nlines", 2);
+	assert_number(&res, "a\\b", 3); /* plain: as written */
+	assert_number(&res, "\u00e9t\u00e9", 4);
+	result_release(&res);
+	/* A C1 control (U+009B, a terminal's CSI) is escaped too. */
+	d = parse(&res, "{\"x\\u009b2J\": 1}", RESULT_JSON);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "x\\xc2\\x9b2J", 1);
+	result_release(&res);
+	/* A CSV header is any bytes: Latin-1, a quoted line break, an escape. */
+	d = parse(&res,
+	          "pr\xe9"
+	          "cision,\"a\nb\",\x1b]0;x\a\n1,2,3\n",
+	          RESULT_CSV);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "pr\\xe9cision", 1);
+	assert_number(&res, "a\\nb", 2);
+	assert_number(&res, "\\x1b]0;x\\x07", 3);
+	result_release(&res);
+	/* Two keys that read the same: one plain as written, one escaped. */
+	d = parse(&res, "{\"a\\\\x01\": 1, \"a\\u0001\": 2}", RESULT_JSON);
+	assert_string_equal(d, "invalid result file: two keys read 'a\\x01' once their "
+	                       "control bytes are escaped");
+	free(d);
+	result_release(&res);
+	d = parse(&res, "\x01,\\x01\n1,2\n", RESULT_CSV);
+	assert_string_equal(d,
+	                    "invalid result file: line 1: column 2 repeats a name of the header");
+	free(d);
+	result_release(&res);
+}
+
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -913,6 +965,7 @@ int main(void)
 	    cmocka_unit_test(test_result_big_integers),
 	    cmocka_unit_test(test_result_bom),
 	    cmocka_unit_test(test_result_csv_header_trimmed),
+	    cmocka_unit_test(test_result_keys_escaped),
 	    cmocka_unit_test(test_result_log_with_file),
 	    cmocka_unit_test(test_result_read_limits),
 	    cmocka_unit_test(test_result_hostile_files),
