@@ -194,26 +194,6 @@ void strbuf_trim_trailing_newlines(struct strbuf *sb)
 		strbuf_setlen(sb, sb->len - 1);
 }
 
-void strbuf_add_shown(struct strbuf *sb, const char *s)
-{
-	for (size_t n = 0; s[n]; n++) {
-		unsigned char c = (unsigned char)s[n];
-
-		if (n == 60) {
-			strbuf_addstr(sb, "...");
-			return;
-		}
-		if (c == '\n')
-			strbuf_addstr(sb, "\\n");
-		else if (c == '\t')
-			strbuf_addstr(sb, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			strbuf_addf(sb, "\\x%02x", c);
-		else
-			strbuf_addch(sb, c);
-	}
-}
-
 /* The length of the printable UTF-8 character at s, or 0 (a control, not UTF-8). */
 static size_t plain_char(const unsigned char *s)
 {
@@ -235,6 +215,28 @@ static size_t plain_char(const unsigned char *s)
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0)
 		return 0; /* overlong, beyond Unicode, a surrogate, a C1 control */
 	return len;
+}
+
+void strbuf_add_shown(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, len;
+
+	while (p[n]) {
+		if (n >= 60) {
+			strbuf_addstr(sb, "...");
+			return;
+		}
+		if (p[n] == '\n' || p[n] == '\t') {
+			strbuf_addstr(sb, p[n] == '\n' ? "\\n" : "\\t");
+			n++;
+		} else if ((len = plain_char(p + n))) {
+			strbuf_add(sb, p + n, len);
+			n += len;
+		} else {
+			strbuf_addf(sb, "\\x%02x", p[n++]);
+		}
+	}
 }
 
 bool strbuf_is_plain(const char *s)

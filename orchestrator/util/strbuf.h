@@ -43,7 +43,8 @@ void strbuf_trim_trailing_newlines(struct strbuf *sb);
 
 /*
  * Appends a user's text as a message shows it: newline, tab and other
- * control bytes escaped (\n, \t, \x01), cut after 60 bytes with "...".
+ * control bytes escaped (\n, \t, \x01), bytes outside valid UTF-8 too
+ * (\xe9), cut after 60 bytes with "...".
  */
 void strbuf_add_shown(struct strbuf *sb, const char *s);
 

@@ -526,6 +526,14 @@ static void test_result_log_nul_line(void **state)
 	                    "line 1 of LOG holds a NUL byte; 'a' was read from that line");
 	result_log_spec_release(&spec);
 	result_release(&res);
+	/* Nor are bytes that are not UTF-8 shown raw. */
+	scan(&res,
+	     "status: caf\xe9 \xc2\x9b"
+	     "2J\n",
+	     "status", "status: (.*)");
+	assert_string_equal(result_find(&res, "status")->why,
+	                    "metric 'status' in LOG is 'caf\\xe9 \\xc2\\x9b2J', not a number");
+	result_release(&res);
 }
 
 /*
