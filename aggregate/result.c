@@ -815,27 +815,36 @@ static bool last_match(const regex_t *re, const char *line, size_t len, size_t *
 static bool find_last(struct strbuf *group, size_t *nul_line, const regex_t *re, const char *text,
                       size_t len)
 {
+	struct strbuf line = STRBUF_INIT;
 	size_t end = len, gs, ge;
+	bool found = false;
 
 	*nul_line = 0;
-	while (end > 0) {
+	while (end > 0 && !found) {
 		size_t start = end;
 
 		while (start > 0 && text[start - 1] != '\n')
 			start--;
-		if (last_match(re, text + start, end - start, &gs, &ge)) {
-			strbuf_add(group, text + start + gs, ge - gs);
-			if (memchr(text + start, '\0', end - start)) {
+		/*
+		 * A copy that ends in a NUL, each line once: text need not have
+		 * one, and the sanitizers' regexec measures its string.
+		 */
+		strbuf_reset(&line);
+		strbuf_add(&line, text + start, end - start);
+		if (last_match(re, line.buf, line.len, &gs, &ge)) {
+			strbuf_add(group, line.buf + gs, ge - gs);
+			if (memchr(line.buf, '\0', line.len)) {
 				*nul_line = 1;
 				for (const char *p = text;
 				     (p = memchr(p, '\n', (size_t)(text + start - p))); p++)
 					(*nul_line)++;
 			}
-			return true;
+			found = true;
 		}
 		end = start ? start - 1 : 0;
 	}
-	return false;
+	strbuf_release(&line);
+	return found;
 }
 
 /* Removes the entry for key from res, if there is one (a log metric wins). */

@@ -526,6 +526,18 @@ static void test_result_log_nul_line(void **state)
 	                    "line 1 of LOG holds a NUL byte; 'a' was read from that line");
 	result_log_spec_release(&spec);
 	result_release(&res);
+	/* The fuzzer's finding: a text without a NUL after its last byte. */
+	{
+		static const char found[] = "acc=0.5\nloss=0.9\n\0\0\0\0acc=0.7\nlr: 1e-3\0junk\n"
+		                            "loss=1\0x\n";
+		char *exact = xmalloc(sizeof(found) - 1);
+
+		memcpy(exact, found, sizeof(found) - 1);
+		scan_bytes(&res, exact, sizeof(found) - 1, "acc", "acc=([0-9.]+)");
+		assert_number(&res, "acc", 0.7);
+		result_release(&res);
+		free(exact);
+	}
 	/* Nor are bytes that are not UTF-8 shown raw. */
 	scan(&res,
 	     "status: caf\xe9 \xc2\x9b"
