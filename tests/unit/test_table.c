@@ -156,8 +156,8 @@ static void test_table_escapes_invalid_utf8(void **state)
 
 	(void)state;
 	table_init_head(&t, head, 2);
-	table_addstr(&t, "pr\xe9" "cision");
-	table_addstr(&t, "\xc2\x9b" "2J");
+	table_addstr(&t, "pr\351cision");
+	table_addstr(&t, "\302\2332J");
 	table_addstr(&t, "\xc3\xa9t\xc3\xa9");
 	table_addstr(&t, "\xed\xa0\x80");
 	out = printed(&t);
