@@ -121,23 +121,44 @@ static const char *last_line(const char *text, size_t len, size_t *linelen)
 }
 
 /*
- * The exception line of the last Python traceback: the first line after
- * its header that is not indented (the frames and the source lines are).
+ * The first needle in [s, s + len), or NULL. Not strstr: a NUL byte (the
+ * hole a crashed node leaves in a log that a requeued run appends to) is
+ * a byte like any other and hides nothing after it.
  */
-static const char *traceback_line(const char *text, size_t *linelen)
+static const char *find_in(const char *s, size_t len, const char *needle)
+{
+	const char *end = s + len, *p = s;
+	size_t n = strlen(needle);
+
+	while (n && (size_t)(end - p) >= n &&
+	       (p = memchr(p, needle[0], (size_t)(end - p) - n + 1))) {
+		if (!memcmp(p, needle, n))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/*
+ * The exception line of the last Python traceback in [text, text + len):
+ * the first line after its header that is not indented (the frames and
+ * the source lines are).
+ */
+static const char *traceback_line(const char *text, size_t len, size_t *linelen)
 {
 	static const char header[] = "Traceback (most recent call last):";
-	const char *last = NULL, *p = text, *line;
+	const char *end = text + len, *last = NULL, *p = text, *line;
 
-	while ((p = strstr(p, header))) {
+	while ((p = find_in(p, (size_t)(end - p), header))) {
 		last = p;
 		p += sizeof(header) - 1;
 	}
 	if (!last)
 		return NULL;
-	for (line = strchr(last, '\n'); line && *line; line = strchr(line, '\n')) {
-		const char *s = ++line, *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+	for (line = memchr(last, '\n', (size_t)(end - last)); line && line + 1 < end;
+	     line = memchr(line, '\n', (size_t)(end - line))) {
+		const char *s = ++line, *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
 
 		if (!n || isspace((unsigned char)*s))
 			continue;
@@ -198,7 +219,7 @@ static const char *pick_in(const char *text, size_t len, size_t *n)
 
 	if (!text || !len)
 		return NULL;
-	line = traceback_line(text, n);
+	line = traceback_line(text, len, n);
 	return line ? line : last_line(text, len, n);
 }
 
@@ -212,7 +233,8 @@ void cause_pick(struct cause_pick *out, const char *err, size_t errlen, const ch
 	line = pick_in(err, errlen, &n);
 	if (!line)
 		line = pick_in(out_text, outlen, &n);
-	if (err && strstr(err, "slurmstepd") && strstr(err, "exceeded memory limit"))
+	if (err && find_in(err, errlen, "slurmstepd") &&
+	    find_in(err, errlen, "exceeded memory limit"))
 		out->log_oom = true;
 	if (!line)
 		return;

@@ -32,6 +32,7 @@ void result_init(struct result *res)
 	res->status = RESULT_NOT_READ;
 	res->detail = NULL;
 	res->file = NULL;
+	res->warning = NULL;
 	res->entries = NULL;
 	res->nentries = 0;
 }
@@ -51,6 +52,7 @@ void result_release(struct result *res)
 	free(res->entries);
 	free(res->detail);
 	free(res->file);
+	free(res->warning);
 	result_init(res);
 }
 
@@ -354,6 +356,29 @@ static int compare_entries(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/*
+ * A key as sweep keeps it: as written when it is plain text, else escaped
+ * (strbuf_add_escaped), so that no printer (a table, CSV, JSON, shell
+ * completion) receives a control byte or a byte that is not UTF-8 from a
+ * task. The caller frees it.
+ */
+static char *key_of(const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_escaped(&sb, name);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The first key of sorted entries that two entries share once escaped, or NULL. */
+static const char *repeated_key(const struct result *res)
+{
+	for (size_t i = 1; i < res->nentries; i++)
+		if (!strcmp(res->entries[i].key, res->entries[i - 1].key))
+			return res->entries[i].key;
+	return NULL;
+}
+
 static void collect_entries(struct result *res, json_t *obj)
 {
 	const char *key;
@@ -364,7 +389,7 @@ static void collect_entries(struct result *res, json_t *obj)
 	{
 		struct result_entry *e = &res->entries[res->nentries++];
 
-		e->key = xstrdup(key);
+		e->key = key_of(key);
 		e->value = NAN;
 		e->what = NULL;
 		if (json_is_number(value)) {
@@ -394,7 +419,11 @@ static bool is_blank(const char *text, size_t len)
 /* A JSON object; where names the text in error details ("" or "last line, "). */
 static void parse_json(struct result *res, const char *text, size_t len, const char *where)
 {
-	const size_t flags = JSON_DECODE_ANY | JSON_REJECT_DUPLICATES;
+	/*
+	 * JSON_DECODE_INT_AS_REAL: every number is a double here anyway, and an
+	 * integer past int64 (Python's json.dump(2**64)) is still a number.
+	 */
+	const size_t flags = JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL;
 	struct strbuf fixed = STRBUF_INIT;
 	json_error_t err;
 	json_t *root;
@@ -435,14 +464,34 @@ static void parse_json(struct result *res, const char *text, size_t len, const c
 		goto out;
 	}
 	collect_entries(res, root);
+	if (repeated_key(res)) {
+		char *key = xstrdup(repeated_key(res));
+
+		result_release(res);
+		res->status = RESULT_INVALID;
+		res->detail =
+		    xstrfmt("two keys read '%s' once their control bytes are escaped", key);
+		free(key);
+		goto out;
+	}
 	res->status = RESULT_OK;
 out:
 	json_decref(root);
 	strbuf_release(&fixed);
 }
 
+/* Skips the UTF-8 byte order mark that Windows programs put at the start of a text. */
+static void skip_bom(const char **text, size_t *len)
+{
+	if (*len >= 3 && !memcmp(*text, "\xEF\xBB\xBF", 3)) {
+		*text += 3;
+		*len -= 3;
+	}
+}
+
 void result_parse(struct result *res, const char *text, size_t len)
 {
+	skip_bom(&text, &len);
 	parse_json(res, text, len, "");
 }
 
@@ -549,6 +598,19 @@ out:
 	return ret;
 }
 
+/* Removes the white space around s, in place. */
+static void trim_blanks(char *s)
+{
+	size_t start = 0, len = strlen(s);
+
+	while (isspace((unsigned char)s[start]))
+		start++;
+	while (len > start && isspace((unsigned char)s[len - 1]))
+		len--;
+	memmove(s, s + start, len - start);
+	s[len - start] = '\0';
+}
+
 static bool is_blank_row(const struct csv_row *row)
 {
 	return row->n == 1 && is_blank(row->fields[0], strlen(row->fields[0]));
@@ -642,6 +704,15 @@ static void parse_csv(struct result *res, const char *text, size_t len)
 		res->detail = xstrdup("a header and no row under it");
 		goto out;
 	}
+	/* "epoch, loss, acc" names loss and acc, as people write it. */
+	for (size_t i = 0; i < header.n; i++) {
+		char *key;
+
+		trim_blanks(header.fields[i]);
+		key = key_of(header.fields[i]);
+		free(header.fields[i]);
+		header.fields[i] = key;
+	}
 	if (header.n > RESULT_MAX_KEYS) {
 		res->status = RESULT_INVALID;
 		res->detail = xstrfmt("%zu columns, more than %d", header.n, RESULT_MAX_KEYS);
@@ -681,6 +752,7 @@ out:
 void result_parse_format(struct result *res, const char *text, size_t len,
                          enum result_format format)
 {
+	skip_bom(&text, &len);
 	switch (format) {
 	case RESULT_JSON:
 		parse_json(res, text, len, "");
@@ -731,46 +803,97 @@ void result_log_spec_release(struct result_log_spec *spec)
 }
 
 /*
- * The last match of re in line (NUL-terminated): its first group in
- * [*start, *end). Returns false when the line has none.
+ * The matches of re in line (len bytes) from off on, one after the other:
+ * the start of the last one in *last, with its first group in m when
+ * want_group (that group taking part). REG_STARTEND bounds every search by
+ * the line's end, so that no call measures the rest of the text (a tqdm bar
+ * is one line of '\r'-separated updates: a strlen per match made reading
+ * it quadratic), and a NUL byte is a byte like any other, not the end.
+ * Returns whether there was one.
  */
-static bool last_match(const regex_t *re, const char *line, size_t *start, size_t *end)
+static bool scan_matches(const regex_t *re, const char *line, size_t len, bool want_group,
+                         size_t *last, regmatch_t *group)
 {
-	size_t len = strlen(line), off = 0;
+	size_t off = 0, nmatch = want_group ? 2 : 1;
 	bool found = false;
 	regmatch_t m[2];
 
-	while (off <= len && !regexec(re, line + off, 2, m, off ? REG_NOTBOL : 0)) {
-		if (m[1].rm_so >= 0) {
-			*start = off + (size_t)m[1].rm_so;
-			*end = off + (size_t)m[1].rm_eo;
+	while (off <= len) {
+		m[0].rm_so = (regoff_t)off;
+		m[0].rm_eo = (regoff_t)len;
+		/* The offsets are line's; past its start '^' cannot match, as before. */
+		if (regexec(re, line, nmatch, m, REG_STARTEND | (off ? REG_NOTBOL : 0)))
+			break;
+		if (!want_group || m[1].rm_so >= 0) {
+			*last = (size_t)m[0].rm_so;
+			if (want_group)
+				*group = m[1];
 			found = true;
 		}
-		off += m[0].rm_eo > m[0].rm_so ? (size_t)m[0].rm_eo : (size_t)m[0].rm_so + 1;
+		off = (size_t)(m[0].rm_eo > m[0].rm_so ? m[0].rm_eo : m[0].rm_so + 1);
 	}
 	return found;
 }
 
 /*
- * The last match of re in text, line by line from the end (the first line
- * that matches holds it): its first group copied to group. Lines holding a
- * NUL byte are skipped.
+ * The last match of re in line (len bytes) whose first group took part:
+ * that group in [*gs, *ge). Returns false when the line has none. Finding
+ * where the matches are is much cheaper than where their groups are: the
+ * groups are asked for once, of the last match, which searched from where
+ * it starts finds the same match again (only when its group took no part,
+ * as in "(a)|b", are the matches searched again with their groups).
  */
-static bool find_last(struct strbuf *group, const regex_t *re, const char *text, size_t len)
+static bool last_match(const regex_t *re, const char *line, size_t len, size_t *gs, size_t *ge)
+{
+	regmatch_t m[2];
+	size_t last;
+
+	if (!scan_matches(re, line, len, false, &last, NULL))
+		return false;
+	m[0].rm_so = (regoff_t)last;
+	m[0].rm_eo = (regoff_t)len;
+	if (regexec(re, line, 2, m, REG_STARTEND | (last ? REG_NOTBOL : 0)) || m[1].rm_so < 0) {
+		if (!scan_matches(re, line, len, true, &last, &m[1]))
+			return false;
+	}
+	*gs = (size_t)m[1].rm_so;
+	*ge = (size_t)m[1].rm_eo;
+	return true;
+}
+
+/*
+ * The last match of re in text, line by line from the end (the first line
+ * that matches holds it): its first group copied to group. *nul_line is
+ * set to the 1-based number of that line when it holds a NUL byte (a
+ * program that wrote binary, a file with a hole), else 0.
+ */
+static bool find_last(struct strbuf *group, size_t *nul_line, const regex_t *re, const char *text,
+                      size_t len)
 {
 	struct strbuf line = STRBUF_INIT;
 	size_t end = len, gs, ge;
 	bool found = false;
 
+	*nul_line = 0;
 	while (end > 0 && !found) {
 		size_t start = end;
 
 		while (start > 0 && text[start - 1] != '\n')
 			start--;
+		/*
+		 * A copy that ends in a NUL, each line once: text need not have
+		 * one, and the sanitizers' regexec measures its string.
+		 */
 		strbuf_reset(&line);
 		strbuf_add(&line, text + start, end - start);
-		if (!memchr(line.buf, '\0', line.len) && last_match(re, line.buf, &gs, &ge)) {
+		if (last_match(re, line.buf, line.len, &gs, &ge)) {
 			strbuf_add(group, line.buf + gs, ge - gs);
+			if (memchr(line.buf, '\0', line.len)) {
+				*nul_line = 1;
+				for (const char *p = text;
+				     (p = memchr(p, '\n', (size_t)(text + start - p))); p++)
+					(*nul_line)++;
+			}
 			found = true;
 		}
 		end = start ? start - 1 : 0;
@@ -814,22 +937,37 @@ void result_scan_log(struct result *res, const char *text, size_t len, const cha
 
 	for (size_t k = 0; k < spec->n; k++) {
 		struct result_entry *e = add_log_entry(res, spec->names[k]);
+		size_t nul_line;
 
 		strbuf_reset(&group);
-		if (!find_last(&group, &spec->patterns[k], text, len)) {
+		if (!find_last(&group, &nul_line, &spec->patterns[k], text, len)) {
 			e->kind = RESULT_MISSING;
 			e->why =
 			    xstrfmt("pattern for '%s' not found in %s", spec->names[k], log_name);
 			continue;
 		}
-		entry_from_text(e, group.buf, "text");
+		/* Once per log: the first metric read from such a line names it. */
+		if (nul_line && !res->warning)
+			res->warning = xstrfmt("line %zu of %s holds a NUL byte; '%s' was read "
+			                       "from that line",
+			                       nul_line, log_name, spec->names[k]);
+		if (memchr(group.buf, '\0', group.len)) {
+			e->kind = RESULT_OTHER;
+			e->what = "text";
+		} else {
+			entry_from_text(e, group.buf, "text");
+		}
 		if (e->kind != RESULT_OTHER)
 			continue;
-		/* Show a little of what the group held, escaped. */
+		/* Show a little of what the group held, escaped (a NUL as \x00). */
 		if (group.len > 40)
 			strbuf_setlen(&group, 40);
 		strbuf_reset(&shown);
-		strbuf_add_shown(&shown, group.buf);
+		for (size_t i = 0; i <= group.len; i += strlen(group.buf + i) + 1) {
+			if (i)
+				strbuf_addstr(&shown, "\\x00");
+			strbuf_add_shown(&shown, group.buf + i);
+		}
 		e->why = xstrfmt("metric '%s' in %s is '%s', not a number", spec->names[k],
 		                 log_name, shown.buf);
 	}

@@ -13,7 +13,9 @@ struct strbuf;
  *
  *     {"accuracy": 0.912, "loss": 0.31, "epochs": 20, "checkpoint": "ck/7.pt"}
  *
- * Numbers (integer or real) are metrics; other values (strings, booleans,
+ * Numbers (integer or real, an integer of any size read as a double; a
+ * UTF-8 byte order mark at the start of any result file is skipped) are
+ * metrics; other values (strings, booleans,
  * null, nested objects and arrays) are kept only so that a message can say
  * what a key held instead of a number. NaN and infinities, which Python's
  * json.dump writes as the bare tokens NaN, Infinity and -Infinity (and C's
@@ -23,7 +25,8 @@ struct strbuf;
  *
  * Other sources, for programs that know nothing of sweep (the sweep file's
  * `results:` key): a JSON Lines file (its last line is the object), a CSV
- * file with a header (its last row), and the task's own log, where a
+ * file with a header (its last row; names trimmed of white space), and the
+ * task's own log, where a
  * regular expression per metric finds the value (last match, first group).
  *
  * A file that cannot be used is not an error of sweep but a fact about the
@@ -73,8 +76,14 @@ struct result_entry {
 
 struct result {
 	enum result_status status;
-	char *detail;                 /* see enum result_status; may be NULL */
-	char *file;                   /* the file as named in messages; NULL for $SWEEP_RESULT */
+	char *detail; /* see enum result_status; may be NULL */
+	char *file;   /* the file as named in messages; NULL for $SWEEP_RESULT */
+	/*
+	 * Something the reader took but the user should know, in words, owned,
+	 * else NULL: "line 12 of LOG holds a NUL byte; 'acc' was read from that
+	 * line" (result_scan_log sets it once, for the first such metric).
+	 */
+	char *warning;
 	struct result_entry *entries; /* sorted by key (strcmp) */
 	size_t nentries;
 };
@@ -131,7 +140,9 @@ void result_parse_format(struct result *res, const char *text, size_t len,
 /*
  * Metrics from a task's log: one compiled POSIX ERE per metric. The value
  * is the first group of the last match (lines are matched one by one, from
- * the end), read as a number.
+ * the end, in one pass over the text: a tqdm bar's one long line of
+ * '\r'-separated updates costs its length), read as a number. A NUL byte
+ * is a byte like any other; a group that holds one is not a number.
  */
 struct result_log_spec {
 	char **names;
@@ -152,7 +163,8 @@ void result_log_spec_release(struct result_log_spec *spec);
  * res, whose status must be RESULT_OK (a result without a file starts as
  * one with result_init_empty). A metric whose pattern does not match, or
  * whose group is not a number, gets an entry with why set; a log metric
- * replaces a file's key of the same name.
+ * replaces a file's key of the same name. When a value comes from a line
+ * holding a NUL byte, res->warning says which line (once per call).
  */
 void result_scan_log(struct result *res, const char *text, size_t len, const char *log_name,
                      const struct result_log_spec *spec);

@@ -34,32 +34,18 @@ void table_release(struct table *t)
 
 /*
  * Control bytes from values and keys (an escape sequence, a newline) would
- * reach the terminal and break the columns: shown as \n, \t, \xHH, as the
- * CSV and JSON printers escape them. A backslash is doubled only in cells
- * that needed escaping, so ordinary text reads as written.
+ * reach the terminal and break the columns, and bytes that are not UTF-8
+ * break them too: shown as \n, \t, \xHH (strbuf_add_escaped). A backslash
+ * is doubled only in cells that needed escaping, so ordinary text reads as
+ * written.
  */
 static char *escape_controls(char *text)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const unsigned char *p;
 
-	for (p = (const unsigned char *)text; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			break;
-	if (!*p)
+	if (strbuf_is_plain(text))
 		return text;
-	for (p = (const unsigned char *)text; *p; p++) {
-		if (*p == '\n')
-			strbuf_addstr(&sb, "\\n");
-		else if (*p == '\t')
-			strbuf_addstr(&sb, "\\t");
-		else if (*p == '\\')
-			strbuf_addstr(&sb, "\\\\");
-		else if (*p < 0x20 || *p == 0x7f)
-			strbuf_addf(&sb, "\\x%02x", *p);
-		else
-			strbuf_addch(&sb, (char)*p);
-	}
+	strbuf_add_escaped(&sb, text);
 	free(text);
 	return strbuf_detach(&sb, NULL);
 }

@@ -196,6 +196,8 @@ static void read_task_result(struct result *res, const struct verdict *v,
 		return;
 	log = outcome_log_path(rec->logs, rec->name, o->state, o->array_job_id, o->array_task_id);
 	result_read_log(res, log, &v->log);
+	if (res->warning)
+		warning("task %zu: %s", i, res->warning);
 	free(log);
 }
 

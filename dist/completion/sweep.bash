@@ -8,6 +8,18 @@
 # --metric from `sweep list --metrics SWEEP` (the numeric keys of the
 # sweep's first result files); both are one query on the state store.
 
+# COMPREPLY: the lines of stdin that start with $1, each quoted for the
+# command line. Not compgen -W, which expands every word it is given: a
+# metric that a task named $(cmd) would run cmd on Tab.
+_sweep_words()
+{
+	local word
+	COMPREPLY=()
+	while IFS= read -r word; do
+		[[ $word == "$1"* ]] && COMPREPLY+=("$(printf '%q' "$word")")
+	done
+}
+
 # The option lines of a command's --help (on stdin) as "OPTION ARG" (ARG:
 # the value's name, "=NAME" when the value is optional, "" for none).
 _sweep_options()
@@ -149,11 +161,11 @@ _sweep()
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 			;;
 		SWEEP)
-			mapfile -t COMPREPLY < <(compgen -W "$("$bin" list --names "${state[@]}" 2>/dev/null)" -- "$cur")
+			_sweep_words "$cur" < <("$bin" list --names "${state[@]}" 2>/dev/null)
 			;;
 		NAME)
 			[[ $optword == --metric ]] &&
-				mapfile -t COMPREPLY < <(compgen -W "$("$bin" list --metrics "${positional[0]:-}" "${state[@]}" 2>/dev/null)" -- "$cur")
+				_sweep_words "$cur" < <("$bin" list --metrics "${positional[0]:-}" "${state[@]}" 2>/dev/null)
 			;;
 		esac
 		return 0

@@ -194,23 +194,86 @@ void strbuf_trim_trailing_newlines(struct strbuf *sb)
 		strbuf_setlen(sb, sb->len - 1);
 }
 
+/* The length of the printable UTF-8 character at s, or 0 (a control, not UTF-8). */
+static size_t plain_char(const unsigned char *s)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0; /* a control, DEL, a continuation byte, an overlong start */
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	cp = s[0] & (0x3fu >> (len - 1));
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* the NUL at the end included */
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0)
+		return 0; /* overlong, beyond Unicode, a surrogate, a C1 control */
+	return len;
+}
+
 void strbuf_add_shown(struct strbuf *sb, const char *s)
 {
-	for (size_t n = 0; s[n]; n++) {
-		unsigned char c = (unsigned char)s[n];
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, len;
 
-		if (n == 60) {
+	while (p[n]) {
+		if (n >= 60) {
 			strbuf_addstr(sb, "...");
 			return;
 		}
-		if (c == '\n')
-			strbuf_addstr(sb, "\\n");
-		else if (c == '\t')
-			strbuf_addstr(sb, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			strbuf_addf(sb, "\\x%02x", c);
-		else
-			strbuf_addch(sb, c);
+		if (p[n] == '\n' || p[n] == '\t') {
+			strbuf_addstr(sb, p[n] == '\n' ? "\\n" : "\\t");
+			n++;
+		} else if ((len = plain_char(p + n))) {
+			strbuf_add(sb, p + n, len);
+			n += len;
+		} else {
+			strbuf_addf(sb, "\\x%02x", p[n++]);
+		}
+	}
+}
+
+bool strbuf_is_plain(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		if (!(n = plain_char(p)))
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+void strbuf_add_escaped(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	if (strbuf_is_plain(s)) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	while (*p) {
+		if (*p == '\\') {
+			strbuf_addstr(sb, "\\\\");
+			p++;
+		} else if (*p == '\n' || *p == '\t') {
+			strbuf_addstr(sb, *p == '\n' ? "\\n" : "\\t");
+			p++;
+		} else if ((n = plain_char(p))) {
+			strbuf_add(sb, p, n);
+			p += n;
+		} else {
+			strbuf_addf(sb, "\\x%02x", *p++);
+		}
 	}
 }
 

@@ -2,6 +2,7 @@
 #define SWEEP_STRBUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -42,9 +43,23 @@ void strbuf_trim_trailing_newlines(struct strbuf *sb);
 
 /*
  * Appends a user's text as a message shows it: newline, tab and other
- * control bytes escaped (\n, \t, \x01), cut after 60 bytes with "...".
+ * control bytes escaped (\n, \t, \x01), bytes outside valid UTF-8 too
+ * (\xe9), cut after 60 bytes with "...".
  */
 void strbuf_add_shown(struct strbuf *sb, const char *s);
+
+/*
+ * Whether s is plain text: valid UTF-8 without control characters (C0,
+ * DEL, C1), so that printing it cannot move a terminal's cursor, split a
+ * line or break a JSON writer.
+ */
+bool strbuf_is_plain(const char *s);
+/*
+ * Appends s unchanged when it is plain; else escaped, whole: \n, \t, a
+ * backslash doubled, any other control byte or byte outside valid UTF-8
+ * as \xHH. The result is always plain.
+ */
+void strbuf_add_escaped(struct strbuf *sb, const char *s);
 
 /* Reads the whole file into sb (appending). Returns 0 or -1 with errno set. */
 int strbuf_read_file(struct strbuf *sb, const char *path);

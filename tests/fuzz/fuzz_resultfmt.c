@@ -2,7 +2,8 @@
  * The readers of `results:` (issue 11): JSON Lines, CSV and the log's
  * regular expressions. The input's first byte picks the reader ('j' JSON
  * Lines, 'c' CSV, anything else the log scan, with patterns as users write
- * them), the rest is the file.
+ * them), the rest is the file. Keys, reasons and warnings must be plain
+ * text (strbuf_is_plain), whatever bytes the file held.
  */
 #include "fuzz.h"
 
@@ -21,7 +22,14 @@ static void check(const struct result *res)
 			abort();
 		if (res->status == RESULT_OK && !result_find(res, res->entries[i].key))
 			abort();
+		/* Plain text whatever the file held: no printer gets a control byte. */
+		if (!strbuf_is_plain(res->entries[i].key))
+			abort();
+		if (res->entries[i].why && !strbuf_is_plain(res->entries[i].why))
+			abort();
 	}
+	if (res->warning && !strbuf_is_plain(res->warning))
+		abort();
 	strbuf_release(&sb);
 }
 

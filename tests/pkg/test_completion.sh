@@ -124,5 +124,28 @@ for line in "${lines[@]}"; do
 	check zsh "$line" "$w" "$got"
 done
 grep -q '<<timeout>>' "$WORK/zsh.out" && fail "zsh completion timed out: $(cat "$WORK/zsh.out")"
+
+# Metric names are what a task chose: bash offers them quoted, runs none of
+# them (compgen -W would expand "$(touch pwned)"), and list --metrics shows
+# control bytes escaped, one name a line.
+log "metric names from a task"
+mkdir -p ../hostile
+cd ../hostile
+cat >hostile.yaml <<'YAML'
+name: hostile
+command: |
+  printf '\173"$(touch pwned)": 1, "a b": 2, "esc\\u001b[31m": 3, "two\\nlines": 4\175\n' > "$SWEEP_RESULT"
+YAML
+sweep submit --local hostile.yaml >/dev/null
+wait_until 60 "hostile to complete" sweep report hostile >/dev/null 2>&1
+sweep list --metrics hostile >metrics.out
+printf '%s\n' '$(touch pwned)' 'a b' 'esc\x1b[31m' 'two\nlines' | cmp -s - metrics.out ||
+	fail "list --metrics hostile: $(od -c metrics.out)"
+got=$(bash_complete "sweep report --metric ")
+[[ -e pwned ]] && fail "completing --metric ran a metric's name"
+check bash "sweep report --metric (hostile names)" \
+	"$(printf '%s\n' '\$\(touch\ pwned\)' 'a\ b' 'esc\\x1b\[31m' 'two\\nlines' | sort | tr '\n' ' ' | sed 's/ $//')" "$got"
+check bash "sweep report --metric a" 'a\ b' "$(bash_complete "sweep report --metric a")"
+cd ../proj
 ((failures == 0)) || fail "$failures completions differ"
 log "ok"

@@ -81,6 +81,28 @@ static void test_cause_escapes_and_cuts(void **state)
 	cause_pick_release(&p);
 }
 
+/*
+ * A NUL byte (the hole a crashed node left in a log that the requeued run
+ * appended to) hides neither the traceback after it nor the OOM line.
+ */
+static void test_cause_after_nul_bytes(void **state)
+{
+	static const char err[] = "half a line\0\0\0\0Traceback (most recent call last):\n"
+	                          "  File \"train.py\", line 3, in <module>\n"
+	                          "ValueError: boom\nsaving what is left\n";
+	static const char oom[] = "\0\0slurmstepd: error: Detected 1 oom_kill event; "
+	                          "task exceeded memory limit\n";
+	struct cause_pick p;
+
+	(void)state;
+	cause_pick(&p, err, sizeof(err) - 1, NULL, 0);
+	assert_string_equal(p.line, "ValueError: boom");
+	cause_pick_release(&p);
+	cause_pick(&p, oom, sizeof(oom) - 1, NULL, 0);
+	assert_true(p.log_oom);
+	cause_pick_release(&p);
+}
+
 static void test_cause_normalise(void **state)
 {
 	static const struct {
@@ -177,6 +199,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cause_recorded_logs),
 	    cmocka_unit_test(test_cause_escapes_and_cuts),
+	    cmocka_unit_test(test_cause_after_nul_bytes),
 	    cmocka_unit_test(test_cause_normalise),
 	    cmocka_unit_test(test_cause_groups),
 	    cmocka_unit_test(test_cause_ran_note_and_text),

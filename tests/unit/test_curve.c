@@ -36,6 +36,11 @@ static void test_curve_parse(void **state)
 	assert_int_equal(result_find(&c.lines[2].row, "loss")->kind, RESULT_NONFINITE);
 	curve_release(&c);
 	curve_release(&c);
+	/* A byte order mark, a step past int64. */
+	parse_ok(&c, "\xEF\xBB\xBF{\"step\": 0, \"loss\": 2}\n{\"step\": 18446744073709551616}\n");
+	assert_int_equal(c.n, 2);
+	assert_true(c.lines[1].step == 18446744073709551616.0);
+	curve_release(&c);
 }
 
 static void test_curve_parse_errors(void **state)

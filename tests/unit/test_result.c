@@ -517,10 +517,263 @@ static void test_result_log(void **state)
 		assert_int_equal(result_log_spec_init(&spec, &name, &pattern, 1), 0);
 		result_init_empty(&res);
 		result_scan_log(&res, nul_log, sizeof(nul_log) - 1, "LOG", &spec);
-		assert_number(&res, "acc", 0.5);
+		assert_number(&res, "acc", 0.7);
 		result_log_spec_release(&spec);
 		result_release(&res);
 	}
+}
+
+/* scan() for a log of len bytes that may hold NUL bytes. */
+static void scan_bytes(struct result *res, const char *log, size_t len, const char *name,
+                       const char *pattern)
+{
+	struct result_log_spec spec;
+
+	assert_int_equal(result_log_spec_init(&spec, &name, &pattern, 1), 0);
+	result_init_empty(res);
+	result_scan_log(res, log, len, "LOG", &spec);
+	result_log_spec_release(&spec);
+}
+
+static void test_result_log_nul_line(void **state)
+{
+	/* The later value follows the NUL bytes of a hole in the file. */
+	static const char hole[] = "acc=0.5\n\0\0\0\0acc=0.8\nend\n";
+	static const char after[] = "acc=0.5\nacc=0.7\0junk\n";
+	static const char in_group[] = "acc=0.5\nacc=0.9\0x done\n";
+	static const char elsewhere[] = "acc=0.5\n\0junk\n";
+	static const char two[] = "a=1 b=2\0\n";
+	struct result_log_spec spec;
+	const char *names[] = {"a", "b"}, *patterns[] = {"a=([0-9]+)", "b=([0-9]+)"};
+	struct result res;
+
+	(void)state;
+	scan_bytes(&res, hole, sizeof(hole) - 1, "acc", "acc=([0-9.]+)");
+	assert_number(&res, "acc", 0.8);
+	assert_string_equal(res.warning,
+	                    "line 2 of LOG holds a NUL byte; 'acc' was read from that line");
+	result_release(&res);
+
+	scan_bytes(&res, after, sizeof(after) - 1, "acc", "acc=([0-9.]+)");
+	assert_number(&res, "acc", 0.7);
+	assert_string_equal(res.warning,
+	                    "line 2 of LOG holds a NUL byte; 'acc' was read from that line");
+	result_release(&res);
+
+	/* A group that holds the NUL is not a number, and says so with the byte shown. */
+	scan_bytes(&res, in_group, sizeof(in_group) - 1, "acc", "acc=([^ ]+)");
+	assert_other(&res, "acc", RESULT_OTHER, "text");
+	assert_string_equal(result_find(&res, "acc")->why,
+	                    "metric 'acc' in LOG is '0.9\\x00x', not a number");
+	assert_non_null(res.warning);
+	result_release(&res);
+
+	/* A NUL on a line that holds no match hides nothing: no warning. */
+	scan_bytes(&res, elsewhere, sizeof(elsewhere) - 1, "acc", "acc=([0-9.]+)");
+	assert_number(&res, "acc", 0.5);
+	assert_null(res.warning);
+	result_release(&res);
+
+	/* Once per log, naming the first metric read from such a line. */
+	assert_int_equal(result_log_spec_init(&spec, names, patterns, 2), 0);
+	result_init_empty(&res);
+	result_scan_log(&res, two, sizeof(two) - 1, "LOG", &spec);
+	assert_number(&res, "a", 1);
+	assert_number(&res, "b", 2);
+	assert_string_equal(res.warning,
+	                    "line 1 of LOG holds a NUL byte; 'a' was read from that line");
+	result_log_spec_release(&spec);
+	result_release(&res);
+	/* The fuzzer's finding: a text without a NUL after its last byte. */
+	{
+		static const char found[] = "acc=0.5\nloss=0.9\n\0\0\0\0acc=0.7\nlr: 1e-3\0junk\n"
+		                            "loss=1\0x\n";
+		char *exact = xmalloc(sizeof(found) - 1);
+
+		memcpy(exact, found, sizeof(found) - 1);
+		scan_bytes(&res, exact, sizeof(found) - 1, "acc", "acc=([0-9.]+)");
+		assert_number(&res, "acc", 0.7);
+		result_release(&res);
+		free(exact);
+	}
+	/* Nor are bytes that are not UTF-8 shown raw. */
+	scan(&res,
+	     "status: caf\xe9 \xc2\x9b"
+	     "2J\n",
+	     "status", "status: (.*)");
+	assert_string_equal(result_find(&res, "status")->why,
+	                    "metric 'status' in LOG is 'caf\\xe9 \\xc2\\x9b2J', not a number");
+	result_release(&res);
+}
+
+/*
+ * A tqdm bar: one line of '\r'-separated updates. The last match wins, '^'
+ * matches only where the line starts, '$' where it ends, and a pattern that
+ * matches the empty text still ends. (bench/bench_logscan times it.)
+ */
+static void test_result_log_tqdm_line(void **state)
+{
+	struct strbuf log = STRBUF_INIT;
+	struct result res;
+
+	(void)state;
+	strbuf_addstr(&log, "start\n");
+	for (int i = 1; i <= 2000; i++)
+		strbuf_addf(&log, "\r%3d%%|%d/2000 loss=%d.5", i / 20, i, i);
+	strbuf_addstr(&log, "\n");
+	scan(&res, log.buf, "loss", "loss=([0-9.]+)");
+	assert_number(&res, "loss", 2000.5);
+	result_release(&res);
+	scan(&res, log.buf, "first", "^.[ ]*([0-9]+)%");
+	assert_number(&res, "first", 0);
+	result_release(&res);
+	scan(&res, log.buf, "end", "loss=([0-9.]+)$");
+	assert_number(&res, "end", 2000.5);
+	result_release(&res);
+	scan(&res, log.buf, "digits", "([0-9]*)");
+	assert_other(&res, "digits", RESULT_OTHER, "empty");
+	result_release(&res);
+	scan(&res, "x\nloss=1\rloss=2\rloss=3\n\n", "loss", "loss=([0-9])");
+	assert_number(&res, "loss", 3);
+	result_release(&res);
+	/* The last match whose group took part. */
+	scan(&res, "x=1 x=2 y\n", "x", "x=([0-9])|y");
+	assert_number(&res, "x", 2);
+	result_release(&res);
+	strbuf_release(&log);
+}
+
+static void test_result_big_integers(void **state)
+{
+	struct result res;
+	char *d;
+
+	(void)state;
+	/* Python's json.dump(2**64), and past int64 on the negative side. */
+	d = parse(&res,
+	          "{\"seen\": 18446744073709551616, \"low\": -9223372036854775809, "
+	          "\"steps\": 3}",
+	          RESULT_JSON);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "seen", 18446744073709551616.0);
+	assert_number(&res, "low", -9223372036854775809.0);
+	assert_number(&res, "steps", 3);
+	result_release(&res);
+	d = parse(&res, "{\"a\": 1}\n{\"a\": 100000000000000000000000}\n", RESULT_JSONL);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "a", 1e23);
+	result_release(&res);
+}
+
+static void test_result_bom(void **state)
+{
+	struct result res;
+	char *d;
+
+	(void)state;
+	d = parse(&res, "\xEF\xBB\xBF{\"acc\": 0.5}\n", RESULT_JSON);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "acc", 0.5);
+	result_release(&res);
+	d = parse(&res, "\xEF\xBB\xBF{\"acc\": 0.25}", RESULT_JSONL);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "acc", 0.25);
+	result_release(&res);
+	d = parse(&res,
+	          "\xEF\xBB\xBF"
+	          "epoch,loss\r\n1,0.5\r\n",
+	          RESULT_CSV);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "epoch", 1);
+	assert_number(&res, "loss", 0.5);
+	result_release(&res);
+	/* Only at the start, and only one. */
+	d = parse(&res, "\xEF\xBB\xBF\xEF\xBB\xBF{\"acc\": 0.5}", RESULT_JSON);
+	assert_int_equal(res.status, RESULT_INVALID);
+	free(d);
+	result_release(&res);
+	d = parse(&res, "\xEF\xBB\xBF", RESULT_JSON);
+	assert_int_equal(res.status, RESULT_EMPTY);
+	free(d);
+	result_release(&res);
+}
+
+static void test_result_csv_header_trimmed(void **state)
+{
+	struct result res;
+	char *d;
+
+	(void)state;
+	d = parse(&res, "epoch, loss ,\"\tacc \"\n1,0.5,0.7\n", RESULT_CSV);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "epoch", 1);
+	assert_number(&res, "loss", 0.5);
+	assert_number(&res, "acc", 0.7);
+	assert_null(result_find(&res, " loss "));
+	result_release(&res);
+	d = parse(&res, "loss, loss\n1,2\n", RESULT_CSV);
+	assert_string_equal(d,
+	                    "invalid result file: line 1: column 2 repeats a name of the header");
+	free(d);
+	result_release(&res);
+}
+
+/*
+ * Keys are a task's text: kept as written when plain, else escaped once
+ * at the reader, so that no printer (table, CSV header, JSON keys, list
+ * --metrics for completion) receives a control byte or invalid UTF-8.
+ */
+static void test_result_keys_escaped(void **state)
+{
+	struct result res;
+	char *d;
+
+	(void)state;
+	d = parse(
+	    &res,
+	    "{\"acc\\u001b[31m\": 1, \"two\\nlines\": 2, \"a\\\\b\": 3, \"\u00e9t\u00e9\": 4}",
+	    RESULT_JSON);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "acc\\x1b[31m", 1);
+	assert_number(&res, "two\\nlines", 2);
+	assert_number(&res, "a\\b", 3); /* plain: as written */
+	assert_number(&res, "\u00e9t\u00e9", 4);
+	result_release(&res);
+	/* A C1 control (U+009B, a terminal's CSI) is escaped too. */
+	d = parse(&res, "{\"x\\u009b2J\": 1}", RESULT_JSON);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "x\\xc2\\x9b2J", 1);
+	result_release(&res);
+	/* A CSV header is any bytes: Latin-1, a quoted line break, an escape. */
+	d = parse(&res,
+	          "pr\xe9"
+	          "cision,\"a\nb\",\x1b]0;x\a\n1,2,3\n",
+	          RESULT_CSV);
+	assert_string_equal(d, "");
+	free(d);
+	assert_number(&res, "pr\\xe9cision", 1);
+	assert_number(&res, "a\\nb", 2);
+	assert_number(&res, "\\x1b]0;x\\x07", 3);
+	result_release(&res);
+	/* Two keys that read the same: one plain as written, one escaped. */
+	d = parse(&res, "{\"a\\\\x01\": 1, \"a\\u0001\": 2}", RESULT_JSON);
+	assert_string_equal(d, "invalid result file: two keys read 'a\\x01' once their "
+	                       "control bytes are escaped");
+	free(d);
+	result_release(&res);
+	d = parse(&res, "\x01,\\x01\n1,2\n", RESULT_CSV);
+	assert_string_equal(d,
+	                    "invalid result file: line 1: column 2 repeats a name of the header");
+	free(d);
+	result_release(&res);
 }
 
 static void write_text(const char *path, const char *text)
@@ -786,6 +1039,12 @@ int main(void)
 	    cmocka_unit_test(test_result_jsonl),
 	    cmocka_unit_test(test_result_overflow_same_words),
 	    cmocka_unit_test(test_result_log),
+	    cmocka_unit_test(test_result_log_nul_line),
+	    cmocka_unit_test(test_result_log_tqdm_line),
+	    cmocka_unit_test(test_result_big_integers),
+	    cmocka_unit_test(test_result_bom),
+	    cmocka_unit_test(test_result_csv_header_trimmed),
+	    cmocka_unit_test(test_result_keys_escaped),
 	    cmocka_unit_test(test_result_log_with_file),
 	    cmocka_unit_test(test_result_read_limits),
 	    cmocka_unit_test(test_result_hostile_files),

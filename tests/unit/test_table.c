@@ -147,6 +147,27 @@ static void test_table_escapes_control_bytes(void **state)
 	table_release(&t);
 }
 
+/* Bytes that are not UTF-8 (Latin-1 from a CSV header), a C1 control: escaped too. */
+static void test_table_escapes_invalid_utf8(void **state)
+{
+	static const char *const head[] = {"metric", "n"};
+	struct table t;
+	char *out;
+
+	(void)state;
+	table_init_head(&t, head, 2);
+	table_addstr(&t, "pr\351cision");
+	table_addstr(&t, "\302\2332J");
+	table_addstr(&t, "\xc3\xa9t\xc3\xa9");
+	table_addstr(&t, "\xed\xa0\x80");
+	out = printed(&t);
+	assert_string_equal(out, "metric        n\n"
+	                         "pr\\xe9cision  \\xc2\\x9b2J\n"
+	                         "\xc3\xa9t\xc3\xa9           \\xed\\xa0\\x80\n");
+	free(out);
+	table_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +177,7 @@ int main(void)
 	    cmocka_unit_test(test_table_output_helpers),
 	    cmocka_unit_test(test_table_json_print),
 	    cmocka_unit_test(test_table_escapes_control_bytes),
+	    cmocka_unit_test(test_table_escapes_invalid_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
