@@ -307,6 +307,120 @@ int store_end(struct store *st, int ret)
 	return exec(st, "COMMIT");
 }
 
+/* Whether the file holds any table: a version-0 store must be empty. */
+static bool has_tables(struct store *st)
+{
+	sqlite3_stmt *stmt = NULL;
+	bool any = true; /* unreadable: not taken as empty */
+
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_master WHERE type = 'table'", -1,
+	                       &stmt, NULL) == SQLITE_OK)
+		any = sqlite3_step(stmt) != SQLITE_DONE;
+	sqlite3_finalize(stmt);
+	return any;
+}
+
+static int schema_damaged(struct store *st, const char *what)
+{
+	return error("state store '%s/sweep.db': %s: the file is damaged or was changed by "
+	             "hand; restore it from a backup, or move it away (sweep then starts a new "
+	             "store)",
+	             st->dir, what);
+}
+
+/* One column sweep expects: present in the file's table, with the same declared type. */
+static int check_column(struct store *st, const char *table, const char *column, const char *type)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *what = NULL;
+	int ret = 0;
+
+	if (store_prepare(st, &stmt, "SELECT type FROM pragma_table_info(?1) WHERE name = ?2") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_text(stmt, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, column, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_ROW)
+		what = xstrfmt("column '%s.%s' is missing", table, column);
+	else if (sqlite3_stricmp((const char *)sqlite3_column_text(stmt, 0), type))
+		what = xstrfmt("column '%s.%s' is %s, sweep expects %s", table, column,
+		               *sqlite3_column_text(stmt, 0)
+		                   ? (const char *)sqlite3_column_text(stmt, 0)
+		                   : "untyped",
+		               type);
+	if (what)
+		ret = schema_damaged(st, what);
+	free(what);
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+static int check_table(struct store *st, const char *table)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *what;
+	int ret = 0;
+
+	if (store_prepare(st, &stmt,
+	                  "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_text(stmt, 1, table, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		what = xstrfmt("table '%s' is missing", table);
+		ret = schema_damaged(st, what);
+		free(what);
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+/*
+ * The file's tables and columns against the schema the migrations build,
+ * built again in memory: a store damaged or changed by hand is refused
+ * with its file named, before a query fails half-way (or worse, reads a
+ * column of another type). Tables and columns sweep does not know are
+ * left alone.
+ */
+static int check_schema(struct store *st)
+{
+	sqlite3 *mem = NULL;
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0, rc;
+	struct strbuf last = STRBUF_INIT;
+
+	if (sqlite3_open(":memory:", &mem) != SQLITE_OK)
+		return error("cannot check state store '%s': out of memory", st->dir);
+	for (size_t v = 0; v < sizeof(migrations) / sizeof(migrations[0]); v++)
+		if (sqlite3_exec(mem, migrations[v], NULL, NULL, NULL) != SQLITE_OK) {
+			ret = error("migration %zu: %s", v + 1, sqlite3_errmsg(mem));
+			goto out;
+		}
+	if (sqlite3_prepare_v2(mem,
+	                       "SELECT m.name, p.name, p.type FROM sqlite_master m, "
+	                       "pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name "
+	                       "NOT LIKE 'sqlite_%' ORDER BY m.name, p.cid",
+	                       -1, &stmt, NULL) != SQLITE_OK) {
+		ret = error("cannot check state store '%s': %s", st->dir, sqlite3_errmsg(mem));
+		goto out;
+	}
+	while (!ret && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *table = (const char *)sqlite3_column_text(stmt, 0);
+
+		if (strcmp(last.buf, table)) {
+			strbuf_reset(&last);
+			strbuf_addstr(&last, table);
+			ret = check_table(st, table);
+		}
+		if (!ret)
+			ret = check_column(st, table, (const char *)sqlite3_column_text(stmt, 1),
+			                   (const char *)sqlite3_column_text(stmt, 2));
+	}
+out:
+	strbuf_release(&last);
+	sqlite3_finalize(stmt);
+	sqlite3_close(mem);
+	return ret;
+}
+
 static int migrate(struct store *st)
 {
 	sqlite3_stmt *stmt = NULL;
@@ -324,6 +438,13 @@ static int migrate(struct store *st)
 		goto out;
 	}
 	version = sqlite3_column_int(stmt, 0);
+	if (version < 0 || (version == 0 && has_tables(st))) {
+		ret = error("state store '%s/sweep.db' has schema version %d, which no sweep "
+		            "writes: the file is damaged or not sweep's; move it away (sweep then "
+		            "starts a new store) or restore it from a backup",
+		            st->dir, version);
+		goto out;
+	}
 	if (version > latest) {
 		ret = error("state store '%s' has schema version %d, newer than this sweep "
 		            "knows (%d); use a newer sweep",
@@ -343,6 +464,8 @@ static int migrate(struct store *st)
 			goto out;
 		}
 	}
+	if (!ret)
+		ret = check_schema(st);
 out:
 	sqlite3_finalize(stmt);
 	return store_end(st, ret);
