@@ -125,6 +125,8 @@ static int check_gpus(unsigned want)
 		            want == 1 ? "" : "s", set.ngpus,
 		            set.ngpus ? "" : " (nvidia-smi lists none)");
 	gpu_set_release(&set);
+	if (!ret)
+		ret = gpu_lock_check_dir();
 	return ret;
 }
 

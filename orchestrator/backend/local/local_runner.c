@@ -96,7 +96,8 @@ struct runner {
 	bool stopping;
 	bool after_done;
 	double gpu_retry_at;
-	bool gpu_waiting; /* said so in the log */
+	bool gpu_waiting;            /* said so in the log */
+	struct strbuf refused_locks; /* "\n<uuid>\n..." of GPUs whose lock was unsafe, said once */
 	uint32_t task_min, task_max;
 	char offset[16];
 	char host[256];
@@ -176,6 +177,18 @@ static size_t gpus_available(const struct runner *r, const struct gpu_set *set)
 	return n;
 }
 
+/* Whether the runner said already that uuid's lock is unsafe; with add, remembers it did. */
+static bool lock_refused(struct runner *r, const char *uuid, bool add)
+{
+	char *entry = xstrfmt("\n%s\n", uuid);
+	bool found = r->refused_locks.len && strstr(r->refused_locks.buf, entry);
+
+	if (add && !found)
+		strbuf_addstr(&r->refused_locks, entry + (r->refused_locks.len ? 1 : 0));
+	free(entry);
+	return found;
+}
+
 /* Gives run r->arr.gpus GPUs, lowest index first; 0, or -1 when too few could be locked. */
 static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *set,
                      struct strbuf *ids)
@@ -188,8 +201,10 @@ static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *se
 
 		if (g->verdict != GPU_FREE || held_here(r, g->uuid))
 			continue;
-		fd = gpu_lock(g->uuid);
-		if (fd == -1)
+		fd = gpu_lock(g->uuid, !lock_refused(r, g->uuid, false));
+		if (fd == GPU_LOCK_UNSAFE)
+			lock_refused(r, g->uuid, true);
+		if (fd == GPU_LOCK_HELD || fd == GPU_LOCK_UNSAFE)
 			continue;
 		run->uuids[run->ngpus] = xstrdup(g->uuid);
 		run->locks[run->ngpus++] = fd;
@@ -727,6 +742,7 @@ static void runner_release(struct runner *r)
 	local_array_rec_release(&r->arr);
 	store_close(r->st);
 	free(r->sweep_dir);
+	strbuf_release(&r->refused_locks);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -765,6 +781,7 @@ int local_runner_main(int argc, char **argv)
 	unsigned long job_id;
 	char *end;
 
+	strbuf_init(&r.refused_locks, 0);
 	if (argc != 3 || (job_id = strtoul(argv[2], &end, 10)) == 0 || *end ||
 	    job_id > UINT32_MAX) {
 		error("usage: sweep %s STATE_DIR JOB_ID (sweep submit --local starts it)",
