@@ -328,48 +328,89 @@ static int schema_damaged(struct store *st, const char *what)
 	             st->dir, what);
 }
 
-/* One column sweep expects: present in the file's table, with the same declared type. */
-static int check_column(struct store *st, const char *table, const char *column, const char *type)
+/* One column of a schema, as sqlite_master and pragma_table_info give it. */
+struct schema_column {
+	char *table, *column, *type;
+};
+
+static void schema_free(struct schema_column *cols, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(cols[i].table);
+		free(cols[i].column);
+		free(cols[i].type);
+	}
+	free(cols);
+}
+
+static char *column_dup(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, col);
+
+	return xstrdup(text ? (const char *)text : "");
+}
+
+/* Every column of db's tables, by table then column name (memcmp order, as strcmp's). */
+static int read_schema(struct schema_column **out, size_t *n, sqlite3 *db)
 {
 	sqlite3_stmt *stmt = NULL;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = sqlite3_prepare_v2(db,
+	                        "SELECT m.name, p.name, p.type FROM sqlite_master m, "
+	                        "pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name "
+	                        "NOT LIKE 'sqlite_%' ORDER BY m.name, p.name",
+	                        -1, &stmt, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		ALLOC_GROW(*out, *n + 1, alloc);
+		(*out)[*n].table = column_dup(stmt, 0);
+		(*out)[*n].column = column_dup(stmt, 1);
+		(*out)[*n].type = column_dup(stmt, 2);
+		(*n)++;
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int cmp_column(const void *a, const void *b)
+{
+	const struct schema_column *x = a, *y = b;
+	int c = strcmp(x->table, y->table);
+
+	return c ? c : strcmp(x->column, y->column);
+}
+
+static bool has_table(const struct schema_column *cols, size_t n, const char *table)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(cols[i].table, table))
+			return true;
+	return false;
+}
+
+/* want against the file's columns: 0, or schema_damaged naming what differs. */
+static int check_column(struct store *st, const struct schema_column *want,
+                        const struct schema_column *have, size_t nhave)
+{
+	const struct schema_column *got =
+	    nhave ? bsearch(want, have, nhave, sizeof(*have), cmp_column) : NULL;
 	char *what = NULL;
 	int ret = 0;
 
-	if (store_prepare(st, &stmt, "SELECT type FROM pragma_table_info(?1) WHERE name = ?2") < 0)
-		return SWEEP_ERR;
-	sqlite3_bind_text(stmt, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, column, -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) != SQLITE_ROW)
-		what = xstrfmt("column '%s.%s' is missing", table, column);
-	else if (sqlite3_stricmp((const char *)sqlite3_column_text(stmt, 0), type))
-		what = xstrfmt("column '%s.%s' is %s, sweep expects %s", table, column,
-		               *sqlite3_column_text(stmt, 0)
-		                   ? (const char *)sqlite3_column_text(stmt, 0)
-		                   : "untyped",
-		               type);
+	if (!got && !has_table(have, nhave, want->table))
+		what = xstrfmt("table '%s' is missing", want->table);
+	else if (!got)
+		what = xstrfmt("column '%s.%s' is missing", want->table, want->column);
+	else if (sqlite3_stricmp(got->type, want->type))
+		what = xstrfmt("column '%s.%s' is %s, sweep expects %s", want->table, want->column,
+		               *got->type ? got->type : "untyped", want->type);
 	if (what)
 		ret = schema_damaged(st, what);
 	free(what);
-	sqlite3_finalize(stmt);
-	return ret;
-}
-
-static int check_table(struct store *st, const char *table)
-{
-	sqlite3_stmt *stmt = NULL;
-	char *what;
-	int ret = 0;
-
-	if (store_prepare(st, &stmt,
-	                  "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1") < 0)
-		return SWEEP_ERR;
-	sqlite3_bind_text(stmt, 1, table, -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		what = xstrfmt("table '%s' is missing", table);
-		ret = schema_damaged(st, what);
-		free(what);
-	}
-	sqlite3_finalize(stmt);
 	return ret;
 }
 
@@ -378,45 +419,37 @@ static int check_table(struct store *st, const char *table)
  * built again in memory: a store damaged or changed by hand is refused
  * with its file named, before a query fails half-way (or worse, reads a
  * column of another type). Tables and columns sweep does not know are
- * left alone.
+ * left alone. Each schema is read in one query.
  */
 static int check_schema(struct store *st)
 {
 	sqlite3 *mem = NULL;
-	sqlite3_stmt *stmt = NULL;
-	int ret = 0, rc;
-	struct strbuf last = STRBUF_INIT;
+	struct schema_column *want = NULL, *have = NULL;
+	size_t nwant = 0, nhave = 0;
+	int ret = 0;
 
-	if (sqlite3_open(":memory:", &mem) != SQLITE_OK)
-		return error("cannot check state store '%s': out of memory", st->dir);
+	if (sqlite3_open(":memory:", &mem) != SQLITE_OK) {
+		ret = error("cannot check state store '%s': out of memory", st->dir);
+		goto out;
+	}
 	for (size_t v = 0; v < sizeof(migrations) / sizeof(migrations[0]); v++)
 		if (sqlite3_exec(mem, migrations[v], NULL, NULL, NULL) != SQLITE_OK) {
 			ret = error("migration %zu: %s", v + 1, sqlite3_errmsg(mem));
 			goto out;
 		}
-	if (sqlite3_prepare_v2(mem,
-	                       "SELECT m.name, p.name, p.type FROM sqlite_master m, "
-	                       "pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name "
-	                       "NOT LIKE 'sqlite_%' ORDER BY m.name, p.cid",
-	                       -1, &stmt, NULL) != SQLITE_OK) {
+	if (read_schema(&want, &nwant, mem) < 0) {
 		ret = error("cannot check state store '%s': %s", st->dir, sqlite3_errmsg(mem));
 		goto out;
 	}
-	while (!ret && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		const char *table = (const char *)sqlite3_column_text(stmt, 0);
-
-		if (strcmp(last.buf, table)) {
-			strbuf_reset(&last);
-			strbuf_addstr(&last, table);
-			ret = check_table(st, table);
-		}
-		if (!ret)
-			ret = check_column(st, table, (const char *)sqlite3_column_text(stmt, 1),
-			                   (const char *)sqlite3_column_text(stmt, 2));
+	if (read_schema(&have, &nhave, st->db) < 0) {
+		ret = store_db_error(st, "cannot read the schema");
+		goto out;
 	}
+	for (size_t i = 0; !ret && i < nwant; i++)
+		ret = check_column(st, &want[i], have, nhave);
 out:
-	strbuf_release(&last);
-	sqlite3_finalize(stmt);
+	schema_free(want, nwant);
+	schema_free(have, nhave);
 	sqlite3_close(mem);
 	return ret;
 }
