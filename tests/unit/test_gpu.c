@@ -5,6 +5,7 @@
  * order than the indices, mixed models, output nvidia-smi could not
  * finish, no GPU at all.
  */
+#define _DEFAULT_SOURCE /* syscall */
 #include "gpu.h"
 
 #include <setjmp.h>
@@ -14,7 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -291,6 +296,23 @@ static void test_gpu_unknown_uuid(void **state)
 
 /* ---- The locks (gpu_lock): a folder of the test's own, SWEEP_GPU_LOCK_DIR */
 
+/*
+ * flock as NFS gives it on a read-only descriptor (an exclusive lock needs
+ * write access there) when flock_errno is set; else the kernel's. This
+ * definition stands in for libc's in this test program.
+ */
+static int flock_errno;
+
+int flock(int fd, int op);
+int flock(int fd, int op)
+{
+	if (flock_errno) {
+		errno = flock_errno;
+		return -1;
+	}
+	return (int)syscall(SYS_flock, fd, op);
+}
+
 #define UUID   "GPU-8a1e6b0c-3d5f"
 #define NOBODY 65534 /* another user, for owners and for a lock opened by another */
 
@@ -515,6 +537,58 @@ static void test_gpu_lock_folder(void **state)
 	done_dir(dir);
 }
 
+/* Runners of older sweeps took a write lock (fcntl) on the same file: they still exclude. */
+static void test_gpu_lock_older_runner_and_nfs(void **state)
+{
+	char *dir = lock_dir(), *path = lock_path(dir), *want;
+	int ready[2], stop[2], status, fd;
+	char c = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(stop), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct flock fl = {0};
+		int old = open(path, O_RDWR | O_CREAT, 0666);
+
+		fl.l_type = F_WRLCK;
+		fl.l_whence = SEEK_SET;
+		if (old < 0 || fchmod(old, 0666) < 0 || fcntl(old, F_SETLK, &fl) < 0)
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1 || read(stop[0], &c, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(gpu_lock(UUID, true), GPU_LOCK_HELD);
+	assert_int_equal(write(stop[1], "x", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fd = gpu_lock(UUID, true);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_string_equal(captured.buf, "");
+	for (int i = 0; i < 2; i++) {
+		close(ready[i]);
+		close(stop[i]);
+	}
+
+	/* A file system whose flock needs write access (NFS): no lock to take, said so. */
+	flock_errno = EBADF;
+	assert_int_equal(gpu_lock(UUID, true), GPU_LOCK_NONE);
+	flock_errno = 0;
+	want = xstrfmt("warning: cannot lock the GPU lock '%s': Bad file descriptor; using the GPU "
+	               "unlocked",
+	               path);
+	assert_string_equal(captured.buf, want);
+	free(want);
+	free(path);
+	done_dir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +607,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_gpu_lock_unreadable_to_another, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gpu_lock_folder, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gpu_lock_older_runner_and_nfs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -548,17 +548,24 @@ static int check_lock(bool warn, int fd, const char *path)
 /*
  * flock keeps runners of this sweep apart; the read lock (fcntl) also
  * keeps them apart from older sweeps, whose runners took a write lock on
- * the same file.
+ * the same file. A file system where flock does not work on a read-only
+ * descriptor (NFS emulates it with a write lock) has no lock to take.
  */
-static int take(int fd)
+static int take(bool warn, int fd, const char *path)
 {
 	struct flock fl = {0};
 
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		return GPU_LOCK_HELD;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK || errno == EINTR)
+			return GPU_LOCK_HELD;
+		if (warn)
+			warning("cannot lock the GPU lock '%s': %s; using the GPU unlocked", path,
+			        strerror(errno));
+		return GPU_LOCK_NONE;
+	}
 	fl.l_type = F_RDLCK;
 	fl.l_whence = SEEK_SET;
-	if (fcntl(fd, F_SETLK, &fl) < 0)
+	if (fcntl(fd, F_SETLK, &fl) < 0 && (errno == EAGAIN || errno == EACCES))
 		return GPU_LOCK_HELD;
 	return 0;
 }
@@ -594,7 +601,7 @@ int gpu_lock(const char *uuid, bool warn)
 		goto out;
 	ret = check_lock(warn, fd, path.buf);
 	if (!ret)
-		ret = take(fd);
+		ret = take(warn, fd, path.buf);
 	if (ret < 0) {
 		close(fd);
 		fd = ret;
