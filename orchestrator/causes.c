@@ -170,8 +170,10 @@ int causes_load(struct causes *out, struct store *st, const struct sweep_rec *re
 		fill(&out->tasks[i], o, &fresh[nfresh++], &prog);
 		out->logs_read++;
 	}
-	if (ret == 0)
-		ret = store_put_causes(st, rec->id, fresh, nfresh);
+	/* A cache: not kept (a full disk, say), they are read from the logs again next time. */
+	if (ret == 0 && store_put_causes(st, rec->id, fresh, nfresh) < 0)
+		warning("the causes read from the logs were not kept: the next command reads them "
+		        "again");
 	cause_recs_free(kept, nkept);
 	cause_recs_free(fresh, nfresh);
 	free(prog.name);

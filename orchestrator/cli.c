@@ -105,12 +105,56 @@ int cli_common_option(int opt, const char **state_dir, char **argv, const struct
                       const char *usage, const char *options)
 {
 	if (opt == 's' && state_dir) {
+		if (!*optarg) {
+			error("--state-dir needs a folder, not an empty string");
+			return cli_usage(stderr, usage, options);
+		}
 		*state_dir = optarg;
 		return CLI_CONTINUE;
 	}
 	if (opt == 'h')
 		return cli_help(usage, options);
 	return cli_bad_option(argv, longopts, usage, options);
+}
+
+/* How many words of argv at i are a --state-dir before the command: 0, 1 or 2; -1 without a value.
+ */
+static int state_dir_words(int argc, char **argv, int i)
+{
+	if (!strncmp(argv[i], "--state-dir=", 12))
+		return 1;
+	if (strcmp(argv[i], "--state-dir"))
+		return 0;
+	if (i + 1 >= argc)
+		return error("--state-dir needs a value");
+	return 2;
+}
+
+char **cli_hoist_options(int *argc, char **argv)
+{
+	int i = 1, n = 0, words;
+	char **out;
+
+	while (i < *argc && (words = state_dir_words(*argc, argv, i)) != 0) {
+		if (words < 0)
+			return NULL;
+		i += words;
+	}
+	if (i > 1 && i >= *argc) {
+		error("a command goes after --state-dir DIR, as in 'sweep --state-dir DIR status'");
+		return NULL;
+	}
+	out = xcalloc((size_t)*argc + 1, sizeof(*out));
+	out[n++] = argv[0];
+	if (i < *argc)
+		out[n++] = argv[i];
+	for (int k = 1; k < i; k++)
+		out[n++] = argv[k];
+	for (int k = i + 1; k < *argc; k++)
+		out[n++] = argv[k];
+	out[n] = NULL;
+	*argc = n;
+	return out;
 }
 
 int cli_no_operands(int argc, char **argv, const char *usage, const char *options)

@@ -107,6 +107,16 @@ void cli_release_space(const char *sweep_dir);
  */
 int cli_recover_submission(struct store *st, struct sweep_rec *rec);
 
+/*
+ * sweep --state-dir DIR COMMAND [ARGS]: the option given before the
+ * command (as git -C; also --state-dir=DIR) is moved after it, where every
+ * command reads it; without one, argv as it is. Returns a new argv (its
+ * strings borrowed from argv; the caller frees the array) and sets
+ * *argc; NULL, with error(), when --state-dir has no value or no command
+ * follows it.
+ */
+char **cli_hoist_options(int *argc, char **argv);
+
 /* Prints "usage: ..." plus the option lines to f; returns EXIT_USAGE. */
 int cli_usage(FILE *f, const char *usage, const char *options);
 

@@ -3,6 +3,7 @@
  * cmd_<name>.c; adding one is that file plus one row here.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -72,7 +73,7 @@ static int finish(int code)
 	return code;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const char *name;
 
@@ -80,8 +81,6 @@ int main(int argc, char **argv)
 		print_commands(stderr);
 		return EXIT_USAGE;
 	}
-	/* The local runner runs a sweep's follow-ups itself when its array job ends. */
-	backend_set_end_hook(followup_local_ended);
 	name = argv[1];
 	if (!strcmp(name, "--version"))
 		name = "version";
@@ -93,4 +92,19 @@ int main(int argc, char **argv)
 	fprintf(stderr, "sweep: error: unknown command '%s'\n\n", name);
 	print_commands(stderr);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	char **args;
+	int code;
+
+	/* The local runner runs a sweep's follow-ups itself when its array job ends. */
+	backend_set_end_hook(followup_local_ended);
+	args = cli_hoist_options(&argc, argv);
+	if (!args)
+		return EXIT_USAGE;
+	code = dispatch(argc, args);
+	free(args);
+	return code;
 }

@@ -308,6 +308,153 @@ int store_end(struct store *st, int ret)
 	return exec(st, "COMMIT");
 }
 
+/* Whether the file holds any table: a version-0 store must be empty. */
+static bool has_tables(struct store *st)
+{
+	sqlite3_stmt *stmt = NULL;
+	bool any = true; /* unreadable: not taken as empty */
+
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_master WHERE type = 'table'", -1,
+	                       &stmt, NULL) == SQLITE_OK)
+		any = sqlite3_step(stmt) != SQLITE_DONE;
+	sqlite3_finalize(stmt);
+	return any;
+}
+
+static int schema_damaged(struct store *st, const char *what)
+{
+	return error("state store '%s/sweep.db': %s: the file is damaged or was changed by "
+	             "hand; restore it from a backup, or move it away (sweep then starts a new "
+	             "store)",
+	             st->dir, what);
+}
+
+/* One column of a schema, as sqlite_master and pragma_table_info give it. */
+struct schema_column {
+	char *table, *column, *type;
+};
+
+static void schema_free(struct schema_column *cols, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(cols[i].table);
+		free(cols[i].column);
+		free(cols[i].type);
+	}
+	free(cols);
+}
+
+static char *column_dup(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, col);
+
+	return xstrdup(text ? (const char *)text : "");
+}
+
+/* Every column of db's tables, by table then column name (memcmp order, as strcmp's). */
+static int read_schema(struct schema_column **out, size_t *n, sqlite3 *db)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = sqlite3_prepare_v2(db,
+	                        "SELECT m.name, p.name, p.type FROM sqlite_master m, "
+	                        "pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name "
+	                        "NOT LIKE 'sqlite_%' ORDER BY m.name, p.name",
+	                        -1, &stmt, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		ALLOC_GROW(*out, *n + 1, alloc);
+		(*out)[*n].table = column_dup(stmt, 0);
+		(*out)[*n].column = column_dup(stmt, 1);
+		(*out)[*n].type = column_dup(stmt, 2);
+		(*n)++;
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int cmp_column(const void *a, const void *b)
+{
+	const struct schema_column *x = a, *y = b;
+	int c = strcmp(x->table, y->table);
+
+	return c ? c : strcmp(x->column, y->column);
+}
+
+static bool has_table(const struct schema_column *cols, size_t n, const char *table)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(cols[i].table, table))
+			return true;
+	return false;
+}
+
+/* want against the file's columns: 0, or schema_damaged naming what differs. */
+static int check_column(struct store *st, const struct schema_column *want,
+                        const struct schema_column *have, size_t nhave)
+{
+	const struct schema_column *got =
+	    nhave ? bsearch(want, have, nhave, sizeof(*have), cmp_column) : NULL;
+	char *what = NULL;
+	int ret = 0;
+
+	if (!got && !has_table(have, nhave, want->table))
+		what = xstrfmt("table '%s' is missing", want->table);
+	else if (!got)
+		what = xstrfmt("column '%s.%s' is missing", want->table, want->column);
+	else if (sqlite3_stricmp(got->type, want->type))
+		what = xstrfmt("column '%s.%s' is %s, sweep expects %s", want->table, want->column,
+		               *got->type ? got->type : "untyped", want->type);
+	if (what)
+		ret = schema_damaged(st, what);
+	free(what);
+	return ret;
+}
+
+/*
+ * The file's tables and columns against the schema the migrations build,
+ * built again in memory: a store damaged or changed by hand is refused
+ * with its file named, before a query fails half-way (or worse, reads a
+ * column of another type). Tables and columns sweep does not know are
+ * left alone. Each schema is read in one query.
+ */
+static int check_schema(struct store *st)
+{
+	sqlite3 *mem = NULL;
+	struct schema_column *want = NULL, *have = NULL;
+	size_t nwant = 0, nhave = 0;
+	int ret = 0;
+
+	if (sqlite3_open(":memory:", &mem) != SQLITE_OK) {
+		ret = error("cannot check state store '%s': out of memory", st->dir);
+		goto out;
+	}
+	for (size_t v = 0; v < sizeof(migrations) / sizeof(migrations[0]); v++)
+		if (sqlite3_exec(mem, migrations[v], NULL, NULL, NULL) != SQLITE_OK) {
+			ret = error("migration %zu: %s", v + 1, sqlite3_errmsg(mem));
+			goto out;
+		}
+	if (read_schema(&want, &nwant, mem) < 0) {
+		ret = error("cannot check state store '%s': %s", st->dir, sqlite3_errmsg(mem));
+		goto out;
+	}
+	if (read_schema(&have, &nhave, st->db) < 0) {
+		ret = store_db_error(st, "cannot read the schema");
+		goto out;
+	}
+	for (size_t i = 0; !ret && i < nwant; i++)
+		ret = check_column(st, &want[i], have, nhave);
+out:
+	schema_free(want, nwant);
+	schema_free(have, nhave);
+	sqlite3_close(mem);
+	return ret;
+}
+
 static int migrate(struct store *st)
 {
 	sqlite3_stmt *stmt = NULL;
@@ -325,6 +472,13 @@ static int migrate(struct store *st)
 		goto out;
 	}
 	version = sqlite3_column_int(stmt, 0);
+	if (version < 0 || (version == 0 && has_tables(st))) {
+		ret = error("state store '%s/sweep.db' has schema version %d, which no sweep "
+		            "writes: the file is damaged or not sweep's; move it away (sweep then "
+		            "starts a new store) or restore it from a backup",
+		            st->dir, version);
+		goto out;
+	}
 	if (version > latest) {
 		ret = error("state store '%s' has schema version %d, newer than this sweep "
 		            "knows (%d); use a newer sweep",
@@ -344,6 +498,8 @@ static int migrate(struct store *st)
 			goto out;
 		}
 	}
+	if (!ret)
+		ret = check_schema(st);
 out:
 	sqlite3_finalize(stmt);
 	return store_end(st, ret);

@@ -3,7 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "cause.h"
+#include "causes.h"
+#include "store.h"
 #include "outcome.h"
 #include "strbuf.h"
 
@@ -147,7 +151,8 @@ static void test_cause_groups(void **state)
 	cause_groups_build(&g, idx, texts, res, 1);
 	assert_false(cause_groups_same_everywhere(&g)); /* one task is no pattern */
 	cause_groups_release(&g);
-	cause_groups_build(&g, (const size_t[]){0, 2, 3}, (const char *[]){texts[0], texts[2], texts[3]},
+	cause_groups_build(&g, (const size_t[]){0, 2, 3},
+	                   (const char *[]){texts[0], texts[2], texts[3]},
 	                   (const bool[]){false, false, false}, 3);
 	assert_true(cause_groups_same_everywhere(&g));
 	cause_groups_release(&g);
@@ -194,6 +199,70 @@ static void test_cause_ran_note_and_text(void **state)
 	assert_true(cause_is_resource(&o, true));
 }
 
+/*
+ * The causes are a cache in the store: when it cannot take them (a full
+ * disk; here a trigger that fails as one would), the command still has
+ * them, and says they were not kept.
+ */
+static void test_cause_not_kept(void **state)
+{
+	static char *params[] = {"lr"};
+	static char *values[] = {"0.1"};
+	static int64_t seeds[] = {0};
+	char *dir = make_tmpdir(), *db = xstrfmt("%s/sweep.db", dir);
+	struct store *st;
+	struct sweep_rec rec;
+	struct plan plan;
+	struct task_outcome o = {0};
+	struct causes c;
+	sqlite3 *h;
+
+	(void)state;
+	plan_init(&plan);
+	plan.params = params;
+	plan.nparams = 1;
+	plan.values = values;
+	plan.nsettings = 1;
+	plan.seeds = seeds;
+	plan.nseeds = 1;
+	plan.ntasks = 1;
+	sweep_rec_init(&rec);
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	rec.name = xstrdup("full");
+	rec.source = xstrdup("/src/sweep.yaml");
+	rec.logs = xstrdup("/nonexistent/logs");
+	rec.backend = xstrdup("local");
+	assert_int_equal(store_begin_sweep(st, &rec, &plan, "name: full\n"), 0);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h,
+	                              "CREATE TRIGGER full BEFORE INSERT ON causes BEGIN SELECT "
+	                              "RAISE(ABORT, 'database or disk is full'); END",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(h);
+	o.state = TS_FAILED;
+	o.exit_code = 1;
+	o.array_job_id = 7;
+	o.job_id = 8;
+	o.end_time = 1796412360;
+	o.maxrss_bytes = o.total_cpu_us = o.gpu_util = o.gpu_mem_bytes = o.node_mem_bytes =
+	    o.timelimit_s = ACCT_NO_VALUE;
+	capture_errors();
+	assert_int_equal(causes_load(&c, st, &rec, &o, 1), 0);
+	assert_true(c.tasks[0].failed);
+	assert_string_equal(c.tasks[0].reason, "exit code 1");
+	assert_non_null(strstr(captured.buf, "database or disk is full"));
+	assert_non_null(strstr(captured.buf, "\nwarning: the causes read from the logs were not "
+	                                     "kept: the next command reads them again"));
+	release_captured();
+	causes_release(&c);
+	sweep_rec_release(&rec);
+	store_close(st);
+	remove_tree(dir);
+	free(db);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +272,7 @@ int main(void)
 	    cmocka_unit_test(test_cause_normalise),
 	    cmocka_unit_test(test_cause_groups),
 	    cmocka_unit_test(test_cause_ran_note_and_text),
+	    cmocka_unit_test(test_cause_not_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,6 +41,16 @@ static void test_cli_bad_options(void **state)
 	              "--bogus", "x.yaml", NULL);
 	check_command(cmd_status, EXIT_USAGE, "error: --state-dir needs a value", "status",
 	              "--state-dir", NULL);
+	/* An empty folder name is no folder (it was taken for .sweep). */
+	check_command(cmd_status, EXIT_USAGE,
+	              "error: --state-dir needs a folder, not an empty string", "status",
+	              "--state-dir", "", NULL);
+	check_command(cmd_list, EXIT_USAGE,
+	              "error: --state-dir needs a folder, not an empty string", "list",
+	              "--state-dir=", NULL);
+	check_command(cmd_submit, EXIT_USAGE,
+	              "error: --state-dir needs a folder, not an empty string", "submit",
+	              "--state-dir", "", "x.yaml", NULL);
 	check_command(cmd_report, EXIT_USAGE, "error: --json takes no value", "report", "--json=1",
 	              NULL);
 	check_command(cmd_rightsize, EXIT_USAGE, "error: --mem-factor needs a value", "rightsize",
@@ -116,6 +126,71 @@ static void test_cli_take_sweep(void **state)
 	assert_int_not_equal(CLI_CONTINUE, SWEEP_ERR);
 }
 
+/* Hoists words (NULL-terminated) and compares them, joined by spaces, with want (NULL: refused). */
+static void check_hoist(const char *want, const char *want_msg, ...)
+{
+	char *argv[16];
+	char **out;
+	int argc = 0;
+	va_list ap;
+	const char *w;
+	struct strbuf got = STRBUF_INIT;
+
+	va_start(ap, want_msg);
+	while ((w = va_arg(ap, const char *)) && argc < 15)
+		argv[argc++] = (char *)w;
+	va_end(ap);
+	argv[argc] = NULL;
+	capture_errors();
+	out = cli_hoist_options(&argc, argv);
+	if (out) {
+		for (int i = 0; i < argc; i++)
+			strbuf_addf(&got, "%s%s", i ? " " : "", out[i]);
+		assert_null(out[argc]);
+	}
+	if (!want)
+		assert_null(out);
+	else
+		assert_string_equal(got.buf, want);
+	assert_string_equal(captured.buf, want_msg);
+	release_captured();
+	strbuf_release(&got);
+	free(out);
+}
+
+/* sweep --state-dir DIR COMMAND: the option before the command, as git -C. */
+static void test_cli_state_dir_before_command(void **state)
+{
+	(void)state;
+	check_hoist("sweep status --state-dir d 3 --tasks", "", "sweep", "--state-dir", "d",
+	            "status", "3", "--tasks", NULL);
+	check_hoist("sweep list --state-dir=d", "", "sweep", "--state-dir=d", "list", NULL);
+	check_hoist("sweep status --state-dir a --state-dir=b", "", "sweep", "--state-dir", "a",
+	            "--state-dir=b", "status", NULL);
+	check_hoist("sweep status --state-dir d", "", "sweep", "status", "--state-dir", "d", NULL);
+	check_hoist("sweep", "", "sweep", NULL);
+	check_hoist(NULL, "error: --state-dir needs a value", "sweep", "--state-dir", NULL);
+	check_hoist(NULL,
+	            "error: a command goes after --state-dir DIR, as in 'sweep --state-dir DIR "
+	            "status'",
+	            "sweep", "--state-dir", "d", NULL);
+	/* Then the command reads it as its own. */
+	{
+		char *argv[] = {"sweep", "--state-dir", "/nonexistent/st", "list", NULL};
+		int argc = 4;
+		char **out = cli_hoist_options(&argc, argv);
+
+		assert_non_null(out);
+		capture_errors();
+		assert_int_equal(cmd_list(argc - 1, out + 1), EXIT_ERROR);
+		assert_string_equal(captured.buf,
+		                    "error: no state store in '/nonexistent/st': No such file or "
+		                    "directory (run 'sweep submit' first, or give --state-dir)");
+		release_captured();
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -123,6 +198,7 @@ int main(void)
 	    cmocka_unit_test(test_cli_report_compare_options),
 	    cmocka_unit_test(test_cli_operands),
 	    cmocka_unit_test(test_cli_take_sweep),
+	    cmocka_unit_test(test_cli_state_dir_before_command),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

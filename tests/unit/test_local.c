@@ -547,6 +547,7 @@ static void test_local_records_after_runner_killed(void **state)
 	struct acct_set set;
 	const uint32_t ids[] = {0, 1, 2, 3};
 	size_t n = 0;
+	char *want_note;
 
 	(void)state;
 	plan_init(&plan);
@@ -599,6 +600,41 @@ static void test_local_records_after_runner_killed(void **state)
 		fclose(f);
 		free(path);
 	}
+	/*
+	 * End notes (a full disk kept the runner from recording the end): task
+	 * 3 ended with exit code 1 while the store still has it PENDING; task
+	 * 1's note is still blank, so it stays a node failure.
+	 */
+	{
+		struct local_task_rec t3 = tasks[3];
+		struct strbuf note = STRBUF_INIT;
+		char *blank = local_end_note_path(rec.dir, tasks[1].job_id);
+		char *noted = local_end_note_path(rec.dir, tasks[3].job_id);
+		FILE *f;
+
+		t3.state = TS_FAILED;
+		t3.exit_code = 1;
+		t3.end_time = time(NULL) - 5;
+		t3.maxrss_bytes = 1 << 20;
+		local_end_note_format(&note, &t3);
+		f = fopen(noted, "w");
+		assert_non_null(f);
+		fputs(note.buf, f);
+		fclose(f);
+		f = fopen(blank, "w");
+		assert_non_null(f);
+		fprintf(f, "%*s", LOCAL_END_NOTE_BYTES, "");
+		fclose(f);
+		strbuf_release(&note);
+		free(blank);
+		strbuf_reset(&captured);
+		want_note =
+		    xstrfmt("warning: task 3 (job %" PRIu32 "): its runner could not record "
+		            "its end in the state store (is the disk full?); its end is read "
+		            "from '%s'",
+		            tasks[3].job_id, noted);
+		free(noted);
+	}
 	local_task_recs_free(tasks, n);
 
 	acct_set_init(&set);
@@ -610,6 +646,11 @@ static void test_local_records_after_runner_killed(void **state)
 	assert_int_equal(set.recs[1].state, TS_NODE_FAIL);
 	assert_int_equal(set.recs[2].state, TS_FAILED);
 	assert_int_equal(set.recs[2].exit_code, 3);
+	assert_int_equal(set.recs[3].state, TS_FAILED);
+	assert_int_equal(set.recs[3].exit_code, 1);
+	assert_int_equal(set.recs[3].maxrss_bytes, 1 << 20);
+	assert_string_equal(captured.buf, want_note);
+	free(want_note);
 	acct_set_release(&set);
 
 	local_array_rec_release(&a);
@@ -617,6 +658,61 @@ static void test_local_records_after_runner_killed(void **state)
 	store_close(st);
 	remove_tree(dir);
 	free(dir);
+}
+
+/* The end note a runner writes when the store cannot take a task's end. */
+static void test_local_end_note(void **state)
+{
+	struct local_task_rec t = {0}, back = {0};
+	struct strbuf note = STRBUF_INIT;
+	char *path = local_end_note_path("/s/sweeps/3", 17);
+
+	(void)state;
+	assert_string_equal(path, "/s/sweeps/3/.end.17");
+	free(path);
+	t.state = TS_OUT_OF_MEMORY;
+	t.exit_code = 0;
+	t.signal = 9;
+	t.end_time = 1796412360;
+	t.maxrss_bytes = UINT64_MAX;
+	t.cpu_us = 1234567;
+	local_end_note_format(&note, &t);
+	assert_int_equal(note.len, LOCAL_END_NOTE_BYTES);
+	assert_memory_equal(note.buf, "end OUT_OF_MEMORY 0 9 1796412360 - 1234567 ", 43);
+	assert_int_equal(note.buf[note.len - 1], '\n');
+	assert_int_equal(local_end_note_parse(&back, note.buf), 0);
+	assert_int_equal(back.state, TS_OUT_OF_MEMORY);
+	assert_int_equal(back.signal, 9);
+	assert_int_equal(back.end_time, 1796412360);
+	assert_true(back.maxrss_bytes == UINT64_MAX);
+	assert_true(back.cpu_us == 1234567);
+	strbuf_release(&note);
+
+	/* Blank (the task has not ended), cut short, or not a final state: no end. */
+	{
+		static const char *const bad[] = {
+		    "",
+		    "      \n",
+		    "end FAILED 1 0",
+		    "end RUNNING 0 0 1796412360 - -",
+		    "end FAILED 256 0 1796412360 - -",
+		    "end FAILED 1 0 0 - -",
+		    "end FAILED 1 0 1796412360 - - x",
+		    "end BOGUS 1 0 1796412360 - -",
+		    "end FAILED -1 0 1796412360 - -",
+		    "end FAILED 1 0 1796412360 -5 -",
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			back.state = TS_RUNNING;
+			if (local_end_note_parse(&back, bad[i]) != -1)
+				fail_msg("read an end from '%s'", bad[i]);
+			assert_int_equal(back.state, TS_RUNNING);
+		}
+	}
+	assert_int_equal(local_end_note_parse(&back, "end FAILED 1 0 1796412360 20480 - \n"), 0);
+	assert_int_equal(back.exit_code, 1);
+	assert_true(back.maxrss_bytes == 20480);
 }
 
 /* Job ids stay unique in the store: a second array job starts above the first one's tasks. */
@@ -786,6 +882,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_local_final_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_local_task_acct, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_local_records_through_the_seam, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_local_end_note, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_local_records_after_runner_killed, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_local_job_ids, setup, teardown),

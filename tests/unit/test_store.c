@@ -359,6 +359,63 @@ static void test_store_policy_and_followups(void **state)
 }
 
 /* A store of schema 3 (before follow-ups) gains their tables when opened. */
+/*
+ * A store whose schema is not the one sweep wrote is refused with the
+ * file named and what to do, never read (a version below 1 indexed the
+ * migrations at -1).
+ */
+static void test_store_refuses_damaged_schema(void **state)
+{
+	static const struct {
+		const char *sql, *what;
+	} cases[] = {
+	    {"PRAGMA user_version = -1",
+	     "has schema version -1, which no sweep writes: the file is damaged or not sweep's; "
+	     "move it away (sweep then starts a new store) or restore it from a backup"},
+	    {"PRAGMA user_version = 0",
+	     "has schema version 0, which no sweep writes: the file is damaged or not sweep's; "
+	     "move it away (sweep then starts a new store) or restore it from a backup"},
+	    {"DROP TABLE local_tasks", ": table 'local_tasks' is missing: the file is damaged or "
+	                               "was changed by hand; restore it from a backup, or move it "
+	                               "away (sweep then starts a new store)"},
+	    {"ALTER TABLE local_tasks DROP COLUMN gpus",
+	     ": column 'local_tasks.gpus' is missing: the file is damaged or was changed by hand; "
+	     "restore it from a backup, or move it away (sweep then starts a new store)"},
+	    {"ALTER TABLE sweeps RENAME COLUMN ntasks TO old; ALTER TABLE sweeps ADD ntasks TEXT",
+	     ": column 'sweeps.ntasks' is TEXT, sweep expects INTEGER: the file is damaged or was "
+	     "changed by hand; restore it from a backup, or move it away (sweep then starts a new "
+	     "store)"},
+	    {"ALTER TABLE programs DROP COLUMN submit_path; ALTER TABLE programs ADD submit_path",
+	     ": column 'programs.submit_path' is untyped, sweep expects TEXT: the file is damaged "
+	     "or was changed by hand; restore it from a backup, or move it away (sweep then "
+	     "starts a new store)"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = make_tmpdir(), *path = xstrfmt("%s/sweep.db", dir), *expect;
+		struct store *st;
+		sqlite3 *db;
+
+		assert_int_equal(store_open(&st, dir, 1), 0);
+		store_close(st);
+		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, cases[i].sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+		capture_errors();
+		assert_int_equal(store_open(&st, dir, 0), SWEEP_ERR);
+		assert_null(st);
+		expect = xstrfmt("error: state store '%s/sweep.db'%s%s", dir,
+		                 cases[i].what[0] == ':' ? "" : " ", cases[i].what);
+		assert_string_equal(captured.buf, expect);
+		release_captured();
+		free(expect);
+		free(path);
+		remove_tree(dir);
+		free(dir);
+	}
+}
+
 static void test_store_migration_to_followups(void **state)
 {
 	char *dir = make_tmpdir(), *path;
@@ -856,6 +913,7 @@ int main(void)
 	    cmocka_unit_test(test_store_refuses_a_folder_others_may_write),
 	    cmocka_unit_test(test_store_find_latest_and_by_id),
 	    cmocka_unit_test(test_store_errors),
+	    cmocka_unit_test(test_store_refuses_damaged_schema),
 	    cmocka_unit_test(test_store_begin_is_atomic),
 	    cmocka_unit_test(test_store_interrupted_submission),
 	    cmocka_unit_test(test_store_acct_round_trip),

@@ -6,15 +6,18 @@
  * discovery itself (running nvidia-smi) and the per-GPU locks that keep two
  * runners off one GPU.
  */
+#define _DEFAULT_SOURCE /* flock, S_ISVTX */
 #include "gpu.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -382,37 +385,232 @@ int gpu_query(struct gpu_set *out, bool owners)
 }
 
 /*
- * A GPU given to a task is also locked (fcntl, in a file every user can
- * open), so that two runners never hand out the same GPU in the moment
- * before its task shows up in nvidia-smi. Returns the lock's descriptor,
- * -1 when another holds it, -2 when there is no lock to take (the file
- * cannot be opened), which does not stop the GPU being used.
+ * The GPU locks live in a folder every user writes to (/tmp), where
+ * anyone may plant a link or a file at a lock's path before sweep makes
+ * it (the uuids are public). So a lock is never opened through a link
+ * (O_NOFOLLOW), only made with O_CREAT | O_EXCL and a fixed mode, opened
+ * read-only (flock needs no more, and a lock someone else made is only
+ * read), and checked on its descriptor before use: a regular file with one
+ * name that every user can read. Its owner may be any user, since a
+ * sticky folder lets no one but the owner remove or replace it, and
+ * sweep neither writes to it nor changes its mode. Nothing else is ever
+ * made or changed in the folder.
  */
-int gpu_lock(const char *uuid)
+
+#define LOCK_MODE 0644 /* others' runners open it read-only to lock it */
+
+const char *gpu_lock_dir(void)
 {
 	const char *dir = getenv("SWEEP_GPU_LOCK_DIR");
-	struct strbuf path = STRBUF_INIT;
-	struct flock fl = {0};
-	int fd;
 
-	strbuf_addf(&path, "%s/sweep-gpu-", dir && *dir ? dir : "/tmp");
-	for (const char *p = uuid; *p; p++)
-		strbuf_addch(&path, isalnum((unsigned char)*p) || *p == '-' ? *p : '_');
-	strbuf_addstr(&path, ".lock");
-	fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		warning("cannot open the GPU lock '%s': %s; using the GPU unlocked", path.buf,
-		        strerror(errno));
-		strbuf_release(&path);
-		return -2;
-	}
-	fchmod(fd, 0666); /* others' runners must open it too; fails harmlessly if not ours */
-	strbuf_release(&path);
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	if (fcntl(fd, F_SETLK, &fl) < 0) {
-		close(fd);
+	return dir && *dir ? dir : "/tmp";
+}
+
+static char *user_name(uid_t uid)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	return pw ? xstrfmt("user '%s'", pw->pw_name) : xstrfmt("uid %u", (unsigned)uid);
+}
+
+/*
+ * A folder others write to must be sticky and root's (or ours), or they
+ * could swap the locks in it. Returns -1 with why set when it is not.
+ */
+static int check_dir_stat(struct strbuf *why, const char *dir, const struct stat *sb)
+{
+	char *owner;
+
+	if (!S_ISDIR(sb->st_mode)) {
+		strbuf_addf(why,
+		            "the GPU lock folder '%s' is not a folder (set SWEEP_GPU_LOCK_DIR "
+		            "to one such as /tmp)",
+		            dir);
 		return -1;
 	}
+	if (sb->st_uid != 0 && sb->st_uid != geteuid()) {
+		owner = user_name(sb->st_uid);
+		strbuf_addf(why,
+		            "the GPU lock folder '%s' belongs to %s, who could replace the "
+		            "locks in it; use one that root owns, such as /tmp "
+		            "(SWEEP_GPU_LOCK_DIR)",
+		            dir, owner);
+		free(owner);
+		return -1;
+	}
+	if ((sb->st_mode & (S_IWGRP | S_IWOTH)) && !(sb->st_mode & S_ISVTX)) {
+		strbuf_addf(why,
+		            "the GPU lock folder '%s' lets others remove the locks in it (mode "
+		            "%04o, no sticky bit); chmod +t it, or use /tmp (SWEEP_GPU_LOCK_DIR)",
+		            dir, (unsigned)(sb->st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+int gpu_lock_check_dir(void)
+{
+	const char *dir = gpu_lock_dir();
+	struct strbuf why = STRBUF_INIT;
+	struct stat sb;
+	int ret = 0;
+
+	if (stat(dir, &sb) < 0)
+		return error("cannot use the GPU lock folder '%s': %s (set SWEEP_GPU_LOCK_DIR to "
+		             "one such as /tmp)",
+		             dir, strerror(errno));
+	if (check_dir_stat(&why, dir, &sb) < 0)
+		ret = error("%s", why.buf);
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Says why the file at path is not a lock sweep made; GPU_LOCK_UNSAFE. */
+static int refuse(bool warn, const char *path, const char *what, uid_t uid)
+{
+	char *owner = user_name(uid);
+
+	if (warn)
+		warning("the GPU lock '%s' %s (owned by %s), not a lock sweep made: the GPU is "
+		        "not used while it is there (only its owner or root can remove it)",
+		        path, what, owner);
+	free(owner);
+	return GPU_LOCK_UNSAFE;
+}
+
+/* Why an open of path in dfd failed: GPU_LOCK_UNSAFE for what someone put there. */
+static int open_failed(bool warn, int dfd, const char *name, const char *path, int err)
+{
+	struct stat sb;
+
+	if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(sb.st_mode))
+			return refuse(warn, path, "is a symbolic link", sb.st_uid);
+		if (err == EACCES)
+			return refuse(warn, path, "cannot be read by this user", sb.st_uid);
+		if (!S_ISREG(sb.st_mode))
+			return refuse(warn, path, "is not a regular file", sb.st_uid);
+	}
+	if (warn)
+		warning("cannot open the GPU lock '%s': %s; using the GPU unlocked", path,
+		        strerror(err));
+	return GPU_LOCK_NONE;
+}
+
+/* The lock's descriptor, read-only: the file there, or one made now (O_EXCL, ours). */
+static int open_lock(bool warn, int dfd, const char *name, const char *path)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		int fd =
+		    openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+		if (fd >= 0 || errno != ENOENT)
+			return fd >= 0 ? fd : open_failed(warn, dfd, name, path, errno);
+		fd = openat(dfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		            LOCK_MODE);
+		if (fd >= 0) {
+			fchmod(fd, LOCK_MODE); /* the file just made, whatever the umask took */
+			return fd;
+		}
+		if (errno != EEXIST)
+			return open_failed(warn, dfd, name, path, errno);
+		/* made by another runner since the first try (or planted): look again */
+	}
+	return open_failed(warn, dfd, name, path, EEXIST);
+}
+
+/* The checks on the open descriptor: what was opened, not what the path names now. */
+static int check_lock(bool warn, int fd, const char *path)
+{
+	struct stat sb;
+	char what[64];
+
+	if (fstat(fd, &sb) < 0) {
+		if (warn)
+			warning("cannot check the GPU lock '%s': %s; using the GPU unlocked", path,
+			        strerror(errno));
+		return GPU_LOCK_NONE;
+	}
+	if (!S_ISREG(sb.st_mode))
+		return refuse(warn, path, "is not a regular file", sb.st_uid);
+	if (sb.st_nlink != 1) {
+		snprintf(what, sizeof(what), "has %ju names (hard links)", (uintmax_t)sb.st_nlink);
+		return refuse(warn, path, what, sb.st_uid);
+	}
+	if ((sb.st_mode & 0444) != 0444) {
+		snprintf(what, sizeof(what), "is not readable by every user (mode %04o)",
+		         (unsigned)(sb.st_mode & 07777));
+		return refuse(warn, path, what, sb.st_uid);
+	}
+	return 0;
+}
+
+/*
+ * flock keeps runners of this sweep apart; the read lock (fcntl) also
+ * keeps them apart from older sweeps, whose runners took a write lock on
+ * the same file. A file system where flock does not work on a read-only
+ * descriptor (NFS emulates it with a write lock) has no lock to take.
+ */
+static int take(bool warn, int fd, const char *path)
+{
+	struct flock fl = {0};
+
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK || errno == EINTR)
+			return GPU_LOCK_HELD;
+		if (warn)
+			warning("cannot lock the GPU lock '%s': %s; using the GPU unlocked", path,
+			        strerror(errno));
+		return GPU_LOCK_NONE;
+	}
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_SETLK, &fl) < 0 && (errno == EAGAIN || errno == EACCES))
+		return GPU_LOCK_HELD;
+	return 0;
+}
+
+int gpu_lock(const char *uuid, bool warn)
+{
+	const char *dir = gpu_lock_dir();
+	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT, why = STRBUF_INIT;
+	struct stat sb;
+	int dfd, fd = GPU_LOCK_NONE, ret;
+
+	strbuf_addstr(&name, "sweep-gpu-");
+	for (const char *p = uuid; *p; p++)
+		strbuf_addch(&name, isalnum((unsigned char)*p) || *p == '-' ? *p : '_');
+	strbuf_addstr(&name, ".lock");
+	strbuf_addf(&path, "%s/%s", dir, name.buf);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		if (warn)
+			warning("cannot open the GPU lock folder '%s': %s; using the GPU unlocked",
+			        dir, strerror(errno));
+		goto out;
+	}
+	if (fstat(dfd, &sb) < 0 || check_dir_stat(&why, dir, &sb) < 0) {
+		if (warn)
+			warning("%s; its GPUs are not used meanwhile",
+			        why.len ? why.buf : strerror(errno));
+		fd = GPU_LOCK_UNSAFE;
+		goto out;
+	}
+	fd = open_lock(warn, dfd, name.buf, path.buf);
+	if (fd < 0)
+		goto out;
+	ret = check_lock(warn, fd, path.buf);
+	if (!ret)
+		ret = take(warn, fd, path.buf);
+	if (ret < 0) {
+		close(fd);
+		fd = ret;
+	}
+out:
+	if (dfd >= 0)
+		close(dfd);
+	strbuf_release(&name);
+	strbuf_release(&path);
+	strbuf_release(&why);
 	return fd;
 }

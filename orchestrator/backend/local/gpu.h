@@ -95,12 +95,34 @@ void gpu_free_list(struct strbuf *out, const struct gpu_set *set);
 int gpu_query(struct gpu_set *out, bool owners);
 
 /*
- * A GPU given to a task is also locked (fcntl, in a file every user can
- * open), so that two runners never hand out the same GPU in the moment
- * before its task shows up in nvidia-smi. Returns the lock's descriptor,
- * -1 when another holds it, -2 when there is no lock to take (the file
- * cannot be opened), which does not stop the GPU being used.
+ * A GPU given to a task is also locked, so that two runners (of any
+ * users) never hand out the same GPU in the moment before its task shows
+ * up in nvidia-smi: flock on <folder>/sweep-gpu-<uuid>.lock, the folder
+ * gpu_lock_dir(). The lock is made 0644 with O_EXCL, opened read-only and
+ * never through a link, and used only when it is a regular file with one
+ * name that every user can read, in a folder that root or the caller owns
+ * and that is sticky when others may write to it; its mode is changed
+ * only when sweep just made it.
+ *
+ * Returns the lock's descriptor (the caller closes it to unlock), or
+ *   GPU_LOCK_HELD    another runner holds it: use another GPU, or wait;
+ *   GPU_LOCK_NONE    no lock can be taken (the folder is missing or cannot
+ *                    be written): the GPU is used unlocked;
+ *   GPU_LOCK_UNSAFE  something at the lock's path is not a lock sweep made
+ *                    (a link, a file with other names, one not every user
+ *                    can read), or the folder lets others swap locks: the
+ *                    GPU is not used while it is so.
+ * With warn, a warning says why for the last two.
  */
-int gpu_lock(const char *uuid);
+#define GPU_LOCK_HELD   (-1)
+#define GPU_LOCK_NONE   (-2)
+#define GPU_LOCK_UNSAFE (-3)
+int gpu_lock(const char *uuid, bool warn);
+
+/* The lock folder: $SWEEP_GPU_LOCK_DIR, else /tmp. Borrowed (the environment). */
+const char *gpu_lock_dir(void);
+
+/* 0 when the lock folder passes gpu_lock's checks; else error() says why and what to do. */
+int gpu_lock_check_dir(void);
 
 #endif

@@ -126,6 +126,8 @@ static int check_gpus(unsigned want)
 		            want == 1 ? "" : "s", set.ngpus,
 		            set.ngpus ? "" : " (nvidia-smi lists none)");
 	gpu_set_release(&set);
+	if (!ret)
+		ret = gpu_lock_check_dir();
 	return ret;
 }
 
@@ -329,6 +331,35 @@ out:
 	return found;
 }
 
+/*
+ * How a task ended that its runner could not record (a full disk): from
+ * its end note (local.h), saying so. Returns true when there was one.
+ */
+static bool ended_unrecorded(struct local_task_rec *t, const struct local_array_rec *arr)
+{
+	const char *slash = strrchr(arr->script, '/');
+	struct strbuf dir = STRBUF_INIT, text = STRBUF_INIT;
+	char *path;
+	bool found;
+
+	if (!slash)
+		return false;
+	strbuf_add(&dir, arr->script, (size_t)(slash - arr->script));
+	path = local_end_note_path(dir.buf, t->job_id);
+	found =
+	    strbuf_read_file_max(&text, path, LOCAL_END_NOTE_BYTES, STRBUF_READ_NOFOLLOW) == 0 &&
+	    local_end_note_parse(t, text.buf) == 0;
+	if (found)
+		warning("task %" PRIu64 " (job %" PRIu32
+		        "): its runner could not record its end in "
+		        "the state store (is the disk full?); its end is read from '%s'",
+		        (uint64_t)arr->offset + t->array_task_id, t->job_id, path);
+	free(path);
+	strbuf_release(&dir);
+	strbuf_release(&text);
+	return found;
+}
+
 /* The runners' records are in the store already: steps and refresh change nothing. */
 static int local_records(struct acct_set *out, struct backend_read *rd, struct store *st,
                          const struct sweep_rec *rec, const struct array_rec *arrays,
@@ -357,9 +388,14 @@ static int local_records(struct acct_set *out, struct backend_read *rd, struct s
 		for (size_t i = 0; ret == 0 && i < n; i++) {
 			bool task_alive = !alive && tasks[i].state == TS_RUNNING &&
 			                  local_process_is(tasks[i].pid, tasks[i].pid_start);
+			bool noted = false;
 
+			/* Ended, but the store could not take it: the runner's note says how. */
+			if (tasks[i].state == TS_RUNNING ||
+			    (!alive && tasks[i].state == TS_PENDING))
+				noted = ended_unrecorded(&tasks[i], &arr);
 			/* Ended after its runner died: not a node failure if it said how. */
-			if (!alive && tasks[i].state == TS_RUNNING && !task_alive)
+			if (!noted && !alive && tasks[i].state == TS_RUNNING && !task_alive)
 				ended_on_its_own(&tasks[i], &arr);
 
 			local_task_acct(acct_set_add(out), &tasks[i], &arr, alive, task_alive, now,

@@ -108,4 +108,22 @@ void local_task_acct(struct acct_rec *out, const struct local_task_rec *t,
                      const struct local_array_rec *arr, bool runner_alive, bool task_alive,
                      int64_t now, const char *node);
 
+/*
+ * A task's end note, <sweep dir>/.end.<job id>: made (LOCAL_END_NOTE_BYTES
+ * blanks) by the runner before the task starts, while the disk has room,
+ * and written over in place with how the task ended when the store cannot
+ * record it (a full disk), so that status still tells how it ended rather
+ * than a node failure. Removed once the end is recorded.
+ *
+ * local_end_note_path returns the path (the caller frees it).
+ * local_end_note_format appends the note for t's end to out, padded with
+ * blanks to LOCAL_END_NOTE_BYTES. local_end_note_parse sets t's state,
+ * exit code, signal, end time, MaxRSS and CPU time from a note and returns
+ * 0; -1, t untouched, for a note still blank or one it cannot read.
+ */
+#define LOCAL_END_NOTE_BYTES 128
+char *local_end_note_path(const char *sweep_dir, uint32_t job_id);
+void local_end_note_format(struct strbuf *out, const struct local_task_rec *t);
+int local_end_note_parse(struct local_task_rec *t, const char *text);
+
 #endif

@@ -393,3 +393,85 @@ void local_task_acct(struct acct_rec *out, const struct local_task_rec *t,
 	out->total_cpu_us = t->cpu_us == UINT64_MAX ? ACCT_NO_VALUE : t->cpu_us;
 	out->nodes = t->start_time && node ? xstrdup(node) : NULL;
 }
+
+char *local_end_note_path(const char *sweep_dir, uint32_t job_id)
+{
+	return xstrfmt("%s/.end.%" PRIu32, sweep_dir, job_id);
+}
+
+static void add_u64_or_none(struct strbuf *out, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		strbuf_addstr(out, " -");
+	else
+		strbuf_addf(out, " %" PRIu64, v);
+}
+
+void local_end_note_format(struct strbuf *out, const struct local_task_rec *t)
+{
+	size_t start = out->len;
+
+	strbuf_addf(out, "end %s %d %d %" PRId64, task_state_name((enum task_state)t->state),
+	            t->exit_code, t->signal, t->end_time);
+	add_u64_or_none(out, t->maxrss_bytes);
+	add_u64_or_none(out, t->cpu_us);
+	while (out->len - start < LOCAL_END_NOTE_BYTES - 1)
+		strbuf_addch(out, ' ');
+	strbuf_addch(out, '\n');
+}
+
+/* The next blank-separated word of *p as a number in [min, max] (or "-": UINT64_MAX). */
+static int note_number(int64_t *out, const char **p, int64_t min, int64_t max, bool none_ok)
+{
+	char *end;
+	long long v;
+
+	while (**p == ' ')
+		(*p)++;
+	if (none_ok && **p == '-' && ((*p)[1] == ' ' || (*p)[1] == '\n' || !(*p)[1])) {
+		(*p)++;
+		*out = -1;
+		return 0;
+	}
+	if (!isdigit((unsigned char)**p) && **p != '-')
+		return -1;
+	errno = 0;
+	v = strtoll(*p, &end, 10);
+	if (errno || end == *p || (*end && *end != ' ' && *end != '\n') || v < min || v > max)
+		return -1;
+	*p = end;
+	*out = v;
+	return 0;
+}
+
+int local_end_note_parse(struct local_task_rec *t, const char *text)
+{
+	const char *p = text, *word;
+	int64_t code, sig, end, rss, cpu;
+	int state = -1;
+	size_t len;
+
+	if (strncmp(p, "end ", 4))
+		return -1;
+	p += 4;
+	word = p;
+	len = strcspn(p, " \n");
+	for (int s = 0; s < TS_NSTATES; s++)
+		if (strlen(task_state_name((enum task_state)s)) == len &&
+		    !strncmp(task_state_name((enum task_state)s), word, len))
+			state = s;
+	p += len;
+	if (state < 0 || !task_state_is_final((enum task_state)state) ||
+	    note_number(&code, &p, 0, 255, false) < 0 || note_number(&sig, &p, 0, 255, false) < 0 ||
+	    note_number(&end, &p, 1, INT64_MAX, false) < 0 ||
+	    note_number(&rss, &p, 0, INT64_MAX, true) < 0 ||
+	    note_number(&cpu, &p, 0, INT64_MAX, true) < 0 || p[strspn(p, " \n")])
+		return -1;
+	t->state = state;
+	t->exit_code = (int)code;
+	t->signal = (int)sig;
+	t->end_time = end;
+	t->maxrss_bytes = rss < 0 ? UINT64_MAX : (uint64_t)rss;
+	t->cpu_us = cpu < 0 ? UINT64_MAX : (uint64_t)cpu;
+	return 0;
+}

@@ -97,7 +97,8 @@ struct runner {
 	bool stopping;
 	bool after_done;
 	double gpu_retry_at;
-	bool gpu_waiting; /* said so in the log */
+	bool gpu_waiting;            /* said so in the log */
+	struct strbuf refused_locks; /* "\n<uuid>\n..." of GPUs whose lock was unsafe, said once */
 	uint32_t task_min, task_max;
 	char offset[16];
 	char host[256];
@@ -177,6 +178,18 @@ static size_t gpus_available(const struct runner *r, const struct gpu_set *set)
 	return n;
 }
 
+/* Whether the runner said already that uuid's lock is unsafe; with add, remembers it did. */
+static bool lock_refused(struct runner *r, const char *uuid, bool add)
+{
+	char *entry = xstrfmt("\n%s\n", uuid);
+	bool found = r->refused_locks.len && strstr(r->refused_locks.buf, entry);
+
+	if (add && !found)
+		strbuf_addstr(&r->refused_locks, entry + (r->refused_locks.len ? 1 : 0));
+	free(entry);
+	return found;
+}
+
 /* Gives run r->arr.gpus GPUs, lowest index first; 0, or -1 when too few could be locked. */
 static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *set,
                      struct strbuf *ids)
@@ -189,8 +202,10 @@ static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *se
 
 		if (g->verdict != GPU_FREE || held_here(r, g->uuid))
 			continue;
-		fd = gpu_lock(g->uuid);
-		if (fd == -1)
+		fd = gpu_lock(g->uuid, !lock_refused(r, g->uuid, false));
+		if (fd == GPU_LOCK_UNSAFE)
+			lock_refused(r, g->uuid, true);
+		if (fd == GPU_LOCK_HELD || fd == GPU_LOCK_UNSAFE)
 			continue;
 		run->uuids[run->ngpus] = xstrdup(g->uuid);
 		run->locks[run->ngpus++] = fd;
@@ -203,11 +218,61 @@ static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *se
 	return -1;
 }
 
-static void save(struct runner *r, const struct run *run)
+static int save(struct runner *r, const struct run *run)
 {
-	if (store_local_update_task(r->st, &run->rec) < 0)
+	if (store_local_update_task(r->st, &run->rec) < 0) {
 		say("task %" PRIu32 ": could not record its state (see the error above)",
 		    run->rec.array_task_id);
+		return SWEEP_ERR;
+	}
+	return 0;
+}
+
+/* The blank end note (local.h), made while the disk still has room for it. */
+static void make_end_note(const struct runner *r, const struct run *run)
+{
+	char *path = local_end_note_path(r->sweep_dir, run->rec.job_id);
+	char blank[LOCAL_END_NOTE_BYTES];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	memset(blank, ' ', sizeof(blank));
+	if (fd >= 0 && write(fd, blank, sizeof(blank)) != (ssize_t)sizeof(blank)) {
+		close(fd);
+		fd = -1;
+		unlink(path);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(path);
+}
+
+/*
+ * Records a task's end; when the store cannot (a full disk), writes it
+ * over the end note's blanks, which needs no new room, for status to read.
+ */
+static void save_end(struct runner *r, const struct run *run)
+{
+	char *path = local_end_note_path(r->sweep_dir, run->rec.job_id);
+	struct strbuf note = STRBUF_INIT;
+	int fd;
+
+	if (save(r, run) == 0) {
+		unlink(path);
+		free(path);
+		return;
+	}
+	local_end_note_format(&note, &run->rec);
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && pwrite(fd, note.buf, note.len, 0) == (ssize_t)note.len)
+		say("task %" PRIu32 ": its end is kept in '%s' instead", run->rec.array_task_id,
+		    path);
+	else
+		say("task %" PRIu32 ": cannot keep its end in '%s' either: %s",
+		    run->rec.array_task_id, path, fd < 0 ? strerror(errno) : "short write");
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&note);
+	free(path);
 }
 
 struct env {
@@ -336,7 +401,7 @@ static void fail_unstarted(struct runner *r, struct run *run)
 	run->rec.state = TS_FAILED;
 	run->rec.exit_code = 1;
 	run->rec.start_time = run->rec.end_time = (int64_t)time(NULL);
-	save(r, run);
+	save_end(r, run);
 }
 
 static void start_task(struct runner *r, struct run *run, const char *gpus)
@@ -351,6 +416,7 @@ static void start_task(struct runner *r, struct run *run, const char *gpus)
 	struct pstat ps;
 	pid_t pid;
 
+	make_end_note(r, run);
 	log_path(&out, r, run, r->arr.out_pattern);
 	log_path(&err, r, run, r->arr.err_pattern);
 	/* As Slurm's with sweep's SLURM_UMASK (slurm_submit.c): at most PATH_SHARED_FILE. */
@@ -422,7 +488,7 @@ static void finish_task(struct runner *r, struct run *run, int wstatus, const st
 	run->nsids = 0;
 	r->running--;
 	r->gpu_retry_at = 0;
-	save(r, run);
+	save_end(r, run);
 	units_format_bytes(rss, sizeof(rss), run->rec.maxrss_bytes);
 	say("task %" PRIu32 ": %s, exit code %d:%d, %" PRId64 " s, MaxRSS %s",
 	    run->rec.array_task_id, task_state_name((enum task_state)run->rec.state),
@@ -729,6 +795,7 @@ static void runner_release(struct runner *r)
 	local_array_rec_release(&r->arr);
 	store_close(r->st);
 	free(r->sweep_dir);
+	strbuf_release(&r->refused_locks);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -767,6 +834,7 @@ int local_runner_main(int argc, char **argv)
 	unsigned long job_id;
 	char *end;
 
+	strbuf_init(&r.refused_locks, 0);
 	if (argc != 3 || (job_id = strtoul(argv[2], &end, 10)) == 0 || *end ||
 	    job_id > UINT32_MAX) {
 		error("usage: sweep %s STATE_DIR JOB_ID (sweep submit --local starts it)",
