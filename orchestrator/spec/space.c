@@ -181,9 +181,9 @@ int space_check(const char *dir, uint64_t needed_mb, size_t at_once, uint64_t si
 		goto out;
 	}
 	describe_quota(&why, fit.by);
-	ret = error("checkpoints need %s in '%s', but %s on '%s', which leaves %s; lower "
+	ret = error("checkpoints need %s in '%s', but on '%s' %s, which leaves %s; lower "
 	            "'checkpoint.keep' or 'slurm.max_concurrent', or free space under that quota",
-	            head.buf, dir, why.buf, r.mount.point, have);
+	            head.buf, dir, r.mount.point, why.buf, have);
 out:
 	diskquota_report_release(&r);
 	strbuf_release(&head);

@@ -224,8 +224,8 @@ static void test_space_check_quota(void **state)
 	shown = read_stream(&buf, f);
 	expect =
 	    xstrfmt("error: checkpoints need up to 1.2G (3 tasks at once x 200M x 2 kept) in "
-	            "'%s', but the user quota (id %u) has 9.5G used of a 10G limit (hard 12G), "
-	            "grace not running on '/', which leaves 512M; lower 'checkpoint.keep' or "
+	            "'%s', but on '/' the user quota (id %u) has 9.5G used of a 10G limit "
+	            "(hard 12G), grace not running, which leaves 512M; lower 'checkpoint.keep' or "
 	            "'slurm.max_concurrent', or free space under that quota",
 	            dir, (unsigned)geteuid());
 	assert_string_equal(captured.buf, expect);
@@ -246,7 +246,7 @@ static void test_space_check_quota(void **state)
 	assert_int_equal(space_check(dir, 1, 1, 1, 1, &quota_sys, NULL), SWEEP_ERR);
 	assert_non_null(strstr(captured.buf, "has 11G used of a 10G limit (hard 12G), over it "
 	                                     "with 1-0"));
-	assert_non_null(strstr(captured.buf, " of grace left on '/', which leaves 0; "));
+	assert_non_null(strstr(captured.buf, " of grace left, which leaves 0; "));
 	release_captured();
 
 	/* fits: the check shown, nothing said */
