@@ -123,6 +123,39 @@ static void print_storage(const struct cfg *cfg, const struct script_input *in)
 		printf("#   %s\n", cfg->stage[i].path);
 }
 
+/*
+ * checkpoint.size x keep x the tasks at once against the free space and the
+ * quotas of the file system that takes the checkpoints; with show, prints
+ * the check.
+ */
+static int check_checkpoint_space(const struct cfg *cfg, const struct plan *plan, const char *cwd,
+                                  const char *state_dir, FILE *show)
+{
+	size_t at_once = cfg->slurm.max_concurrent && cfg->slurm.max_concurrent < plan->ntasks
+	                     ? cfg->slurm.max_concurrent
+	                     : plan->ntasks;
+	uint64_t need;
+	char *dir;
+	int ret;
+
+	if (!cfg->checkpoint.size_mb)
+		return 0;
+	dir = space_checkpoint_root(cfg->checkpoint.dir, cwd, state_dir);
+	if (!dir) {
+		if (show)
+			printf("# checkpoint space: not checked: 'checkpoint.dir' '%s' is on each "
+			       "node's local disk ({stage})\n",
+			       cfg->checkpoint.dir);
+		return 0;
+	}
+	need = space_needed_mb(plan->ntasks, cfg->slurm.max_concurrent, cfg->checkpoint.size_mb,
+	                       cfg->checkpoint.keep);
+	ret = space_check(dir, need, at_once, cfg->checkpoint.size_mb, cfg->checkpoint.keep,
+	                  &diskquota_system, show);
+	free(dir);
+	return ret;
+}
+
 static void print_task_table(const struct plan *plan)
 {
 	printf("index\tsetting\tseed");
@@ -604,7 +637,10 @@ int cmd_submit(int argc, char **argv)
 	}
 	if (dry_run) {
 		fputs(script.buf, stdout);
-		printf("\n# --- %zu tasks ---\n", plan.ntasks);
+		printf("\n");
+		if (check_checkpoint_space(&cfg, &plan, cwd, state_dir, stdout) < 0)
+			goto out;
+		printf("# --- %zu tasks ---\n", plan.ntasks);
 		if (!extend_from) {
 			print_plan(&quota, &rp, plan.ntasks, cfg.pack, units);
 			print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent, cfg.pack,
@@ -623,19 +659,10 @@ int cmd_submit(int argc, char **argv)
 		goto out;
 	}
 
+	if (check_checkpoint_space(&cfg, &plan, cwd, state_dir, NULL) < 0)
+		goto out;
 	if (!st && store_open(&st, state_dir, 1) < 0)
 		goto out;
-	if (cfg.checkpoint.size_mb) {
-		size_t at_once = cfg.slurm.max_concurrent && cfg.slurm.max_concurrent < plan.ntasks
-		                     ? cfg.slurm.max_concurrent
-		                     : plan.ntasks;
-		uint64_t need = space_needed_mb(plan.ntasks, cfg.slurm.max_concurrent,
-		                                cfg.checkpoint.size_mb, cfg.checkpoint.keep);
-
-		if (space_check(state_dir, need, at_once, cfg.checkpoint.size_mb,
-		                cfg.checkpoint.keep) < 0)
-			goto out;
-	}
 	rec.name = xstrdup(cfg.name);
 	rec.source = xstrdup(source);
 	rec.logs = xstrdup(logs);
