@@ -370,6 +370,14 @@ static void test_plot_from_report(void **state)
 	assert_string_equal(fig.panels[0].y.label, "accuracy (%)");
 	assert_string_equal(fig.panels[1].y.label, "loss");
 	assert_non_null(strstr(fig.panels[0].title, "acc (goal: max"));
+	plot_figure_release(&fig);
+	/* The random search's scatter too, and its title can be replaced. */
+	assert_int_equal(plot_from_sampled(&fig, &fx.r, 2, (const bool[]){true, false}), 0);
+	assert_string_equal(fig.panels[0].y.label, "accuracy (%)");
+	assert_string_equal(fig.panels[1].y.label, "accuracy (%)");
+	assert_string_equal(fig.title, "sweep 'plot-fixture': acc against each sampled parameter");
+	plot_set_title(&fig, "Figure 2");
+	assert_string_equal(fig.title, "Figure 2");
 	fx.r.labels = NULL;
 	plot_figure_release(&fig);
 
