@@ -17,11 +17,18 @@
 #define FIG_WIDTH        880.0
 #define PANEL_HEIGHT     430.0
 #define FIG_TITLE_HEIGHT 34.0
-#define MARGIN_LEFT      84.0
+#define TITLE_LINE       20.0 /* each further line of a long title */
+#define MARGIN_LEFT      84.0 /* at least; more for wide tick labels */
 #define MARGIN_TOP       34.0
 #define MARGIN_BOTTOM    62.0
 #define LEGEND_MIN       150.0
 #define LEGEND_MAX       300.0
+#define LEGEND_GAP       18.0 /* from the plot to the legend */
+#define LEGEND_TEXT      36.0 /* from the legend's left to its labels */
+#define LEGEND_RIGHT     8.0  /* room right of the labels */
+#define LEGEND_ROW       20.0 /* a one-line entry */
+#define LEGEND_LINE      15.0 /* each further line of a label */
+#define NOTE_LINE        16.0
 #define FONT             "DejaVu Sans"
 #define PI               3.14159265358979323846
 
@@ -54,6 +61,7 @@ int draw_format_of(enum draw_format *out, const char *path)
 /* Where a panel's plot area lies, and how data maps into it. */
 struct frame {
 	double left, top, width, height;
+	double ylabel_x; /* the centre of the rotated y label */
 	const struct plot_axis *x, *y;
 };
 
@@ -123,6 +131,8 @@ static char *fit_text(cairo_t *cr, const char *text, double width)
 
 static void draw_axes(cairo_t *cr, const struct frame *f)
 {
+	char *label;
+
 	cairo_set_line_width(cr, 1.0);
 	/* Grid lines at the ticks, light. */
 	cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
@@ -163,12 +173,16 @@ static void draw_axes(cairo_t *cr, const struct frame *f)
 		text_at(cr, f->x->ticks[i].label, x, f->top + f->height + 8, 0.5, 0.0);
 	}
 	set_font(cr, 13, false);
-	text_at(cr, f->x->label, f->left + f->width / 2, f->top + f->height + 32, 0.5, 0.0);
+	label = fit_text(cr, f->x->label, f->width);
+	text_at(cr, label, f->left + f->width / 2, f->top + f->height + 32, 0.5, 0.0);
+	free(label);
+	label = fit_text(cr, f->y->label, f->height);
 	cairo_save(cr);
-	cairo_translate(cr, f->left - 62, f->top + f->height / 2);
+	cairo_translate(cr, f->ylabel_x, f->top + f->height / 2);
 	cairo_rotate(cr, -PI / 2);
-	text_at(cr, f->y->label, 0, 0, 0.5, 0.5);
+	text_at(cr, label, 0, 0, 0.5, 0.5);
 	cairo_restore(cr);
+	free(label);
 }
 
 static void set_colour(cairo_t *cr, size_t i, double alpha)
@@ -263,6 +277,131 @@ static void draw_series(cairo_t *cr, const struct frame *f, const struct plot_pa
 	cairo_restore(cr);
 }
 
+/* ---- layout ---- */
+
+static void text_add(struct draw_text *t, const char *s, size_t len)
+{
+	ALLOC_GROW(t->lines, t->n + 1, t->alloc);
+	t->lines[t->n++] = xstrndup(s, len);
+}
+
+static void text_release(struct draw_text *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->lines[i]);
+	free(t->lines);
+	memset(t, 0, sizeof(*t));
+}
+
+static bool is_break_after(char c)
+{
+	return c == ',' || c == '/' || c == '_' || c == '-' || c == '=';
+}
+
+/*
+ * The length of the longest head of word[0..len) that fits width: up to
+ * its last break character if it has one, else whole characters, and at
+ * least one character.
+ */
+static size_t fitting_head(cairo_t *cr, const char *word, size_t len, double width)
+{
+	size_t fits = 0, brk = 0, i = 0;
+
+	while (i < len) {
+		size_t next = i + 1;
+		char *head;
+		bool ok;
+
+		while (next < len && ((unsigned char)word[next] & 0xc0) == 0x80)
+			next++;
+		head = xstrndup(word, next);
+		ok = text_width(cr, head) <= width;
+		free(head);
+		if (!ok)
+			break;
+		fits = next;
+		if (is_break_after(word[i]) && next < len)
+			brk = next;
+		i = next;
+	}
+	if (brk)
+		return brk;
+	if (fits)
+		return fits;
+	i = 1;
+	while (i < len && ((unsigned char)word[i] & 0xc0) == 0x80)
+		i++;
+	return i;
+}
+
+/*
+ * The length of the word at p: up to the next space, but a group in
+ * parentheses, "(2 seeds, to step 500)", counts as one word where it fits
+ * a line, so that it is not split.
+ */
+static size_t word_len(cairo_t *cr, const char *p, double width)
+{
+	const char *close = *p == '(' ? strchr(p, ')') : NULL;
+	size_t n = strcspn(p, " ");
+
+	if (close) {
+		size_t group = (size_t)(close - p) + 1;
+		char *text;
+		bool fits;
+
+		group += strcspn(p + group, " ");
+		text = xstrndup(p, group);
+		fits = text_width(cr, text) <= width;
+		free(text);
+		if (fits)
+			return group;
+	}
+	return n;
+}
+
+/* Breaks text at spaces into lines no wider than width (a long word after a break character). */
+static void wrap(struct draw_text *out, cairo_t *cr, const char *text, double width)
+{
+	struct strbuf line = STRBUF_INIT;
+	const char *p = text;
+
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		size_t word = word_len(cr, p, width), keep = line.len;
+
+		if (line.len)
+			strbuf_addch(&line, ' ');
+		strbuf_add(&line, p, word);
+		if (text_width(cr, line.buf) > width) {
+			strbuf_setlen(&line, keep);
+			if (keep)
+				text_add(out, line.buf, line.len);
+			strbuf_setlen(&line, 0);
+			/* The word alone: in heads that fit, the rest starts the next line. */
+			while (word) {
+				size_t head;
+
+				strbuf_setlen(&line, 0);
+				strbuf_add(&line, p, word);
+				if (text_width(cr, line.buf) <= width)
+					break;
+				head = fitting_head(cr, p, word, width);
+				text_add(out, p, head);
+				p += head;
+				word -= head;
+				strbuf_setlen(&line, 0);
+			}
+		}
+		p += word;
+		while (*p == ' ')
+			p++;
+	}
+	if (line.len)
+		text_add(out, line.buf, line.len);
+	strbuf_release(&line);
+}
+
 static bool has_best(const struct plot_panel *pn)
 {
 	for (size_t i = 0; i < pn->nseries; i++)
@@ -279,7 +418,7 @@ static const char *series_label(const struct plot_panel *pn, size_t i)
 	return pn->style == PLOT_BANDS ? "mean" : "all settings";
 }
 
-/* The width the legend needs, within LEGEND_MIN..LEGEND_MAX. */
+/* The width the legend needs, within LEGEND_MIN..LEGEND_MAX: longer labels wrap. */
 static double legend_width(cairo_t *cr, const struct plot_figure *fig)
 {
 	double w = LEGEND_MIN;
@@ -287,47 +426,107 @@ static double legend_width(cairo_t *cr, const struct plot_figure *fig)
 	set_font(cr, 12, false);
 	for (size_t p = 0; p < fig->npanels; p++)
 		for (size_t i = 0; i < fig->panels[p].nseries; i++)
-			w = fmax(w, text_width(cr, series_label(&fig->panels[p], i)) + 44);
+			w = fmax(w, text_width(cr, series_label(&fig->panels[p], i)) + LEGEND_TEXT +
+			                LEGEND_RIGHT);
 	return fmin(w, LEGEND_MAX);
 }
 
-/* Splits text at spaces into lines no wider than width; draws them from y down. */
-static double wrapped_text(cairo_t *cr, const char *text, double x, double y, double width)
+/* The widest tick label of the y axes. */
+static double widest_y_tick(cairo_t *cr, const struct plot_figure *fig)
 {
-	struct strbuf line = STRBUF_INIT;
-	const char *p = text;
+	double w = 0;
 
-	while (*p) {
-		size_t word = strcspn(p, " ");
-		size_t keep = line.len;
-
-		if (line.len)
-			strbuf_addch(&line, ' ');
-		strbuf_add(&line, p, word);
-		if (keep && text_width(cr, line.buf) > width) {
-			strbuf_setlen(&line, keep);
-			text_at(cr, line.buf, x, y, 0, 0);
-			y += 16;
-			strbuf_reset(&line);
-			strbuf_add(&line, p, word);
-		}
-		p += word;
-		while (*p == ' ')
-			p++;
-	}
-	if (line.len) {
-		text_at(cr, line.buf, x, y, 0, 0);
-		y += 16;
-	}
-	strbuf_release(&line);
-	return y;
+	set_font(cr, 12, false);
+	for (size_t p = 0; p < fig->npanels; p++)
+		for (size_t i = 0; i < fig->panels[p].y.nticks; i++)
+			w = fmax(w, text_width(cr, fig->panels[p].y.ticks[i].label));
+	return w;
 }
 
-static void draw_legend(cairo_t *cr, const struct plot_panel *pn, double x, double y, double w)
+/* The legend's lines and its height, at its place (x, y) of width w. */
+static void layout_legend(struct draw_panel *out, cairo_t *cr, const struct plot_panel *pn,
+                          double x, double y, double w)
 {
+	double h = 0;
+
+	out->labels = xcalloc(pn->nseries + 1, sizeof(*out->labels));
+	out->nlabels = pn->nseries;
 	set_font(cr, 12, false);
-	for (size_t i = 0; i < pn->nseries; i++, y += 20) {
-		char *label = fit_text(cr, series_label(pn, i), w - 44);
+	for (size_t i = 0; i < pn->nseries; i++) {
+		wrap(&out->labels[i], cr, series_label(pn, i), w - LEGEND_TEXT - LEGEND_RIGHT);
+		h += LEGEND_ROW +
+		     LEGEND_LINE * (double)(out->labels[i].n ? out->labels[i].n - 1 : 0);
+	}
+	if (has_best(pn))
+		h += LEGEND_ROW;
+	if (pn->note) {
+		set_font(cr, 11, false);
+		wrap(&out->note, cr, pn->note, w - LEGEND_RIGHT);
+		h += 8 + NOTE_LINE * (double)out->note.n;
+	}
+	out->legend = (struct draw_box){x, y, w, h};
+}
+
+void draw_layout(struct draw_layout *out, const struct plot_figure *fig)
+{
+	cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+	cairo_t *cr = cairo_create(scratch);
+	double legend_w = legend_width(cr, fig), tick_w = fmax(40.0, widest_y_tick(cr, fig));
+	double left = fmax(MARGIN_LEFT, 8 + tick_w + 14 + 8 + 14), top;
+
+	memset(out, 0, sizeof(*out));
+	out->width = FIG_WIDTH;
+	if (fig->title && *fig->title) {
+		set_font(cr, 16, true);
+		wrap(&out->title, cr, fig->title, FIG_WIDTH - 32);
+		out->title_height = FIG_TITLE_HEIGHT + TITLE_LINE * (double)(out->title.n - 1);
+	}
+	top = out->title_height;
+	out->panels = xcalloc(fig->npanels + 1, sizeof(*out->panels));
+	out->npanels = fig->npanels;
+	for (size_t p = 0; p < fig->npanels; p++) {
+		struct draw_panel *dp = &out->panels[p];
+		double fw = FIG_WIDTH - left - legend_w - LEGEND_GAP - 6, h;
+
+		layout_legend(dp, cr, &fig->panels[p], left + fw + LEGEND_GAP, top + MARGIN_TOP + 4,
+		              legend_w);
+		/* As tall as the legend needs: no entry is left out. */
+		h = fmax(PANEL_HEIGHT, MARGIN_TOP + 4 + dp->legend.height + MARGIN_BOTTOM);
+		dp->area = (struct draw_box){0, top, FIG_WIDTH, h};
+		dp->frame =
+		    (struct draw_box){left, top + MARGIN_TOP, fw, h - MARGIN_TOP - MARGIN_BOTTOM};
+		dp->ylabel_x = left - 8 - tick_w - 14;
+		top += h;
+	}
+	out->height = fig->npanels ? top : top + PANEL_HEIGHT;
+	cairo_destroy(cr);
+	cairo_surface_destroy(scratch);
+}
+
+void draw_layout_release(struct draw_layout *layout)
+{
+	text_release(&layout->title);
+	for (size_t p = 0; p < layout->npanels; p++) {
+		struct draw_panel *dp = &layout->panels[p];
+
+		for (size_t i = 0; i < dp->nlabels; i++)
+			text_release(&dp->labels[i]);
+		free(dp->labels);
+		text_release(&dp->note);
+	}
+	free(layout->panels);
+	memset(layout, 0, sizeof(*layout));
+}
+
+/* ---- drawing ---- */
+
+static void draw_legend(cairo_t *cr, const struct plot_panel *pn, const struct draw_panel *dp)
+{
+	double x = dp->legend.x, y = dp->legend.y;
+
+	set_font(cr, 12, false);
+	for (size_t i = 0; i < pn->nseries; i++) {
+		const struct draw_text *label = &dp->labels[i];
 
 		set_colour(cr, i, 1.0);
 		if (pn->style == PLOT_BANDS) {
@@ -345,29 +544,31 @@ static void draw_legend(cairo_t *cr, const struct plot_panel *pn, double x, doub
 		if (pn->style != PLOT_BANDS)
 			marker(cr, x + 14, y + 8);
 		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-		text_at(cr, label, x + 36, y + 8, 0, 0.5);
-		free(label);
+		for (size_t k = 0; k < label->n; k++)
+			text_at(cr, label->lines[k], x + LEGEND_TEXT,
+			        y + 8 + LEGEND_LINE * (double)k, 0, 0.5);
+		y += LEGEND_ROW + LEGEND_LINE * (double)(label->n ? label->n - 1 : 0);
 	}
 	if (has_best(pn)) {
 		best_ring(cr, x + 14, y + 8);
 		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-		text_at(cr, "best setting", x + 36, y + 8, 0, 0.5);
-		y += 20;
+		text_at(cr, "best setting", x + LEGEND_TEXT, y + 8, 0, 0.5);
+		y += LEGEND_ROW;
 	}
-	if (pn->note) {
-		set_font(cr, 11, false);
-		cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-		wrapped_text(cr, pn->note, x, y + 8, w - 8);
-	}
+	set_font(cr, 11, false);
+	cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+	for (size_t k = 0; k < dp->note.n; k++)
+		text_at(cr, dp->note.lines[k], x, y + 8 + NOTE_LINE * (double)k, 0, 0);
 }
 
-static void draw_panel(cairo_t *cr, const struct plot_panel *pn, double top, double legend_w)
+static void draw_panel(cairo_t *cr, const struct plot_panel *pn, const struct draw_panel *dp)
 {
 	struct frame f = {
-	    .left = MARGIN_LEFT,
-	    .top = top + MARGIN_TOP,
-	    .width = FIG_WIDTH - MARGIN_LEFT - legend_w - 24,
-	    .height = PANEL_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM,
+	    .left = dp->frame.x,
+	    .top = dp->frame.y,
+	    .width = dp->frame.width,
+	    .height = dp->frame.height,
+	    .ylabel_x = dp->ylabel_x,
 	    .x = &pn->x,
 	    .y = &pn->y,
 	};
@@ -375,38 +576,32 @@ static void draw_panel(cairo_t *cr, const struct plot_panel *pn, double top, dou
 
 	set_font(cr, 14, true);
 	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-	title = fit_text(cr, pn->title, FIG_WIDTH - MARGIN_LEFT - 16);
-	text_at(cr, title, f.left, top + MARGIN_TOP - 10, 0, 1);
+	title = fit_text(cr, pn->title, FIG_WIDTH - f.left - 16);
+	text_at(cr, title, f.left, f.top - 10, 0, 1);
 	free(title);
 	draw_axes(cr, &f);
 	for (size_t i = 0; i < pn->nseries; i++)
 		draw_series(cr, &f, pn, i);
-	draw_legend(cr, pn, f.left + f.width + 18, f.top + 4, legend_w);
+	draw_legend(cr, pn, dp);
 }
 
-static void draw_all(cairo_t *cr, const struct plot_figure *fig, double height)
+static void draw_all(cairo_t *cr, const struct plot_figure *fig, const struct draw_layout *l)
 {
-	double legend_w = legend_width(cr, fig), top = FIG_TITLE_HEIGHT;
-
 	cairo_set_source_rgb(cr, 1, 1, 1);
-	cairo_rectangle(cr, 0, 0, FIG_WIDTH, height);
+	cairo_rectangle(cr, 0, 0, l->width, l->height);
 	cairo_fill(cr);
-	if (fig->title) {
-		char *title;
-
-		set_font(cr, 16, true);
-		cairo_set_source_rgb(cr, 0, 0, 0);
-		title = fit_text(cr, fig->title, FIG_WIDTH - 32);
-		text_at(cr, title, FIG_WIDTH / 2, FIG_TITLE_HEIGHT / 2 + 4, 0.5, 0.5);
-		free(title);
-	}
-	for (size_t p = 0; p < fig->npanels; p++, top += PANEL_HEIGHT)
-		draw_panel(cr, &fig->panels[p], top, legend_w);
+	set_font(cr, 16, true);
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	for (size_t k = 0; k < l->title.n; k++)
+		text_at(cr, l->title.lines[k], FIG_WIDTH / 2,
+		        FIG_TITLE_HEIGHT / 2 + 4 + TITLE_LINE * (double)k, 0.5, 0.5);
+	for (size_t p = 0; p < fig->npanels; p++)
+		draw_panel(cr, &fig->panels[p], &l->panels[p]);
 }
 
 int draw_figure(const struct plot_figure *fig, const char *path)
 {
-	double height = FIG_TITLE_HEIGHT + PANEL_HEIGHT * (double)(fig->npanels ? fig->npanels : 1);
+	struct draw_layout layout;
 	enum draw_format format;
 	cairo_surface_t *surface;
 	cairo_status_t status;
@@ -414,20 +609,22 @@ int draw_figure(const struct plot_figure *fig, const char *path)
 
 	if (draw_format_of(&format, path) < 0)
 		return SWEEP_ERR;
+	draw_layout(&layout, fig);
 	switch (format) {
 	case DRAW_SVG:
-		surface = cairo_svg_surface_create(path, FIG_WIDTH, height);
+		surface = cairo_svg_surface_create(path, layout.width, layout.height);
 		break;
 	case DRAW_PDF:
-		surface = cairo_pdf_surface_create(path, FIG_WIDTH, height);
+		surface = cairo_pdf_surface_create(path, layout.width, layout.height);
 		break;
 	default:
-		surface =
-		    cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)FIG_WIDTH, (int)height);
+		surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)ceil(layout.width),
+		                                     (int)ceil(layout.height));
 		break;
 	}
 	cr = cairo_create(surface);
-	draw_all(cr, fig, height);
+	draw_all(cr, fig, &layout);
+	draw_layout_release(&layout);
 	status = cairo_status(cr);
 	cairo_destroy(cr);
 	if (status == CAIRO_STATUS_SUCCESS && format == DRAW_PNG)

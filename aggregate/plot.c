@@ -16,6 +16,8 @@
 
 #include "banned.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 void plot_figure_init(struct plot_figure *fig)
 {
 	memset(fig, 0, sizeof(*fig));
@@ -57,6 +59,12 @@ void plot_figure_release(struct plot_figure *fig)
 	free(fig->panels);
 	free(fig->title);
 	plot_figure_init(fig);
+}
+
+void plot_set_title(struct plot_figure *fig, const char *title)
+{
+	free(fig->title);
+	fig->title = title ? xstrdup(title) : NULL;
 }
 
 int plot_choose_x(size_t *out, const struct plan *plan, const char *want)
@@ -177,23 +185,65 @@ static void fit_linear(struct plot_axis *a, double lo, double hi)
 		add_tick(a, k * step, tick_text(k * step, step, biggest));
 }
 
-static void fit_log(struct plot_axis *a, double lo, double hi)
+/* The ticks at m times the powers of ten in lo..hi, every stride-th decade; their count. */
+static size_t log_ticks(struct plot_axis *a, double lo, double hi, const double *m, size_t nm,
+                        int stride, bool add)
 {
-	double k0 = floor(log10(lo) + 1e-9), k1 = ceil(log10(hi) - 1e-9);
-	bool fine = log10(hi / lo) < 2.0;
-	if (k1 <= k0)
-		k1 = k0 + 1;
-	a->min = pow(10.0, k0);
-	a->max = pow(10.0, k1);
-	for (double k = k0; k <= k1 + 0.5; k++) {
-		double d = pow(10.0, k);
+	double k0 = floor(log10(lo)), k1 = floor(log10(hi));
+	size_t n = 0;
 
-		add_tick(a, d, xstrfmt("%g", d));
-		if (fine && k < k1) {
-			add_tick(a, 2 * d, xstrfmt("%g", 2 * d));
-			add_tick(a, 5 * d, xstrfmt("%g", 5 * d));
+	for (double k = k0; k <= k1 + 0.5; k++) {
+		if (fmod(k, stride) != 0.0)
+			continue;
+		for (size_t i = 0; i < nm; i++) {
+			double d = m[i] * pow(10.0, k);
+
+			/* 1e-9: 0.001 is 1 * 10^-3 though pow() may round it up. */
+			if (d < lo * (1 - 1e-9) || d > hi * (1 + 1e-9))
+				continue;
+			if (add)
+				add_tick(a, d, xstrfmt("%g", d));
+			n++;
 		}
 	}
+	return n;
+}
+
+/*
+ * A log axis over the data, not to whole decades (3..700 is not drawn as
+ * 1..1000): ticks at the powers of ten, or at 1, 2 and 5 times them, or at
+ * every digit, whichever first gives three ticks; the ends when none does.
+ */
+static void fit_log(struct plot_axis *a, double lo, double hi)
+{
+	static const double decade[] = {1}, fine[] = {1, 2, 5},
+	                    digits[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+	static const struct {
+		const double *m;
+		size_t n;
+	} sets[] = {{decade, 1}, {fine, 3}, {digits, 9}};
+	int stride;
+	size_t i;
+
+	if (hi <= lo * (1 + 1e-9)) {
+		lo /= 2;
+		hi *= 2;
+	}
+	a->min = lo;
+	a->max = hi;
+	/* At most about eight decades labelled. */
+	stride = (int)ceil((floor(log10(hi)) - ceil(log10(lo)) + 1) / 8.0);
+	if (stride < 1)
+		stride = 1;
+	for (i = 0; i < ARRAY_SIZE(sets); i++)
+		if (log_ticks(a, lo, hi, sets[i].m, sets[i].n, stride, false) >= 3)
+			break;
+	if (i < ARRAY_SIZE(sets)) {
+		log_ticks(a, lo, hi, sets[i].m, sets[i].n, stride, true);
+		return;
+	}
+	add_tick(a, lo, xstrfmt("%.3g", lo));
+	add_tick(a, hi, xstrfmt("%.3g", hi));
 }
 
 void plot_axis_fit(struct plot_axis *axis, const double *v, size_t n, bool log)
@@ -216,6 +266,30 @@ void plot_axis_fit(struct plot_axis *axis, const double *v, size_t n, bool log)
 		fit_log(axis, lo, hi);
 	else
 		fit_linear(axis, lo, hi);
+}
+
+void plot_axis_fit_span(struct plot_axis *axis, const double *v, size_t n)
+{
+	double lo = INFINITY, hi = -INFINITY, step, biggest;
+
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(v[i]))
+			continue;
+		lo = fmin(lo, v[i]);
+		hi = fmax(hi, v[i]);
+	}
+	if (lo > hi || hi - lo <= fmax(fabs(hi), fabs(lo)) * 1e-12) {
+		/* No span to show: fit_linear widens it to nice ends. */
+		plot_axis_fit(axis, v, n, false);
+		return;
+	}
+	axis->log = false;
+	axis->min = lo;
+	axis->max = hi;
+	step = nice_step((hi - lo) / 5.0);
+	biggest = fmax(fabs(lo), fabs(hi));
+	for (double k = ceil(lo / step - 1e-9); k * step <= hi + (hi - lo) * 1e-9; k++)
+		add_tick(axis, k * step, tick_text(k * step, step, biggest));
 }
 
 void plot_axis_categories(struct plot_axis *axis, const char *const *labels, size_t n)
@@ -377,7 +451,7 @@ static void report_panel(struct plot_panel *pn, const struct report *r, size_t m
 		pn->title = xstrdup(metric);
 	pn->note = xstrdup("mean over seeds; bars: 95% CI of the mean");
 	pn->x.label = xstrfmt("%s%s", plan->params[xparam], xm->log ? " (log scale)" : "");
-	pn->y.label = xstrdup(metric);
+	pn->y.label = xstrdup(r->labels && r->labels[m] ? r->labels[m] : metric);
 	if (xm->numeric)
 		plot_axis_fit(&pn->x, xm->pos, plan->nsettings, xm->log);
 	else
@@ -473,8 +547,8 @@ int plot_from_sampled(struct plot_figure *out, const struct report *r, size_t ns
 }
 
 void plot_from_curves(struct plot_figure *out, const char *title, const struct plan *plan,
-                      const char *const *metrics, size_t nmetrics, const struct curve_band *bands,
-                      const size_t *nseeds, const char *step_key)
+                      const char *const *metrics, const char *const *labels, size_t nmetrics,
+                      const struct curve_band *bands, const size_t *nseeds, const char *step_key)
 {
 	out->title = xstrdup(title);
 	out->panels = xcalloc(nmetrics + 1, sizeof(*out->panels));
@@ -493,7 +567,7 @@ void plot_from_curves(struct plot_figure *out, const char *title, const struct p
 		    xstrdup("mean over seeds, band ±1 std; a line ends at the last step every "
 		            "seed of its setting reached");
 		pn->x.label = xstrdup(step_key);
-		pn->y.label = xstrdup(metrics[m]);
+		pn->y.label = xstrdup(labels && labels[m] ? labels[m] : metrics[m]);
 		pn->series = xcalloc(plan->nsettings + 1, sizeof(*pn->series));
 		for (size_t s = 0; s < plan->nsettings; s++) {
 			const struct curve_band *b = &bands[s * nmetrics + m];
@@ -527,7 +601,8 @@ void plot_from_curves(struct plot_figure *out, const char *title, const struct p
 				yv[ny++] = ser->hi[i];
 			}
 		}
-		plot_axis_fit(&pn->x, xv, nx, false);
+		/* From the first step recorded: a curve that starts at 1000 is not drawn from 0. */
+		plot_axis_fit_span(&pn->x, xv, nx);
 		plot_axis_fit(&pn->y, yv, ny, false);
 		free(xv);
 		free(yv);

@@ -65,6 +65,13 @@ void plot_figure_init(struct plot_figure *fig);
 void plot_figure_release(struct plot_figure *fig);
 
 /*
+ * Replaces fig's title with a copy of title (report --title), or leaves
+ * it without one when title is NULL (--no-title): then draw.h gives it no
+ * room.
+ */
+void plot_set_title(struct plot_figure *fig, const char *title);
+
+/*
  * The parameter a report plots along x: the one named want (an error when
  * the plan has none of that name), or by default the first that takes
  * more than one value (the first parameter when none does). Returns its
@@ -85,14 +92,24 @@ bool plot_numeric(double *out, const char *const *v, size_t n);
 bool plot_wants_log(const double *v, size_t n);
 
 /*
- * Fits a numeric axis to the data values v[0..n-1] (NANs ignored): "nice"
- * ticks (1, 2 or 5 times a power of ten, about five of them) and a range
- * from the tick below the least value to the tick above the greatest;
- * with log, ticks at the powers of ten (and 2 and 5 times them when the
- * range spans less than two decades). A range of one value is widened.
- * log needs every value positive (assert).
+ * Fits a numeric axis to the data values v[0..n-1] (NANs ignored). Linear:
+ * "nice" ticks (1, 2 or 5 times a power of ten, about five of them) and a
+ * range from the tick below the least value to the tick above the
+ * greatest. With log, the range is the data's own, least to greatest value
+ * (3..700 stays 3..700, not 1..1000), with ticks at the powers of ten in
+ * it, or at 1, 2 and 5 times them, or at every digit, whichever first
+ * gives three (the two ends when none does). A range of one value is
+ * widened (log: by a factor 2 each way). log needs every value positive
+ * (assert).
  */
 void plot_axis_fit(struct plot_axis *axis, const double *v, size_t n, bool log);
+
+/*
+ * A linear axis over the data's own span, from the least value to the
+ * greatest (a learning curve's first and last step), with nice ticks
+ * inside it. A span of one value is fitted as plot_axis_fit does.
+ */
+void plot_axis_fit_span(struct plot_axis *axis, const double *v, size_t n);
 
 /* A categorical axis: labels at positions 1..n, range 0.5..n+0.5. */
 void plot_axis_categories(struct plot_axis *axis, const char *const *labels, size_t n);
@@ -101,9 +118,10 @@ void plot_axis_categories(struct plot_axis *axis, const char *const *labels, siz
  * The figure of report r: per metric one panel, the mean with its 95% CI
  * as error bars against parameter xparam, one series per combination of
  * the other varying parameters, the best setting marked where r was
- * ranked. x is logarithmic when logx, or when its values are numbers that
- * plot_wants_log. Settings without a mean are left out; a series with no
- * point is dropped. Fails (error()) when logx is asked of an axis with a
+ * ranked. A panel's y axis is labelled r->labels[m] where r has one, else
+ * the metric's name. x is logarithmic when logx, or when its values are
+ * numbers that plot_wants_log. Settings without a mean are left out; a
+ * series with no point is dropped. Fails (error()) when logx is asked of an axis with a
  * value that is not a positive number.
  */
 int plot_from_report(struct plot_figure *out, const struct report *r, size_t xparam, bool logx);
@@ -123,10 +141,12 @@ int plot_from_sampled(struct plot_figure *out, const struct report *r, size_t ns
  * The learning-curve figure: per metric (metrics[0..nmetrics-1]) one
  * panel, per setting of plan one series, the mean over its seeds with a
  * band of ±1 std, from bands[s * nmetrics + m] over nseeds[s] seeds. The
- * legend says how many seeds and the last step they all reached.
+ * legend says how many seeds and the last step they all reached. The x
+ * axis runs from the first step recorded to the last; the y axis is
+ * labelled labels[m] where labels (may be NULL) has one, else metrics[m].
  */
 void plot_from_curves(struct plot_figure *out, const char *title, const struct plan *plan,
-                      const char *const *metrics, size_t nmetrics, const struct curve_band *bands,
-                      const size_t *nseeds, const char *step_key);
+                      const char *const *metrics, const char *const *labels, size_t nmetrics,
+                      const struct curve_band *bands, const size_t *nseeds, const char *step_key);
 
 #endif

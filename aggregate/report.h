@@ -63,6 +63,11 @@ struct report {
 	const char *const *cause_text;
 	const char *const *cause_group;
 	const bool *cause_resource;
+	/*
+	 * Per metric of the gate, its axis label in plots (the sweep file's
+	 * `metrics: {loss: {label: ...}}`), or NULL for the name; NULL: names.
+	 */
+	const char *const *labels;
 
 	/* Filled in by report_build. */
 	const struct plan *plan;        /* borrowed */

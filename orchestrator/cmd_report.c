@@ -67,6 +67,8 @@ static const char options[] =
     "                       reached. A task whose run failed or whose curve file is\n"
     "                       missing is listed, and nothing drawn (exit 3)\n"
     "  --step KEY           the step key of the curve files (default: step)\n"
+    "  --title TEXT         with --plot: the figure's title instead of \"sweep 'NAME'\"\n"
+    "  --no-title           with --plot: no title (the figure is that much shorter)\n"
     "  --json               print JSON\n"
     "  --csv                print CSV\n"
     "  --digits N           print the std to N significant digits, the mean and CI to\n"
@@ -108,9 +110,11 @@ struct report_opts {
 	const char *step;
 	const char *x;
 	bool logx;
+	const char *title; /* --title */
+	bool no_title;     /* --no-title */
 	int digits;
 	bool refresh;
-	size_t top; /* --top N; 0: every setting */
+	size_t top;           /* --top N; 0: every setting */
 	const char **exclude; /* --exclude selectors */
 	size_t nexclude, exclude_alloc;
 	const char *reason;  /* --reason */
@@ -128,6 +132,8 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {"curves", required_argument, NULL, 'C'},
 	    {"step", required_argument, NULL, 'S'},
 	    {"logx", no_argument, NULL, 'l'},
+	    {"title", required_argument, NULL, 't'},
+	    {"no-title", no_argument, NULL, 'N'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"csv", no_argument, NULL, 'c'},
 	    {"digits", required_argument, NULL, 'd'},
@@ -180,6 +186,16 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 			break;
 		case 'l':
 			o->logx = true;
+			break;
+		case 't':
+			if (!*optarg) {
+				error("--title needs text (--no-title draws none)");
+				return cli_usage(stderr, usage, options);
+			}
+			o->title = optarg;
+			break;
+		case 'N':
+			o->no_title = true;
 			break;
 		case 'j':
 			json = true;
@@ -235,6 +251,14 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	}
 	if ((o->x || o->logx) && !o->plot) {
 		error("--x and --logx go with --plot");
+		return cli_usage(stderr, usage, options);
+	}
+	if ((o->title || o->no_title) && !o->plot) {
+		error("--title and --no-title go with --plot");
+		return cli_usage(stderr, usage, options);
+	}
+	if (o->title && o->no_title) {
+		error("--title and --no-title cannot be used together");
 		return cli_usage(stderr, usage, options);
 	}
 	if ((o->curves || o->step) && !o->plot) {
@@ -297,6 +321,24 @@ static void check_metric_names(const struct gate_result *gate, const struct resu
 }
 
 /*
+ * The sweep file as stored at submission, into cfg (initialised here; the
+ * caller releases it). A sweep file that no longer reads (an older sweep)
+ * leaves cfg empty but for what was read, with a warning naming what is
+ * left out.
+ */
+static void load_spec(struct cfg *cfg, struct store *st, const struct sweep_rec *rec,
+                      const char *what)
+{
+	char *text = NULL;
+
+	cfg_init(cfg);
+	if (store_load_spec(st, &text, rec->id) == 0 && *text &&
+	    cfg_load_string(cfg, rec->source, text, strlen(text)) < 0)
+		warning("the %s of the sweep file are left out: it no longer reads", what);
+	free(text);
+}
+
+/*
  * The goals of the sweep file's `metrics:`, read from the text stored at
  * submission, then --goal's over them. A sweep file that no longer reads
  * (an older sweep) only costs its goals, with a warning.
@@ -304,21 +346,39 @@ static void check_metric_names(const struct gate_result *gate, const struct resu
 static void load_goals(struct compare_goals *out, struct store *st, const struct sweep_rec *rec,
                        const struct compare_goals *cli)
 {
-	char *text = NULL;
 	struct cfg cfg;
 
-	cfg_init(&cfg);
-	if (store_load_spec(st, &text, rec->id) == 0 && *text) {
-		if (cfg_load_string(&cfg, rec->source, text, strlen(text)) < 0)
-			warning("the goals of the sweep file are left out: it no longer reads");
-		for (size_t i = 0; i < cfg.nmetrics; i++)
+	load_spec(&cfg, st, rec, "goals");
+	for (size_t i = 0; i < cfg.nmetrics; i++)
+		if (cfg.metrics[i].has_goal)
 			compare_goals_set(out, cfg.metrics[i].name,
 			                  cfg.metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
-	}
 	for (size_t i = 0; i < cli->n; i++)
 		compare_goals_set(out, cli->items[i].name, cli->items[i].goal);
 	cfg_release(&cfg);
-	free(text);
+}
+
+/*
+ * Per metric of metrics[0..n-1], its axis label from the sweep file
+ * (`metrics: {loss: {label: ...}}`, borrowed from cfg) or NULL; the caller
+ * frees the array.
+ */
+static const char **metric_labels(const struct cfg *cfg, const char *const *metrics, size_t n)
+{
+	const char **out = xcalloc(n + 1, sizeof(*out));
+
+	for (size_t m = 0; m < n; m++)
+		for (size_t i = 0; i < cfg->nmetrics; i++)
+			if (!strcmp(cfg->metrics[i].name, metrics[m]))
+				out[m] = cfg->metrics[i].label;
+	return out;
+}
+
+/* --title or --no-title over the figure's own title. */
+static void apply_title(struct plot_figure *fig, const struct report_opts *o)
+{
+	if (o->title || o->no_title)
+		plot_set_title(fig, o->title);
 }
 
 /* The goal of every metric of the gate; a goal for a metric not there is a warning. */
@@ -370,8 +430,10 @@ static int write_plot(const struct report_opts *o, const struct report *rep, con
 		ret = plot_sampled(&fig, rep, cfg);
 	else if (!(ret = plot_choose_x(&x, rep->plan, o->x)))
 		ret = plot_from_report(&fig, rep, x, o->logx);
-	if (!ret)
+	if (!ret) {
+		apply_title(&fig, o);
 		ret = draw_figure(&fig, o->plot);
+	}
 	if (!ret)
 		fprintf(stderr, "sweep: plot written to %s\n", o->plot);
 	plot_figure_release(&fig);
@@ -385,7 +447,8 @@ static int write_plot(const struct report_opts *o, const struct report *rep, con
  * without --allow-incomplete nothing is drawn.
  */
 static int write_curves(const struct report_opts *o, const struct sweep_rec *rec,
-                        const struct plan *plan, const struct task_outcome *outcomes, bool *missing)
+                        const struct plan *plan, const struct task_outcome *outcomes,
+                        const struct cfg *cfg, bool *missing)
 {
 	struct strbuf why = STRBUF_INIT;
 	struct curve *curves = xcalloc(plan->ntasks + 1, sizeof(*curves));
@@ -460,10 +523,14 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 	}
 	{
 		char *title = xstrfmt("sweep '%s': learning curves", rec->name);
+		const char **labels = metric_labels(cfg, metrics, nmetrics);
 
-		plot_from_curves(&fig, title, plan, metrics, nmetrics, bands, nseeds, o->step);
+		plot_from_curves(&fig, title, plan, metrics, labels, nmetrics, bands, nseeds,
+		                 o->step);
+		free(labels);
 		free(title);
 	}
+	apply_title(&fig, o);
 	ret = draw_figure(&fig, o->plot);
 	if (!ret)
 		fprintf(stderr, "sweep: learning curves written to %s\n", o->plot);
@@ -626,6 +693,7 @@ int cmd_report(int argc, char **argv)
 	struct report rep;
 	struct compare_goals goals;
 	enum compare_goal *by_metric = NULL;
+	const char **labels = NULL;
 	bool curves_missing = false;
 	struct report_causes rc;
 	int ret = EXIT_ERROR, code;
@@ -656,11 +724,15 @@ int cmd_report(int argc, char **argv)
 	if (loaded_outcomes(&l) < 0)
 		goto out;
 	if (o.curves) {
+		struct cfg cfg;
+
 		/* Curves stand for the result files: the gate is the run's and the curve's. */
-		if (write_curves(&o, &l.rec, &l.plan, l.outcomes, &curves_missing) < 0)
+		load_spec(&cfg, l.st, &l.rec, "axis labels");
+		if (write_curves(&o, &l.rec, &l.plan, l.outcomes, &cfg, &curves_missing) < 0)
 			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_ERROR;
 		else
 			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_OK;
+		cfg_release(&cfg);
 		goto out;
 	}
 	if (load_exclusions(&excl, &o, &l) < 0)
@@ -675,6 +747,8 @@ int cmd_report(int argc, char **argv)
 	rep.nexclusions = excl.n;
 	load_goals(&goals, l.st, &l.rec, &o.goals);
 	by_metric = goals_by_metric(&goals, &v.gate);
+	labels = metric_labels(&v.cfg, (const char *const *)v.gate.metrics, v.gate.nmetrics);
+	rep.labels = labels;
 	report_rank(&rep, by_metric);
 	if (o.top && !report_ranked(&rep)) {
 		error("--top needs a goal: --goal METRIC=max|min, or 'metrics:' in the sweep file");
@@ -727,6 +801,7 @@ int cmd_report(int argc, char **argv)
 out:
 	report_causes_release(&rc);
 	free(by_metric);
+	free(labels);
 	compare_goals_release(&goals);
 	compare_goals_release(&o.goals);
 	report_release(&rep);

@@ -860,8 +860,10 @@ void cfg_release(struct cfg *cfg)
 	for (i = 0; i < cfg->nstage; i++)
 		free(cfg->stage[i].path);
 	free(cfg->stage);
-	for (i = 0; i < cfg->nmetrics; i++)
+	for (i = 0; i < cfg->nmetrics; i++) {
 		free(cfg->metrics[i].name);
+		free(cfg->metrics[i].label);
+	}
 	free(cfg->metrics);
 	free(cfg->notify.mail);
 	free(cfg->notify.command);

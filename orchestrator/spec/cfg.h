@@ -124,10 +124,16 @@ struct cfg_stage {
 	uint64_t size_mb; /* the stated unpacked size (`size:`), 0 = not given */
 };
 
-/* One entry of `metrics:`, e.g. `accuracy: max`: the goal report ranks by. */
+/*
+ * One entry of `metrics:`: `accuracy: max`, the goal report ranks by, or
+ * `loss: {goal: min, label: "train loss (nats)"}`, which may also name
+ * the axis label of the plots (and may leave out the goal).
+ */
 struct cfg_metric {
 	char *name;
+	bool has_goal; /* false: only a label */
 	bool maximize; /* max: higher is better; min: lower is */
+	char *label;   /* the plots' axis label, or NULL: the name */
 	unsigned line, column;
 };
 

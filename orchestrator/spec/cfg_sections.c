@@ -138,6 +138,66 @@ int cfg_read_checkpoint(struct loader *ld, const struct ytree_node *map)
 	return 0;
 }
 
+/*
+ * A goal: max or min; path names it in the message ("metrics.loss"),
+ * expected says what else than a scalar would do.
+ */
+static int read_goal(struct loader *ld, struct cfg_metric *m, const struct ytree_node *v,
+                     const char *path, const char *expected)
+{
+	if (v->kind != YTREE_SCALAR)
+		return AT(ld, v, "'%s': expected %s, found %s", path, expected, ytree_kind_name(v));
+	if (strcmp(v->text, "max") && strcmp(v->text, "min"))
+		return AT(ld, v, "'%s': expected max or min, found '%s'", path,
+		          cfg_show(ld, v->text));
+	m->has_goal = true;
+	m->maximize = !strcmp(v->text, "max");
+	return 0;
+}
+
+/* An axis label is drawn on one line: text without control characters. */
+static int read_label(struct loader *ld, struct cfg_metric *m, const struct ytree_node *v,
+                      const char *path)
+{
+	if (cfg_get_string(ld, &m->label, v, path))
+		return SWEEP_ERR;
+	if (!*m->label)
+		return AT(ld, v, "'%s' is empty (leave it out to label the axis '%s')", path,
+		          cfg_show(ld, m->name));
+	for (const char *c = m->label; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return AT(ld, v,
+			          "'%s': '%s' holds a control character; a label is one line", path,
+			          cfg_show(ld, m->label));
+	return 0;
+}
+
+/* `loss: {goal: min, label: "train loss (nats)"}`: either key, or both. */
+static int read_metric_map(struct loader *ld, struct cfg_metric *m, const struct ytree_node *map,
+                           const char *path)
+{
+	static const char *const keys[] = {"goal", "label"};
+	char *where = xstrfmt(" in '%s'", path), *sub = NULL;
+	int ret = cfg_check_keys(ld, map, where, keys, ARRAY_SIZE(keys));
+
+	for (size_t i = 0; !ret && i < map->n; i += 2) {
+		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
+
+		free(sub);
+		sub = xstrfmt("%s.%s", path, key->text);
+		if (!strcmp(key->text, "goal"))
+			ret = read_goal(ld, m, v, sub, "max or min");
+		else
+			ret = read_label(ld, m, v, sub);
+	}
+	if (!ret && !map->n)
+		ret = AT(ld, map,
+		         "'%s' is empty: give 'goal: max' or 'min', 'label: TEXT', or both", path);
+	free(sub);
+	free(where);
+	return ret;
+}
+
 int cfg_read_metrics(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg *cfg = ld->cfg;
@@ -148,19 +208,20 @@ int cfg_read_metrics(struct loader *ld, const struct ytree_node *map)
 	cfg->metrics = xcalloc(map->n / 2 + 1, sizeof(*cfg->metrics));
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
-		struct cfg_metric *m;
+		struct cfg_metric *m = &cfg->metrics[cfg->nmetrics++];
+		char *path = xstrfmt("metrics.%s", cfg_show(ld, key->text));
+		int ret;
 
-		if (v->kind != YTREE_SCALAR)
-			return AT(ld, v, "'metrics.%s': expected max or min, found %s",
-			          cfg_show(ld, key->text), ytree_kind_name(v));
-		if (strcmp(v->text, "max") && strcmp(v->text, "min"))
-			return AT(ld, v, "'metrics.%s': expected max or min, found '%s'",
-			          cfg_show(ld, key->text), cfg_show(ld, v->text));
-		m = &cfg->metrics[cfg->nmetrics++];
 		m->name = xstrdup(key->text);
-		m->maximize = !strcmp(v->text, "max");
 		m->line = key->line;
 		m->column = key->column;
+		if (v->kind == YTREE_MAP)
+			ret = read_metric_map(ld, m, v, path);
+		else
+			ret = read_goal(ld, m, v, path, "max, min or {goal: max|min, label: TEXT}");
+		free(path);
+		if (ret)
+			return SWEEP_ERR;
 	}
 	return 0;
 }

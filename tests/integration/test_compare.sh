@@ -2,7 +2,8 @@
 # A real sweep of 3 settings x 5 seeds: `report` names the best setting of
 # the sweep file's goal and tests the others against it, with p-values that
 # match SciPy's Welch test computed here from the tasks' own results; and
-# `report --plot` writes PNG, SVG and PDF files that decoders read.
+# `report --plot` writes PNG, SVG and PDF files that decoders read, with the
+# sweep file's axis labels and --title / --no-title.
 . "$(dirname "$0")/lib.sh"
 cluster_up
 mkdir -p "prog dir"
@@ -110,12 +111,45 @@ pdftotext log.pdf - | tr -s ' \n' ' ' >log.txt
 grep -q 'lr (log scale)' log.txt || fail "no log-scale x label: $(cat log.txt)"
 grep -q 'best setting' log.txt || fail "no best in the legend: $(cat log.txt)"
 
+# --- figures a paper can take: labels, titles ------------------------------------
+# The sweep file labels loss (`loss: {label: ...}`, no goal): its axis says so,
+# accuracy's keeps the name; the default title, --title and --no-title.
+"$SWEEP" report --plot labels.pdf >/dev/null || fail "--plot with a label exited $?"
+pdftotext labels.pdf - | tr -s ' \n' ' ' >labels.txt
+grep -q 'train loss (nats)' labels.txt || fail "no label from the sweep file: $(cat labels.txt)"
+grep -q "sweep 'compare'" labels.txt || fail "no default title: $(cat labels.txt)"
+grep -q "accuracy (goal: max" labels.txt || fail "accuracy's goal lost next to the label"
+! grep -q "loss (goal" labels.txt || fail "a label without a goal gave loss a goal"
+"$SWEEP" report --plot titled.pdf --title 'Figure 3: accuracy against the learning rate' >/dev/null ||
+	fail "--title exited $?"
+pdftotext titled.pdf - | tr -s ' \n' ' ' >titled.txt
+grep -q 'Figure 3: accuracy against the learning rate' titled.txt || fail "no --title: $(cat titled.txt)"
+! grep -q "sweep 'compare'" titled.txt || fail "--title kept the default title"
+"$SWEEP" report --plot bare.png --no-title >/dev/null || fail "--no-title exited $?"
+# No room is left for a title: the image is one title's height (34 px) shorter.
+/usr/bin/python3 - "plot out.png" bare.png <<'PY' || fail "--no-title: the image keeps the title's room"
+import struct, sys
+h = [struct.unpack(">II", open(p, "rb").read()[16:24])[1] for p in sys.argv[1:]]
+assert h[0] - h[1] == 34, h
+print("heights", h)
+PY
+rc=0
+"$SWEEP" report --title 'Figure 3' >/dev/null 2>err.txt || rc=$?
+[ "$rc" = 2 ] && grep -q -- "--title and --no-title go with --plot" err.txt || fail "--title without --plot: $rc $(cat err.txt)"
+
 # --- learning curves -----------------------------------------------------------
 # Seed k logs up to step 10 * (5 + k): the mean runs to step 50, where seed 0 stops.
 "$SWEEP" report --curves "{task_dir}/curve.jsonl" --plot "curves out.pdf" >/dev/null || fail "--curves exited $?"
 pdftotext "curves out.pdf" - | tr -s ' \n' ' ' >curves.txt
 grep -q 'lr=0.01 (5 seeds, to step 50)' curves.txt || fail "legend: $(cat curves.txt)"
 grep -q 'accuracy by step' curves.txt || fail "no accuracy panel: $(cat curves.txt)"
+grep -q "sweep 'compare': learning curves" curves.txt || fail "no default curves title"
+grep -q 'train loss (nats)' curves.txt || fail "curves: no label from the sweep file: $(cat curves.txt)"
+"$SWEEP" report --curves "{task_dir}/curve.jsonl" --plot "curves titled.pdf" --title 'Figure 4' >/dev/null ||
+	fail "--curves --title exited $?"
+pdftotext "curves titled.pdf" - | tr -s ' \n' ' ' >curves-titled.txt
+grep -q 'Figure 4' curves-titled.txt && ! grep -q "learning curves" curves-titled.txt ||
+	fail "--curves --title: $(cat curves-titled.txt)"
 "$SWEEP" report --curves "{task_dir}/curve.jsonl" --plot curves.png >/dev/null || fail "--curves .png exited $?"
 python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); assert d[:8] == b"\x89PNG\r\n\x1a\n"' curves.png ||
 	fail "curves.png is no PNG"

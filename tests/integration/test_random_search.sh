@@ -18,6 +18,16 @@ grep -q "showing the best 3 of 20 settings, best first" top.out || fail "no --to
 grep -q "is optimistic (the winner's curse)" top.out || fail "no optimism note"
 "$SWEEP" report --plot search.png >/dev/null || fail "report --plot failed"
 [ "$(head -c 4 search.png | tail -c 3)" = PNG ] || fail "search.png is no PNG"
+# The scatter takes --title and --no-title as every plot does.
+"$SWEEP" report --plot search.pdf >/dev/null || fail "report --plot .pdf failed"
+pdftotext search.pdf - | tr -s ' \n' ' ' | grep -q "sweep 'random-search': val_acc against each sampled parameter" ||
+	fail "no default title: $(pdftotext search.pdf - | head -3)"
+"$SWEEP" report --plot titled.pdf --title 'Figure 2: random search' >/dev/null || fail "--title failed"
+pdftotext titled.pdf - | tr -s ' \n' ' ' >titled.txt
+grep -q 'Figure 2: random search' titled.txt || fail "--title not drawn: $(cat titled.txt)"
+! grep -q "sweep 'random-search'" titled.txt || fail "--title kept the default title"
+"$SWEEP" report --plot bare.pdf --no-title >/dev/null || fail "--no-title failed"
+! pdftotext bare.pdf - | grep -q "sweep 'random-search'" || fail "--no-title drew the title"
 
 /usr/bin/python3 - dry.out report.json logs <<'PY' || fail "values or order wrong"
 import glob, json, re, sys

@@ -244,7 +244,8 @@ static const struct bad_case value_errors[] = {
      "t.yaml:3:23: 'slurm.max_restarts' needs 'slurm.requeue: true'"},
     {BASE "slurm: {requeue: true, max_restarts: 0}\n",
      "t.yaml:3:38: 'slurm.max_restarts': expected a positive integer, found '0'"},
-    {BASE "checkpoint: {pattern: '*.pt'}\n", "t.yaml:3:13: 'checkpoint' gives 'pattern' without 'keep'"},
+    {BASE "checkpoint: {pattern: '*.pt'}\n",
+     "t.yaml:3:13: 'checkpoint' gives 'pattern' without 'keep'"},
     {BASE "retries: 0\n", "t.yaml:3:10: 'retries': expected a positive integer, found '0'"},
     {BASE "retries: 21\n", "t.yaml:3:10: 'retries': at most 20 rounds, found 21"},
     {BASE "retries: [1]\n", "t.yaml:3:10: 'retries': expected a scalar, found a list"},
@@ -369,7 +370,26 @@ static const struct bad_case value_errors[] = {
     {BASE "metrics: {accuracy: maximum}\n",
      "t.yaml:3:21: 'metrics.accuracy': expected max or min, found 'maximum'"},
     {BASE "metrics: {accuracy: [max]}\n",
-     "t.yaml:3:21: 'metrics.accuracy': expected max or min, found a list"},
+     "t.yaml:3:21: 'metrics.accuracy': expected max, min or {goal: max|min, label: TEXT}, "
+     "found a list"},
+    /* The long form: {goal: ..., label: ...}. */
+    {BASE "metrics: {loss: {goal: minimum}}\n",
+     "t.yaml:3:24: 'metrics.loss.goal': expected max or min, found 'minimum'"},
+    {BASE "metrics: {loss: {goal: [min]}}\n",
+     "t.yaml:3:24: 'metrics.loss.goal': expected max or min, found a list"},
+    {BASE "metrics: {loss: {goal: min, lable: nats}}\n",
+     "t.yaml:3:29: unknown key 'lable' in 'metrics.loss'; did you mean 'label'?"},
+    {BASE "metrics:\n  loss:\n    goal: min\n    goal: max\n",
+     "t.yaml:6:5: duplicate key 'goal' in 'metrics.loss' (first at line 5)"},
+    {BASE "metrics: {loss: {label: ''}}\n",
+     "t.yaml:3:25: 'metrics.loss.label' is empty (leave it out to label the axis 'loss')"},
+    {BASE "metrics: {loss: {label: [nats]}}\n",
+     "t.yaml:3:25: 'metrics.loss.label': expected a scalar, found a list"},
+    {BASE "metrics: {loss: {label: \"loss\\n(nats)\"}}\n",
+     "t.yaml:3:25: 'metrics.loss.label': 'loss\\n(nats)' holds a control character; a label "
+     "is one line"},
+    {BASE "metrics: {loss: {}}\n",
+     "t.yaml:3:17: 'metrics.loss' is empty: give 'goal: max' or 'min', 'label: TEXT', or both"},
     {BASE "metrics:\n  loss: min\n  loss: max\n",
      "t.yaml:5:3: duplicate key 'loss' in 'metrics' (first at line 4)"},
     {BASE "metrics: {\"\": max}\n", "t.yaml:3:11: empty key in 'metrics'"},
@@ -1100,6 +1120,24 @@ static void test_cfg_slurm_forms(void **state)
 	assert_int_equal(cfg.metrics[0].line, 4);
 	assert_string_equal(cfg.metrics[1].name, "loss");
 	assert_false(cfg.metrics[1].maximize);
+	assert_true(cfg.metrics[0].has_goal && cfg.metrics[1].has_goal);
+	assert_null(cfg.metrics[0].label);
+	/* The long form, next to the short one: a label with or without a goal. */
+	load_ok(&cfg, BASE "metrics:\n  loss: {goal: min, label: \"train loss (nats)\"}\n"
+	                   "  accuracy: max\n  lr: {label: learning rate}\n");
+	assert_int_equal(cfg.nmetrics, 3);
+	assert_string_equal(cfg.metrics[0].name, "loss");
+	assert_true(cfg.metrics[0].has_goal);
+	assert_false(cfg.metrics[0].maximize);
+	assert_string_equal(cfg.metrics[0].label, "train loss (nats)");
+	assert_int_equal(cfg.metrics[0].line, 4);
+	assert_true(cfg.metrics[1].has_goal && cfg.metrics[1].maximize);
+	assert_null(cfg.metrics[1].label);
+	assert_false(cfg.metrics[2].has_goal);
+	assert_string_equal(cfg.metrics[2].label, "learning rate");
+	load_ok(&cfg, BASE "metrics: {acc: {label: top-1 accuracy (%), goal: max}}\n");
+	assert_true(cfg.metrics[0].has_goal && cfg.metrics[0].maximize);
+	assert_string_equal(cfg.metrics[0].label, "top-1 accuracy (%)");
 	load_ok(&cfg, BASE "slurm: {time: unlimited, signal: \"Usr1@0\", mem: 1025K}\n");
 	assert_true(cfg.slurm.time_unlimited);
 	assert_int_equal(cfg.slurm.time_min, 0);

@@ -93,6 +93,16 @@ static void test_cli_report_compare_options(void **state)
 	              "report", "--curves", "c.jsonl", "--plot", "c.png", "--logx", NULL);
 	check_command(cmd_report, EXIT_USAGE, "error: --step needs a key", "report",
 	              "--step=", "--plot", "c.png", NULL);
+	/* The figure's title. */
+	check_command(cmd_report, EXIT_USAGE, "error: --title and --no-title go with --plot",
+	              "report", "--title", "Figure 3", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --title and --no-title go with --plot",
+	              "report", "--no-title", NULL);
+	check_command(cmd_report, EXIT_USAGE,
+	              "error: --title and --no-title cannot be used together", "report", "--plot",
+	              "p.png", "--title", "Figure 3", "--no-title", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --title needs text (--no-title draws none)",
+	              "report", "--plot", "p.png", "--title=", NULL);
 }
 
 static void test_cli_operands(void **state)

@@ -234,7 +234,7 @@ static void test_curve_figure(void **state)
 
 	(void)state;
 	plot_figure_init(&fig);
-	plot_from_curves(&fig, "t", &plan, metrics, 1, bands, nseeds, "epoch");
+	plot_from_curves(&fig, "t", &plan, metrics, NULL, 1, bands, nseeds, "epoch");
 	assert_int_equal(fig.npanels, 1);
 	assert_int_equal(fig.panels[0].style, PLOT_BANDS);
 	assert_string_equal(fig.panels[0].x.label, "epoch");

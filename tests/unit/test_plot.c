@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "curve.h"
 #include "draw.h"
 #include "gate.h"
 #include "plan.h"
@@ -230,8 +231,11 @@ static void test_plot_axis_log(void **state)
 	static const double v[] = {0.001, 0.01, 0.1, 1};
 	static const char *const want[] = {"0.001", "0.01", "0.1", "1"};
 	static const double narrow[] = {3, 40};
-	static const char *const want_narrow[] = {"1", "2", "5", "10", "20", "50", "100"};
+	static const char *const want_narrow[] = {"5", "10", "20"};
 	static const double one[] = {5};
+	static const char *const want_one[] = {"3", "4", "5", "6", "7", "8", "9", "10"};
+	static const double tiny[] = {3.1, 3.6};
+	static const double many[] = {1e-12, 1e6};
 	struct plot_axis a = {0};
 
 	(void)state;
@@ -240,12 +244,71 @@ static void test_plot_axis_log(void **state)
 	assert_true(a.min == 0.001 && a.max == 1);
 	assert_ticks(&a, want, 4);
 	free_axis(&a);
-	/* Less than two decades: 2 and 5 between the powers of ten. */
+	/* Fewer than three powers of ten inside: 2 and 5 times them too. */
 	plot_axis_fit(&a, narrow, 2, true);
-	assert_ticks(&a, want_narrow, 7);
+	assert_true(a.min == 3 && a.max == 40);
+	assert_ticks(&a, want_narrow, 3);
 	free_axis(&a);
+	/* One value: a factor 2 each way, every digit. */
 	plot_axis_fit(&a, one, 1, true);
-	assert_true(a.min == 1 && a.max == 10);
+	assert_true(a.min == 2.5 && a.max == 10);
+	assert_ticks(&a, want_one, 8);
+	free_axis(&a);
+	/* No digit inside but 3: the ends. */
+	plot_axis_fit(&a, tiny, 2, true);
+	assert_true(a.min == 3.1 && a.max == 3.6);
+	assert_int_equal(a.nticks, 2);
+	assert_string_equal(a.ticks[0].label, "3.1");
+	assert_string_equal(a.ticks[1].label, "3.6");
+	free_axis(&a);
+	/* Nineteen decades: every third labelled, no more than about eight. */
+	plot_axis_fit(&a, many, 2, true);
+	assert_true(a.nticks >= 5 && a.nticks <= 8);
+	free_axis(&a);
+}
+
+/*
+ * --logx pads to the data, not to whole decades: widths 3..700 are drawn
+ * from 3 to 700 (before: 1 to 1000, a fifth of the plot empty).
+ */
+static void test_plot_axis_log_pads_to_data(void **state)
+{
+	static const double v[] = {3, 10, 30, 100, 300, 700};
+	static const char *const want[] = {"5", "10", "20", "50", "100", "200", "500"};
+	struct plot_axis a = {0};
+
+	(void)state;
+	plot_axis_fit(&a, v, 6, true);
+	assert_true(a.min == 3 && a.max == 700);
+	assert_ticks(&a, want, 7);
+	for (size_t i = 0; i < a.nticks; i++)
+		assert_true(a.ticks[i].at >= a.min && a.ticks[i].at <= a.max);
+	free_axis(&a);
+}
+
+/* A curve's steps: the axis from the first step to the last, nice ticks inside. */
+static void test_plot_axis_span(void **state)
+{
+	static const double steps[] = {1000, 1500, NAN, 10000};
+	static const char *const want[] = {"2000", "4000", "6000", "8000", "10000"};
+	static const double small[] = {0.25, 0.5, 0.75};
+	static const char *const want_small[] = {"0.3", "0.4", "0.5", "0.6", "0.7"};
+	static const double one[] = {1000};
+	struct plot_axis a = {0};
+
+	(void)state;
+	plot_axis_fit_span(&a, steps, 4);
+	assert_false(a.log);
+	assert_true(a.min == 1000 && a.max == 10000);
+	assert_ticks(&a, want, 5);
+	free_axis(&a);
+	plot_axis_fit_span(&a, small, 3);
+	assert_true(a.min == 0.25 && a.max == 0.75);
+	assert_ticks(&a, want_small, 5);
+	free_axis(&a);
+	/* One step: widened as plot_axis_fit does. */
+	plot_axis_fit_span(&a, one, 1);
+	assert_true(a.min < 1000 && a.max > 1000);
 	free_axis(&a);
 }
 
@@ -300,6 +363,22 @@ static void test_plot_from_report(void **state)
 		assert_true(pn->y.min <= pn->series[1].lo[2] && pn->y.max >= pn->series[1].hi[2]);
 	}
 	assert_non_null(strstr(pn->title, "goal: max"));
+	plot_figure_release(&fig);
+	/* The sweep file's label names the y axis; a metric without one, its name. */
+	fx.r.labels = (const char *const[]){"accuracy (%)", NULL};
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
+	assert_string_equal(fig.panels[0].y.label, "accuracy (%)");
+	assert_string_equal(fig.panels[1].y.label, "loss");
+	assert_non_null(strstr(fig.panels[0].title, "acc (goal: max"));
+	plot_figure_release(&fig);
+	/* The random search's scatter too, and its title can be replaced. */
+	assert_int_equal(plot_from_sampled(&fig, &fx.r, 2, (const bool[]){true, false}), 0);
+	assert_string_equal(fig.panels[0].y.label, "accuracy (%)");
+	assert_string_equal(fig.panels[1].y.label, "accuracy (%)");
+	assert_string_equal(fig.title, "sweep 'plot-fixture': acc against each sampled parameter");
+	plot_set_title(&fig, "Figure 2");
+	assert_string_equal(fig.title, "Figure 2");
+	fx.r.labels = NULL;
 	plot_figure_release(&fig);
 
 	/* Along width: two values, linear; one series per lr. */
@@ -536,6 +615,293 @@ static void test_plot_matches_reference(void **state)
 	free(dir);
 }
 
+/*
+ * Eight settings with long names, as a user's sweep has them, and their
+ * learning curves from step 1000 to 10000.
+ */
+static char *long_params[] = {"lr", "batch", "opt"};
+static char *long_values[] = {
+    "0.0003", "256",  "adamw", "0.0003", "256",  "sgd_momentum_nesterov",
+    "0.0003", "1024", "adamw", "0.0003", "1024", "sgd_momentum_nesterov",
+    "0.001",  "256",  "adamw", "0.001",  "256",  "sgd_momentum_nesterov",
+    "0.001",  "1024", "adamw", "0.001",  "1024", "sgd_momentum_nesterov",
+};
+static unsigned char long_varies[] = {1, 1, 1};
+static const struct plan long_plan = {
+    .params = long_params,
+    .nparams = 3,
+    .values = long_values,
+    .nsettings = 8,
+    .seeds = seeds,
+    .nseeds = 2,
+    .ntasks = 16,
+    .varies = long_varies,
+};
+
+#define NSTEPS 19
+
+static void curves_figure(struct plot_figure *fig, const char *const *labels)
+{
+	static const char *const metrics[] = {"loss"};
+	static double steps[NSTEPS], mean[NSTEPS], std[NSTEPS];
+	struct curve_band bands[8];
+	size_t nseeds[8];
+
+	for (size_t i = 0; i < NSTEPS; i++) {
+		steps[i] = 1000 + 500 * (double)i;
+		mean[i] = 0.4 + 2.0 * exp(-(double)i / 6);
+		std[i] = 0.05;
+	}
+	for (size_t s = 0; s < 8; s++) {
+		bands[s] =
+		    (struct curve_band){.n = NSTEPS, .steps = steps, .mean = mean, .std = std};
+		nseeds[s] = 2;
+	}
+	plot_figure_init(fig);
+	plot_from_curves(fig, "sweep 'long': learning curves", &long_plan, metrics, labels, 1,
+	                 bands, nseeds, "step");
+}
+
+/* A curve that starts at step 1000 is drawn from 1000, not from 0. */
+static void test_plot_curves_from_first_step(void **state)
+{
+	static const char *const labels[] = {"train loss (nats)"};
+	struct plot_figure fig;
+
+	(void)state;
+	curves_figure(&fig, labels);
+	assert_true(fig.panels[0].x.min == 1000);
+	assert_true(fig.panels[0].x.max == 10000);
+	assert_string_equal(fig.panels[0].y.label, "train loss (nats)");
+	assert_string_equal(fig.panels[0].x.label, "step");
+	plot_figure_release(&fig);
+	curves_figure(&fig, NULL);
+	assert_string_equal(fig.panels[0].y.label, "loss");
+	plot_figure_release(&fig);
+}
+
+/* Text without its spaces: a wrapped label is the label, nothing cut or added. */
+static char *without_spaces(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (; *s; s++)
+		if (*s != ' ')
+			strbuf_addch(&sb, *s);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void assert_lines_are(const struct draw_text *t, const char *text, double width, double size,
+                             bool bold)
+{
+	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+	cairo_t *cr = cairo_create(surface);
+	struct strbuf joined = STRBUF_INIT;
+	char *a, *b;
+
+	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+	                       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+	assert_true(t->n >= 1);
+	for (size_t k = 0; k < t->n; k++) {
+		cairo_text_extents_t ext;
+
+		cairo_text_extents(cr, t->lines[k], &ext);
+		if (ext.x_advance > width + 0.5)
+			fail_msg("'%s' is %.1f wide, more than %.1f", t->lines[k], ext.x_advance,
+			         width);
+		strbuf_addstr(&joined, t->lines[k]);
+	}
+	a = without_spaces(text);
+	b = without_spaces(joined.buf);
+	if (strcmp(a, b))
+		fail_msg("the lines '%s' are not the text '%s'", joined.buf, text);
+	free(a);
+	free(b);
+	strbuf_release(&joined);
+	cairo_destroy(cr);
+	cairo_surface_destroy(surface);
+}
+
+static void assert_inside(const struct draw_box *in, const struct draw_box *out)
+{
+	if (in->x < out->x || in->y < out->y || in->x + in->width > out->x + out->width + 1e-9 ||
+	    in->y + in->height > out->y + out->height + 1e-9)
+		fail_msg("box %.0f,%.0f %.0fx%.0f is not inside %.0f,%.0f %.0fx%.0f", in->x, in->y,
+		         in->width, in->height, out->x, out->y, out->width, out->height);
+}
+
+/* Every legend lies inside its panel, right of the plot, the panels inside the image. */
+static void assert_layout_fits(const struct plot_figure *fig, const struct draw_layout *l)
+{
+	struct draw_box image = {0, 0, l->width, l->height};
+	double bottom = l->title_height;
+
+	assert_int_equal(l->npanels, fig->npanels);
+	for (size_t p = 0; p < l->npanels; p++) {
+		const struct draw_panel *dp = &l->panels[p];
+
+		assert_inside(&dp->area, &image);
+		assert_inside(&dp->frame, &dp->area);
+		assert_inside(&dp->legend, &dp->area);
+		assert_true(dp->legend.x >= dp->frame.x + dp->frame.width);
+		assert_true(dp->ylabel_x > 0 && dp->ylabel_x < dp->frame.x);
+		assert_true(dp->area.y >= bottom - 1e-9);
+		bottom = dp->area.y + dp->area.height;
+		assert_int_equal(dp->nlabels, fig->panels[p].nseries);
+		for (size_t i = 0; i < dp->nlabels; i++)
+			assert_lines_are(&dp->labels[i], fig->panels[p].series[i].label,
+			                 dp->legend.width - 44, 12, false);
+	}
+	assert_true(bottom <= l->height + 1e-9);
+}
+
+/*
+ * Long legends are not cut off: each label wraps onto lines that fit the
+ * legend (before: "lr=0.0003 batch=256 opt=sgd_momen..."), and the
+ * drawing is as big as the layout says.
+ */
+static void test_plot_long_legend_fits(void **state)
+{
+	struct plot_figure fig;
+	struct draw_layout l;
+	char *dir = make_tmpdir(), *path = xstrfmt("%s/curves.png", dir);
+	cairo_surface_t *png;
+	size_t wrapped = 0;
+
+	(void)state;
+	curves_figure(&fig, NULL);
+	assert_string_equal(
+	    fig.panels[0].series[1].label,
+	    "lr=0.0003 batch=256 opt=sgd_momentum_nesterov (2 seeds, to step 10000)");
+	draw_layout(&l, &fig);
+	assert_layout_fits(&fig, &l);
+	for (size_t i = 0; i < l.panels[0].nlabels; i++) {
+		const struct draw_text *t = &l.panels[0].labels[i];
+
+		wrapped += t->n > 1;
+		/* The seeds and the last step stay together on their own line. */
+		assert_string_equal(t->lines[t->n - 1], "(2 seeds, to step 10000)");
+	}
+	assert_int_equal(wrapped, 8);
+	assert_int_equal(draw_figure(&fig, path), 0);
+	png = cairo_image_surface_create_from_png(path);
+	assert_int_equal(cairo_surface_status(png), CAIRO_STATUS_SUCCESS);
+	assert_int_equal(cairo_image_surface_get_width(png), (int)ceil(l.width));
+	assert_int_equal(cairo_image_surface_get_height(png), (int)ceil(l.height));
+	cairo_surface_destroy(png);
+	draw_layout_release(&l);
+	plot_figure_release(&fig);
+	remove_tree(dir);
+	free(path);
+	free(dir);
+}
+
+/*
+ * More entries than a panel's height holds, and a word longer than the
+ * legend: the panel grows to the legend, the word breaks after '_' or
+ * wherever it must.
+ */
+static void test_plot_many_entries_fit(void **state)
+{
+	struct plot_figure fig;
+	struct draw_layout l;
+	const size_t n = 40;
+
+	(void)state;
+	plot_figure_init(&fig);
+	fig.panels = xcalloc(2, sizeof(*fig.panels));
+	fig.npanels = 2;
+	for (size_t p = 0; p < 2; p++) {
+		struct plot_panel *pn = &fig.panels[p];
+
+		pn->title = xstrdup("loss by step");
+		pn->note = xstrdup("mean over seeds, band ±1 std");
+		pn->style = PLOT_BANDS;
+		pn->series = xcalloc(n, sizeof(*pn->series));
+		pn->nseries = p ? 2 : n;
+		for (size_t i = 0; i < pn->nseries; i++)
+			pn->series[i].label =
+			    i == 1   ? xstrdup("arch=resnet50_pretrained_imagenet_finetuned_"
+			                         "with_a_very_long_name_indeed lr=0.1")
+			    : i == 0 ? xstrdup("wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww")
+			             : xstrfmt("setting %zu with a label of several words", i);
+		plot_axis_fit(&pn->x, (double[]){0, 1}, 2, false);
+		plot_axis_fit(&pn->y, (double[]){0, 1}, 2, false);
+	}
+	draw_layout(&l, &fig);
+	assert_layout_fits(&fig, &l);
+	assert_true(l.panels[0].area.height > 430);
+	assert_true(l.panels[1].area.height == 430);
+	assert_true(l.panels[0].labels[1].n >= 2);
+	assert_true(l.panels[0].labels[0].n >= 2);
+	/* The long word breaks after a '_'. */
+	{
+		const char *first = l.panels[0].labels[1].lines[0];
+
+		assert_true(first[strlen(first) - 1] == '_');
+	}
+	draw_layout_release(&l);
+	plot_figure_release(&fig);
+}
+
+/*
+ * --title replaces the title, and wraps when long; --no-title leaves no
+ * room for one; wide tick labels widen the left margin.
+ */
+static void test_plot_title(void **state)
+{
+	static const char *const long_title =
+	    "Figure 3: validation accuracy of the small convolutional network on CIFAR-10 "
+	    "against the learning rate, five seeds per setting";
+	struct plot_figure fig;
+	struct draw_layout l;
+	struct fixture fx;
+
+	(void)state;
+	fixture_build(&fx, NULL);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
+	assert_string_equal(fig.title, "sweep 'plot-fixture'");
+	draw_layout(&l, &fig);
+	assert_true(l.title_height == 34);
+	assert_int_equal(l.title.n, 1);
+	assert_true(l.height == 34 + 2 * 430);
+	assert_true(l.panels[0].frame.x == 84);
+	draw_layout_release(&l);
+
+	plot_set_title(&fig, "Figure 3");
+	assert_string_equal(fig.title, "Figure 3");
+	plot_set_title(&fig, long_title);
+	draw_layout(&l, &fig);
+	assert_true(l.title.n >= 2);
+	assert_true(l.title_height > 34);
+	assert_lines_are(&l.title, long_title, 880 - 32, 16, true);
+	assert_true(l.panels[0].area.y == l.title_height);
+	assert_layout_fits(&fig, &l);
+	draw_layout_release(&l);
+
+	plot_set_title(&fig, NULL);
+	assert_null(fig.title);
+	draw_layout(&l, &fig);
+	assert_true(l.title_height == 0);
+	assert_int_equal(l.title.n, 0);
+	assert_true(l.panels[0].area.y == 0);
+	assert_true(l.height == 2 * 430);
+	draw_layout_release(&l);
+
+	/* Tick labels such as 0.000125 push the plot right, not into the y label. */
+	free(fig.panels[0].y.ticks[0].label);
+	fig.panels[0].y.ticks[0].label = xstrdup("0.000125000");
+	draw_layout(&l, &fig);
+	assert_true(l.panels[0].frame.x > 84);
+	assert_true(l.panels[0].frame.x == l.panels[1].frame.x);
+	assert_layout_fits(&fig, &l);
+	draw_layout_release(&l);
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +909,12 @@ int main(void)
 	    cmocka_unit_test(test_plot_numeric_and_log),
 	    cmocka_unit_test(test_plot_axis_linear),
 	    cmocka_unit_test(test_plot_axis_log),
+	    cmocka_unit_test(test_plot_axis_log_pads_to_data),
+	    cmocka_unit_test(test_plot_axis_span),
+	    cmocka_unit_test(test_plot_curves_from_first_step),
+	    cmocka_unit_test(test_plot_long_legend_fits),
+	    cmocka_unit_test(test_plot_many_entries_fit),
+	    cmocka_unit_test(test_plot_title),
 	    cmocka_unit_test(test_plot_axis_categories),
 	    cmocka_unit_test(test_plot_from_report),
 	    cmocka_unit_test(test_plot_huge_values),
