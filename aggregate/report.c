@@ -455,12 +455,16 @@ static void print_order_notes(FILE *f, const struct report *r)
 		fprintf(f, "showing the best %zu of %zu settings, best first\n", r->norder, ns);
 	else if (r->order)
 		fprintf(f, "settings best first\n");
-	if (ns > 1)
+	if (r->provenance)
+		fprintf(f, "%s: each mean is an honest estimate of its setting%s\n", r->provenance,
+		        ns > 1 ? " (which of them is best is chosen on these seeds again)" : "");
+	else if (ns > 1)
 		fprintf(f,
 		        "the best mean, chosen among %zu settings on the same seeds, is "
 		        "optimistic (the winner's curse); for an estimate to publish, run the "
-		        "best settings again on seeds this sweep did not use\n",
-		        ns);
+		        "best settings again on seeds this sweep did not use: sweep confirm "
+		        "%" PRId64 " --top K\n",
+		        ns, r->id);
 }
 
 static void print_rank_notes(FILE *f, const struct report *r)
@@ -761,6 +765,8 @@ void report_print_json(FILE *f, const struct report *r)
 		                   (json_int_t)r->exclusions[i].nsettings, "recorded_at",
 		                   (json_int_t)r->exclusions[i].recorded_at));
 	json_object_set_new(root, "excluded", arr);
+	if (r->provenance)
+		json_object_set_new(root, "provenance", json_string(r->provenance));
 	if (r->cause_text)
 		json_object_set_new(root, "cause_groups", json_groups(r));
 	output_json_print(f, root, JSON_INDENT(2));

@@ -68,6 +68,13 @@ struct report {
 	 * `metrics: {loss: {label: ...}}`), or NULL for the name; NULL: names.
 	 */
 	const char *const *labels;
+	/*
+	 * A sweep confirm sweep: where its settings were chosen and where they
+	 * are estimated ("selected on seeds 0-4 of sweep 12; estimated on seeds
+	 * 5-9"), said under the table (and in JSON) instead of the winner's
+	 * curse note; NULL for any other sweep.
+	 */
+	const char *provenance;
 
 	/* Filled in by report_build. */
 	const struct plan *plan;        /* borrowed */

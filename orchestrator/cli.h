@@ -20,6 +20,7 @@ int cmd_submit(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_confirm(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_advise(int argc, char **argv);

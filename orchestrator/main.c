@@ -27,6 +27,8 @@ static const struct command commands[] = {
     {"list", cmd_list, "list the sweeps in the state store"},
     {"status", cmd_status, "show every task's state, from Slurm accounting or the local runner"},
     {"report", cmd_report, "mean ± std per setting, only when no task is missing or failed"},
+    {"confirm", cmd_confirm,
+     "run a sweep's best settings again on seeds it did not use: the estimate to print"},
     {"logs", cmd_logs, "print a task's log files (its latest or Nth attempt); -f follows them"},
     {"cancel", cmd_cancel, "cancel every array job of a sweep"},
     {"resubmit", cmd_resubmit,

@@ -39,6 +39,7 @@ static const char *const top_keys[] = {
     "slurm",   "env",     "setup",   "logs",          "template",      "checkpoint",
     "metrics", "results", "retries", "retry_on_exit", "notify",        "fail_fast",
     "pack",    "sample",  "trials",  "sample_seed",   "sample_digits", "stage",
+    "confirm_of",
 };
 
 static const char *const slurm_keys[] = {
@@ -586,6 +587,8 @@ static int read_top(struct loader *ld, const struct ytree_node *key, const struc
 			          MAX_PACK, cfg_show(ld, v->text));
 		return 0;
 	}
+	if (!strcmp(k, "confirm_of"))
+		return cfg_get_positive(ld, &cfg->confirm_of, v, "confirm_of");
 	if (!strcmp(k, "retries")) {
 		if (cfg_get_positive(ld, &cfg->retries, v, "retries"))
 			return SWEEP_ERR;

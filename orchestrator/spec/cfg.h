@@ -208,6 +208,11 @@ struct cfg {
 	bool retry_on_exit; /* retry non-zero exits and missing metrics too */
 	struct cfg_notify notify;
 	unsigned fail_fast; /* cancel the rest after this many non-zero exits; 0 = never */
+	/*
+	 * `confirm_of:` (written by sweep confirm): the sweep whose best settings
+	 * this one runs again on seeds that sweep did not use; 0 = none.
+	 */
+	unsigned confirm_of;
 	struct cfg_results results;
 	char *signal_note; /* why the default warning signal was changed, for submit to print; or
 	                      NULL */

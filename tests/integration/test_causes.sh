@@ -152,6 +152,11 @@ expect watch.out "^  2 tasks \\(4,5\\): ModuleNotFoundError" "watch group"
 write_sweep causes ok import oneseed stdout oom
 run slurm causes.yaml 10
 check_mixed slurm "$SWEEP_ID" yes
+# The best settings of a sweep with failed tasks are not known: confirm refuses.
+rc=0
+"$SWEEP" confirm "$SWEEP_ID" --goal accuracy=max >confirm.out 2>&1 || rc=$?
+((rc == 1)) || fail "confirm of an incomplete sweep exited $rc: $(cat confirm.out)"
+expect confirm.out "is incomplete \\(7 of 10 tasks missing or failed\\): its best settings are not known" "confirm's gate"
 printf 'name: notfound\ncommand: trian.sh --seed {seed}\nseeds: 2\nslurm:\n  time: "1"\n' >notfound.yaml
 run slurm notfound.yaml 2
 check_not_found slurm "$SWEEP_ID"

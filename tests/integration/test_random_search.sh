@@ -2,7 +2,8 @@
 # Random search on the real cluster and with --local: examples/random_search.yaml
 # (20 trials x 3 seeds, the metric printed to stdout, read with results: log:).
 # The values the command received are the report's; the report is best first;
-# --top cuts; --plot draws; --extend with more trials reuses the first 20.
+# --top cuts; --plot draws; --extend with more trials reuses the first 20;
+# sweep confirm runs the best 3 again on fresh seeds, on either backend.
 . "$(dirname "$0")/lib.sh"
 cluster_up
 cp -r "$SWEEP_SOURCE_DIR/examples" .
@@ -57,6 +58,41 @@ cmp <(grep -E '^[0-9]+	' dry.out) <(grep -E '^[0-9]+	' more.out | head -60) ||
 	fail "the first 20 of 25 trials differ from the 20 trials"
 [ "$(grep -cE '^[0-9]+	' more.out)" = 75 ] || fail "25 trials are not 75 tasks"
 
+# sweep confirm: the 3 best settings again on 3 seeds the search did not use,
+# a sweep of its own whose report says where its settings come from.
+SEARCH=$SWEEP_ID
+"$SWEEP" report "$SEARCH" --top 3 --json >top3.json || fail "report --top 3 --json failed"
+out=$("$SWEEP" confirm "$SEARCH" --top 3 --seeds 3) || fail "confirm failed: $out"
+printf '%s\n' "$out" >&2
+grep -q "^selected on seeds 0-2 of sweep $SEARCH; estimated on seeds 3-5$" <<<"$out" ||
+	fail "confirm does not say its seeds: $out"
+CONFIRM=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
+mapfile -t JOBS < <(printf '%s\n' "$out" | sed -n 's/^array job \([0-9]*\):.*/\1/p')
+CLEANUP_JOBS+=("${JOBS[@]}")
+wait_sweep 9 300
+"$SWEEP" report "$CONFIRM" >confirm.out || fail "report of the confirm failed: $(cat confirm.out)"
+"$SWEEP" report "$CONFIRM" --json >confirm.json || fail "report --json of the confirm failed"
+grep -q "^selected on seeds 0-2 of sweep $SEARCH; estimated on seeds 3-5: each mean is an honest estimate" confirm.out ||
+	fail "no provenance under the confirm's table: $(cat confirm.out)"
+grep -q "winner's curse" confirm.out && fail "the confirm's report calls itself optimistic"
+/usr/bin/python3 - top3.json confirm.json "$SEARCH" <<'PY' || fail "the confirm ran other settings"
+import json, sys
+top = json.load(open(sys.argv[1]))
+conf = json.load(open(sys.argv[2]))
+key = lambda s: (s["params"]["lr"], s["params"]["width"], s["params"]["act"])
+want = {key(s) for s in top["settings"]}
+got = {key(s) for s in conf["settings"]}
+assert want == got and len(got) == 3, (want, got)
+assert all(s["metrics"]["val_acc"]["n"] == 3 for s in conf["settings"]), conf["settings"]
+assert conf["provenance"] == f"selected on seeds 0-2 of sweep {sys.argv[3]}; estimated on seeds 3-5", conf
+print("confirm: the search's 3 best, on seeds 3-5")
+PY
+grep -q "args: .* --seed [0-2]$" logs/random-search-confirm_*.out && fail "the confirm ran a seed of the search"
+# A second confirm takes seeds neither the search nor the first confirm used.
+"$SWEEP" confirm "$SEARCH" --top 1 --seeds 2 --dry-run >confirm2.out || fail "second confirm --dry-run failed"
+grep -q "^selected on seeds 0-2 of sweep $SEARCH; estimated on seeds 6-7 " confirm2.out ||
+	fail "the second confirm reuses seeds: $(head -5 confirm2.out)"
+
 # The local backend, the same file.
 out=$("$SWEEP" submit --local examples/random_search.yaml) || fail "submit --local failed"
 LOCAL=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
@@ -65,4 +101,13 @@ wait_until 600 "the local sweep to finish" bash -c "'$SWEEP' status $LOCAL | gre
 grep -q "showing the best 2 of 20 settings" local.out || fail "local --top: $(cat local.out)"
 cmp <(sed -n '/^lr/,/^$/p' local.out) <("$SWEEP" report --top 2 "$SWEEP_ID" | sed -n '/^lr/,/^$/p') ||
 	fail "the local and the Slurm sweep drew or ranked differently"
+# confirm of a local sweep runs locally too.
+out=$("$SWEEP" confirm "$LOCAL" --top 2 --seeds 2) || fail "local confirm failed: $out"
+LCONFIRM=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
+[ "$(sqlite3 "$SWEEP_STATE_DIR/sweep.db" "SELECT backend FROM sweeps WHERE id = $LCONFIRM")" = local ] ||
+	fail "the confirm of a local sweep did not run locally: $out"
+wait_until 300 "the local confirm to finish" bash -c "'$SWEEP' status $LCONFIRM | grep -q '^4/4 done'"
+"$SWEEP" report "$LCONFIRM" >lconfirm.out || fail "local confirm report: $(cat lconfirm.out)"
+grep -q "^selected on seeds 0-2 of sweep $LOCAL; estimated on seeds 3-4: " lconfirm.out ||
+	fail "local confirm provenance: $(cat lconfirm.out)"
 log "ok"

@@ -68,7 +68,7 @@ bash_complete() {
 	_sweep
 	printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
 }
-commands="advise cancel gpus help list logs report resubmit rightsize status submit version"
+commands="advise cancel confirm gpus help list logs report resubmit rightsize status submit version"
 status_opts="--help --json --refresh --state-dir --tasks --watch"
 declare -A want=(
 	["sweep "]=$commands

@@ -66,6 +66,23 @@ static void test_cli_bad_options(void **state)
 	              "--cost", NULL);
 }
 
+/* confirm's options: every usage error with its message. */
+static void test_cli_confirm_options(void **state)
+{
+	(void)state;
+	check_command(cmd_confirm, EXIT_USAGE,
+	              "error: --top takes a whole number from 1 to 1000000, not '0'", "confirm",
+	              "--top", "0", NULL);
+	check_command(cmd_confirm, EXIT_USAGE,
+	              "error: --seeds takes a whole number from 1 to 1000000, not '3x'", "confirm",
+	              "--seeds", "3x", NULL);
+	check_command(cmd_confirm, EXIT_USAGE,
+	              "error: bad goal 'acc' in 'acc': write METRIC=max or METRIC=min", "confirm",
+	              "--goal", "acc", NULL);
+	check_command(cmd_confirm, EXIT_USAGE, "error: --resources-from needs a value", "confirm",
+	              "--resources-from", NULL);
+}
+
 /* report's options for goals, plots and curves: every usage error with its message. */
 static void test_cli_report_compare_options(void **state)
 {
@@ -205,6 +222,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cli_bad_options),
+	    cmocka_unit_test(test_cli_confirm_options),
 	    cmocka_unit_test(test_cli_report_compare_options),
 	    cmocka_unit_test(test_cli_operands),
 	    cmocka_unit_test(test_cli_take_sweep),

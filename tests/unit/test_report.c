@@ -418,7 +418,21 @@ static void test_report_order_and_top(void **state)
 	assert_contains(text, "settings best first\n");
 	assert_contains(text, "the best mean, chosen among 2 settings on the same seeds, is "
 	                      "optimistic (the winner's curse)");
+	assert_contains(text, "seeds this sweep did not use: sweep confirm 7 --top K\n");
 	free(text);
+	/* A confirm sweep says where its settings come from instead. */
+	fx.r.provenance = "selected on seeds 0-4 of sweep 12; estimated on seeds 5-9";
+	text = capture(report_print_table, &fx.r);
+	assert_contains(text, "selected on seeds 0-4 of sweep 12; estimated on seeds 5-9: each mean "
+	                      "is an honest estimate of its setting (which of them is best is "
+	                      "chosen on these seeds again)\n");
+	assert_null(strstr(text, "winner's curse"));
+	free(text);
+	text = capture(report_print_json, &fx.r);
+	assert_contains(text, "\"provenance\": \"selected on seeds 0-4 of sweep 12; estimated on "
+	                      "seeds 5-9\"");
+	free(text);
+	fx.r.provenance = NULL;
 
 	report_rank(&fx.r, by_acc);
 	report_order(&fx.r, 1);
