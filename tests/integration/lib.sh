@@ -22,6 +22,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# submit_local FILE [ARGS...]: sweep submit --local, the sweep id in
+# SWEEP_ID. (Local job ids mean nothing to Slurm: submit would scancel them.)
+submit_local() {
+	local out
+	out=$("$SWEEP" submit --local "$@") || fail "sweep submit --local $* failed"
+	printf '%s\n' "$out" >&2
+	SWEEP_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
+	[ -n "$SWEEP_ID" ] || fail "no sweep id in: $out"
+}
+
+# For trap ... EXIT in tests with local sweeps: cancels every sweep of the
+# state store (the local runners too), then the Slurm jobs (cleanup).
+cancel_sweeps() {
+	local id
+	for id in $("$SWEEP" list 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { print $1 }'); do
+		"$SWEEP" cancel "$id" >/dev/null 2>&1 || true
+	done
+	cleanup
+}
+
 # Bounded polling: wait_until SECONDS DESCRIPTION COMMAND...
 wait_until() {
 	local limit=$1 what=$2 deadline

@@ -21,21 +21,10 @@ mkdir "my runs"
 cd "my runs"
 cp "$DATA/cause_train.py" train.py
 
-submit_local() {
-	local out
-	out=$("$SWEEP" submit --local "$@") || fail "sweep submit --local $* failed"
-	printf '%s\n' "$out" >&2
-	SWEEP_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
-	[ -n "$SWEEP_ID" ] || fail "no sweep id in: $out"
-}
 cleanup_local() {
-	local id
-	for id in $("$SWEEP" list 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { print $1 }'); do
-		"$SWEEP" cancel "$id" >/dev/null 2>&1 || true
-	done
 	[ -z "${WATCHER:-}" ] || kill "$WATCHER" 2>/dev/null || true
 	[ -z "${FOLLOWER:-}" ] || kill "$FOLLOWER" 2>/dev/null || true
-	cleanup
+	cancel_sweeps
 }
 trap cleanup_local EXIT
 done_count() { "$SWEEP" status "$1" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["done"])'; }

@@ -10,21 +10,7 @@ mkdir "list runs"
 cd "list runs"
 cp "$DATA/cause_train.py" train.py
 
-submit_local() {
-	local out
-	out=$("$SWEEP" submit --local "$@") || fail "sweep submit --local $* failed"
-	printf '%s\n' "$out" >&2
-	SWEEP_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
-	[ -n "$SWEEP_ID" ] || fail "no sweep id in: $out"
-}
-cleanup_local() {
-	local id
-	for id in $("$SWEEP" list 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { print $1 }'); do
-		"$SWEEP" cancel "$id" >/dev/null 2>&1 || true
-	done
-	cleanup
-}
-trap cleanup_local EXIT
+trap cancel_sweeps EXIT
 
 write_sweep() { # NAME MODE
 	printf '%s\n' "name: $1" "command: /usr/bin/python3 train.py {seed} $2" "seeds: 2" \

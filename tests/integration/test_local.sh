@@ -8,20 +8,9 @@
 # one GPU busy), two tasks get different GPUs, never the busy one.
 . "$(dirname "$0")/lib.sh"
 
-# Local job ids mean nothing to Slurm: lib.sh's submit would scancel them.
-submit_local() {
-	local out
-	out=$("$SWEEP" submit --local "$@") || fail "sweep submit --local $* failed"
-	printf '%s\n' "$out" >&2
-	SWEEP_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
-	[ -n "$SWEEP_ID" ] || fail "no sweep id in: $out"
-}
 
 cleanup_local() {
-	local id
-	for id in $("$SWEEP" list 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { print $1 }'); do
-		"$SWEEP" cancel "$id" >/dev/null 2>&1 || true
-	done
+	cancel_sweeps
 	[ -z "${UNRELATED:-}" ] || kill "$UNRELATED" 2>/dev/null || true
 }
 trap cleanup_local EXIT

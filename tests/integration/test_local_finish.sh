@@ -6,20 +6,7 @@
 # --extend reuses what a local sweep ran.
 . "$(dirname "$0")/lib.sh"
 
-submit_local() {
-	local out
-	out=$("$SWEEP" submit --local "$@") || fail "sweep submit --local $* failed"
-	printf '%s\n' "$out" >&2
-	SWEEP_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
-	[ -n "$SWEEP_ID" ] || fail "no sweep id in: $out"
-}
-cleanup_local() {
-	local id
-	for id in $("$SWEEP" list 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { print $1 }'); do
-		"$SWEEP" cancel "$id" >/dev/null 2>&1 || true
-	done
-}
-trap cleanup_local EXIT
+trap cancel_sweeps EXIT
 cp "$DATA/flaky task.py" "$DATA/score.py" .
 
 # --- retry_on_exit ------------------------------------------------------------
