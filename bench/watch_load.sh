@@ -1,0 +1,111 @@
+#!/bin/bash
+# What watching a running sweep costs the daemons and the reader (issue 26),
+# on the local cluster, in one run: a sweep of TASKS tasks of which all but
+# LONG end in a second and LONG keep running, so most records are kept;
+# then, with nothing else polling:
+# - the time of one refresh of `sweep status --tasks` (the running tasks'
+#   records and the steps of tasks that ended since the last one), median
+#   of 5, against `sacct -j` of the same array jobs, and the slurmdbd
+#   queries each refresh sent (SWEEP_DEBUG_QUERIES);
+# - the read RPCs slurmctld (sdiag) and slurmdbd (sacctmgr show stats)
+#   answered while `sweep status --tasks --watch=INTERVAL` ran for WINDOW
+#   seconds, against the same window polled with `squeue` and `sacct -j`
+#   at the same interval, and against the window with nothing polling (the
+#   running jobs' own RPCs are the other types and are left out).
+# Figures only: it passes or fails nothing. Needs a quiet cluster (other
+# users' reads count too) and a build.
+#
+#   bench/watch_load.sh [TASKS] [BUILD_DIR] [LONG] [INTERVAL] [WINDOW]
+#   (defaults 500 build 20 5 60)
+set -euo pipefail
+tasks=${1:-500}
+top=$(cd "$(dirname "$0")/.." && pwd)
+sweep=$(cd "${2:-$top/build}" && pwd)/sweep
+long=${3:-20}
+interval=${4:-5}
+window=${5:-60}
+work=$(mktemp -d /tmp/sweep-bench-watch-XXXXXX)
+cd "$work"
+export SWEEP_STATE_DIR=$work/.sweep
+trap '"$sweep" cancel >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+
+cat >watch.yaml <<YAML
+name: watch-bench
+command: |
+  if [ "\$SWEEP_TASK_INDEX" -ge $((tasks - long)) ]; then sleep 900; else sleep 1; fi
+  echo "{\"x\": \$SWEEP_SEED}" > "\$SWEEP_RESULT"
+seeds: 10
+grid:
+  p: [$(seq -s, 1 $((tasks / 10)))]
+slurm:
+  time: "20"
+  mem: 20M
+YAML
+"$sweep" submit watch.yaml >submit.out
+jobs=$(sed -n 's/^array job \([0-9]*\):.*/\1/p' submit.out | paste -sd,)
+echo "$tasks tasks in $(wc -w <<<"${jobs//,/ }") array jobs, $long of them running for 15 min"
+start=$SECONDS
+until [ "$(sacct -n -X -P -j "$jobs" -o State 2>/dev/null | grep -c COMPLETED)" -ge $((tasks - long)) ]; do
+	sleep 5
+	((SECONDS - start < 1800)) || { echo "gave up waiting for the short tasks" >&2; exit 1; }
+done
+echo "the $((tasks - long)) short tasks ended in $((SECONDS - start)) s; $long still run"
+# A run without MaxRSS (these end in a moment) is kept once it ended 2
+# minutes ago (ACCT_CACHE_STATS_SETTLE_S): then keep what ended.
+sleep 125
+"$sweep" status --tasks >/dev/null 2>&1
+
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# time5 CMD...: the median wall seconds of 5 runs.
+time5() {
+	local i t0
+	for i in 1 2 3 4 5; do
+		t0=$EPOCHREALTIME
+		"$@" >/dev/null 2>&1 || true
+		awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }'
+	done | median
+}
+t_sacct=$(time5 sacct -n -P -j "$jobs" -o JobID,State,ExitCode,Elapsed,MaxRSS,TotalCPU,Start,End,ReqMem,Timelimit)
+t_sweep=$(time5 "$sweep" status --tasks)
+q=$(SWEEP_DEBUG_QUERIES=1 "$sweep" status --tasks 2>&1 >/dev/null | sed -n 's/^sweep: accounting queries: //p' | tail -1)
+echo
+printf 'one refresh of status --tasks: %.3f s; sacct -j of the same jobs: %.3f s; ratio %.2f (target <= 0.2)\n' \
+	"$t_sweep" "$t_sacct" "$(awk -v a="$t_sweep" -v b="$t_sacct" 'BEGIN { print a / b }')"
+echo "  its queries: $q"
+
+# The read RPCs of the daemons: slurmctld's *_INFO* requests (sdiag's own
+# left out), slurmdbd's job queries (DBD_GET_JOBS_COND), its other GET_*
+# and its connections (SLURM_PERSIST_INIT; sacctmgr's own stats left out).
+# The running jobs' own RPCs (steps, completions, pings) are other types.
+ctld_reads() { sdiag | sed -n '/by message type/,/by user/p' |
+	awk '/REQUEST_[A-Z_]*INFO/ && !/STATS_INFO/ { sub(/count:/, "", $4); n += $4 } END { print n + 0 }'; }
+# dbd_count PATTERN: the count of slurmdbd's RPC types matching PATTERN.
+dbd_count() { sacctmgr -n show stats 2>/dev/null | sed -n '/by message type/,/by user/p' |
+	awk -v p="$1" '$1 ~ p && $1 !~ /GET_STATS/ { for (i = 1; i <= NF; i++) if ($i ~ /^count:/) { sub(/count:/, "", $i); n += $i } } END { print n + 0 }'; }
+snapshot() { echo "$(ctld_reads) $(dbd_count '^DBD_GET_JOBS_COND$') $(dbd_count '^DBD_GET_') $(dbd_count '^SLURM_PERSIST_INIT$')"; }
+# window_of NAME CMD...: runs CMD in the background for the window; prints the read RPCs per refresh.
+window_of() {
+	local name=$1 pid="" a b
+	shift
+	a=$(snapshot)
+	if [ $# -gt 0 ]; then
+		"$@" >/dev/null 2>&1 &
+		pid=$!
+	fi
+	sleep "$window"
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	b=$(snapshot)
+	awk -v a="$a" -v b="$b" -v n=$((window / interval)) -v name="$name" 'BEGIN {
+		split(a, x); split(b, y)
+		printf "%-40s per refresh: slurmctld %4.1f; slurmdbd job queries %4.1f, other reads %4.1f, connections %4.1f\n",
+			name, (y[1] - x[1]) / n, (y[2] - x[2]) / n, (y[3] - x[3] - y[2] + x[2]) / n, (y[4] - x[4]) / n }'
+}
+poll() { while :; do squeue -h -r -j "$jobs" >/dev/null; sacct -n -P -j "$jobs" -o JobID,State,MaxRSS >/dev/null; sleep "$interval"; done; }
+echo
+echo "read RPCs while watching $long running tasks for $window s, every $interval s ($((window / interval)) refreshes):"
+window_of "nothing polling (the reference)"
+window_of "sweep status --tasks --watch=$interval" "$sweep" status --tasks --watch="$interval"
+window_of "squeue -r -j + sacct -j every $interval s" poll
