@@ -1,20 +1,323 @@
 /*
- * What submit and resubmit share around handing array jobs to a backend.
+ * The one submission protocol of submit, resubmit, retry rounds and the
+ * recovery every command runs: the lock, the intent file, the room kept on
+ * the disk around sbatch, recording each accepted array job, and commit or
+ * roll back.
  */
 #include "submission.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "array.h"
 #include "backend.h"
-#include "cli.h"
 #include "error.h"
 #include "fault.h"
+#include "path.h"
 #include "store.h"
 #include "strbuf.h"
 
 #include "banned.h"
+
+static void hold_signals(sigset_t *old)
+{
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, old);
+}
+
+/* A submission that died before its lock file existed had sbatch run not yet. */
+#define SUBMIT_START_GRACE_S 600
+
+int submission_lock(const char *sweep_dir)
+{
+	char *path = xstrfmt("%s/submit.lock", sweep_dir);
+	int fd = path_open_private(path, O_RDWR, PATH_PRIVATE_FILE);
+
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		error("cannot lock '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return SWEEP_ERR;
+	}
+	free(path);
+	return fd;
+}
+
+static char *intent_path(const char *sweep_dir)
+{
+	return xstrfmt("%s/submit.intent", sweep_dir);
+}
+
+static int write_intent_file(const char *sweep_dir, const struct array_rec *arrays, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = intent_path(sweep_dir);
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%u %" PRIu32 " %s\n", arrays[i].attempt, arrays[i].offset,
+		            arrays[i].spec);
+	ret = path_write_file(path, sb.buf, sb.len, PATH_PRIVATE_FILE);
+	strbuf_release(&sb);
+	free(path);
+	return ret;
+}
+
+static void clear_intent(const char *sweep_dir)
+{
+	char *path = intent_path(sweep_dir);
+
+	unlink(path);
+	free(path);
+}
+
+/* The intent's line for an array job found at offset, or NULL: attempt and spec set. */
+static bool intent_for(unsigned *attempt, char **spec, const char *intent, uint32_t offset)
+{
+	for (const char *p = intent; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		unsigned a;
+		unsigned long off;
+		char *end;
+
+		a = (unsigned)strtoul(p, &end, 10);
+		if (*end == ' ') {
+			off = strtoul(end + 1, &end, 10);
+			if (*end == ' ' && off == offset && a) {
+				const char *sp = end + 1;
+
+				*attempt = a;
+				*spec = xstrndup(sp, nl ? (size_t)(nl - sp) : strlen(sp));
+				return true;
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/*
+ * Records the array jobs the scheduler accepted for the sweep's script that
+ * the store does not know yet, with the --array value and attempt the
+ * interrupted command meant for them (its intent file), and repairs the
+ * sweep's status: a sweep left SUBMITTING, or marked FAILED, that has a job
+ * becomes SUBMITTED.
+ */
+static int adopt(struct store *st, struct sweep_rec *rec, const struct backend_ops *ops,
+                 bool conclude)
+{
+	struct array_rec *found = NULL, *known = NULL;
+	size_t nfound = 0, nknown = 0, nadded = 0;
+	uint32_t max_array = 0;
+	struct strbuf ids = STRBUF_INIT, intent = STRBUF_INIT;
+	char *ipath = intent_path(rec->dir);
+	bool has_intent;
+	int ret;
+
+	has_intent = !strbuf_read_file_max(&intent, ipath, 1 << 20, STRBUF_READ_NOFOLLOW);
+	ret = ops->find(&found, &nfound, rec);
+	if (!ret)
+		ret = store_load_arrays(st, &known, &nknown, rec->id);
+	if (!ret && nfound)
+		ret = ops->max_array_size(&max_array);
+	for (size_t i = 0; !ret && i < nfound; i++) {
+		char spec[64];
+		uint32_t count = (uint32_t)(rec->ntasks - found[i].offset);
+		bool have = false;
+		char *meant = NULL;
+
+		for (size_t k = 0; k < nknown; k++)
+			have |= known[k].job_id == found[i].job_id;
+		if (have)
+			continue;
+		strbuf_addf(&ids, "%s%" PRIu32, ids.len ? ", " : "", found[i].job_id);
+		if (intent_for(&found[i].attempt, &meant, intent.buf, found[i].offset)) {
+			found[i].spec = meant;
+		} else {
+			if (max_array && count > max_array)
+				count = max_array;
+			array_spec(spec, sizeof(spec), count, rec->max_concurrent);
+			found[i].spec = xstrdup(spec);
+		}
+		ret = store_add_array(st, rec->id, &found[i]);
+		nadded++;
+	}
+	if (ret)
+		goto out;
+	if (rec->status == SWEEP_SUBMITTED) {
+		/* An interrupted resubmission. */
+		if (nadded)
+			warning(
+			    "a resubmission of sweep %" PRId64 " '%s' was interrupted; Slurm had "
+			    "accepted array job%s %s (found by job name and script): recorded now",
+			    rec->id, rec->name, nadded == 1 ? "" : "s", ids.buf);
+	} else if (nadded || nknown) {
+		ret = store_finish_sweep(st, rec->id, SWEEP_SUBMITTED, NULL);
+		if (!ret)
+			warning("the submission of sweep %" PRId64
+			        " '%s' was interrupted; Slurm had "
+			        "accepted array job%s %s (found by job name and script): recorded "
+			        "now. Tasks of arrays never submitted show as missing: 'sweep "
+			        "resubmit' runs them",
+			        rec->id, rec->name, nadded == 1 ? "" : "s",
+			        ids.len ? ids.buf : "(none new)");
+		if (!ret) {
+			rec->status = SWEEP_SUBMITTED;
+			free(rec->error);
+			rec->error = NULL;
+		}
+	} else if (conclude && rec->status == SWEEP_SUBMITTING) {
+		ret = store_finish_sweep(
+		    st, rec->id, SWEEP_FAILED,
+		    "submission interrupted before Slurm accepted any array job");
+		if (!ret) {
+			warning("the submission of sweep %" PRId64 " '%s' was interrupted before "
+			        "Slurm accepted any array job: marked failed; submit it again",
+			        rec->id, rec->name);
+			rec->status = SWEEP_FAILED;
+			free(rec->error);
+			rec->error = xstrdup("submission interrupted before Slurm accepted any "
+			                     "array job");
+		}
+	}
+	/* Settled: whatever the interrupted command meant is now in the store. */
+	if (!ret && has_intent && rec->status != SWEEP_SUBMITTING)
+		unlink(ipath);
+out:
+	strbuf_release(&ids);
+	strbuf_release(&intent);
+	free(ipath);
+	array_recs_free(found, nfound);
+	array_recs_free(known, nknown);
+	return ret;
+}
+
+/* Whether the submission lock of the sweep is free: no submit, resubmit or sbatch holds it. */
+static int lock_is_free(const char *sweep_dir, bool *exists)
+{
+	char *path = xstrfmt("%s/submit.lock", sweep_dir);
+	int fd = open(path, O_RDWR | O_CLOEXEC), free_ = 0;
+
+	free(path);
+	*exists = fd >= 0;
+	if (fd < 0)
+		return 0;
+	free_ = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return free_;
+}
+
+int submission_recover(struct store *st, struct sweep_rec *rec)
+{
+	const struct backend_ops *ops = backend_get(rec->backend);
+	char *ipath;
+	bool exists, has_intent;
+	int ret = 0;
+
+	if (!ops || !ops->find)
+		return ops ? 0 : SWEEP_ERR;
+	ipath = intent_path(rec->dir);
+	has_intent = access(ipath, F_OK) == 0;
+	free(ipath);
+
+	if (rec->status == SWEEP_SUBMITTING) {
+		if (lock_is_free(rec->dir, &exists))
+			return adopt(st, rec, ops, true);
+		if (exists)
+			return 0; /* still submitting: submit, or the sbatch it started, runs */
+		/* Died before sbatch ever ran, or is only starting. */
+		if (time(NULL) - rec->created_at >= SUBMIT_START_GRACE_S) {
+			ret = store_finish_sweep(st, rec->id, SWEEP_FAILED,
+			                         "submission interrupted before any array job "
+			                         "was submitted");
+			if (!ret) {
+				rec->status = SWEEP_FAILED;
+				free(rec->error);
+				rec->error = xstrdup("submission interrupted before any array job "
+				                     "was submitted");
+			}
+		}
+		return ret;
+	}
+	/*
+	 * An interrupted resubmission, or a sweep marked failed whose job
+	 * appeared later (sbatch timed out, or a slow controller took it after
+	 * recovery had concluded): look for jobs the store does not know.
+	 */
+	if (rec->status == SWEEP_FAILED || has_intent) {
+		size_t narrays = 0;
+		struct array_rec *arrays = NULL;
+
+		if (!lock_is_free(rec->dir, &exists) && exists)
+			return 0;
+		if (!has_intent) {
+			if (store_load_arrays(st, &arrays, &narrays, rec->id) < 0)
+				return SWEEP_ERR;
+			array_recs_free(arrays, narrays);
+			if (narrays)
+				return 0; /* refused after some arrays ran: nothing to adopt */
+		}
+		/* Not reaching the controller must not stop status of a failed sweep. */
+		error_set_handler(error_as_warning);
+		ret = adopt(st, rec, ops, false);
+		error_set_handler(NULL);
+		ret = 0;
+	}
+	return ret;
+}
+
+/* See submission.h: freed just before the writes that record sbatch's answer. */
+#define RESERVE_BYTES (4 << 20)
+
+static char *reserve_path(const char *sweep_dir)
+{
+	return xstrfmt("%s/space.reserve", sweep_dir);
+}
+
+static int reserve_space(const char *sweep_dir)
+{
+	char *path = reserve_path(sweep_dir);
+	int fd = path_open_private(path, O_WRONLY | O_TRUNC, PATH_PRIVATE_FILE), err = 0, ret = 0;
+
+	if (fd < 0)
+		err = errno;
+	else
+		err = posix_fallocate(fd, 0, RESERVE_BYTES);
+	if (fd >= 0 && !err && fsync(fd) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		unlink(path);
+		ret = error("cannot keep %d MiB free in '%s' for recording the submission: %s; "
+		            "nothing was submitted",
+		            RESERVE_BYTES >> 20, sweep_dir, strerror(err));
+	}
+	free(path);
+	return ret;
+}
+
+static void release_space(const char *sweep_dir)
+{
+	char *path = reserve_path(sweep_dir);
+
+	unlink(path);
+	free(path);
+}
 
 int submission_max_array_size(const struct backend_ops *ops, uint32_t *out, bool dry_run,
                               const char *unknown_says)
@@ -92,7 +395,7 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 			req.script_args = args;
 		}
 		req.hold_fd = lock_fd;
-		ret = cli_reserve_space(rec->dir);
+		ret = reserve_space(rec->dir);
 	}
 	if (ret == 0) {
 		fault_at(who, "before-sbatch");
@@ -100,7 +403,7 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 		if (ret == 0)
 			fault_at(who, "after-sbatch");
 		/* Freed for the writes that record the answer. */
-		cli_release_space(rec->dir);
+		release_space(rec->dir);
 	}
 	free(list);
 	free(minutes);
@@ -123,7 +426,7 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 	return 0;
 }
 
-/* What recovery needs to record a job it finds: see cli_write_intent. */
+/* What recovery needs to record a job it finds: see write_intent_file. */
 static int write_intent(const struct sweep_rec *rec, const struct submission_job *jobs, size_t n,
                         unsigned attempt)
 {
@@ -137,20 +440,63 @@ static int write_intent(const struct sweep_rec *rec, const struct submission_job
 		arrs[i].pack = rec->pack;
 		arrs[i].indices = jobs[i].indices;
 	}
-	ret = cli_write_intent(rec->dir, arrs, n);
+	ret = write_intent_file(rec->dir, arrs, n);
 	free(arrs);
 	return ret;
 }
 
-int submission_run(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
-                   struct submission_job *jobs, size_t n, unsigned attempt, submission_opts_fn opts,
-                   void *data, int lock_fd, const char *who)
+/*
+ * Writes the intent file, then submits the jobs in order and records each
+ * accepted one at once; fails (reported) at the first job that fails.
+ */
+static int submit_all(const struct submission *s, int lock_fd)
 {
-	if (write_intent(rec, jobs, n, attempt) < 0)
+	if (write_intent(s->rec, s->jobs, s->n, s->attempt) < 0)
 		return SWEEP_ERR;
-	for (size_t i = 0; i < n; i++) {
-		if (submit_one(ops, st, rec, jobs, i, attempt, opts, data, lock_fd, who) < 0)
+	for (size_t i = 0; i < s->n; i++) {
+		if (submit_one(s->ops, s->st, s->rec, s->jobs, i, s->attempt, s->opts, s->data,
+		               lock_fd, s->who) < 0)
 			return SWEEP_ERR;
 	}
 	return 0;
+}
+
+int submission_commit(struct submission *s, int lock_fd)
+{
+	char *reason = NULL;
+	sigset_t old;
+	int ret;
+
+	s->unrecorded = false;
+	hold_signals(&old);
+	ret = submit_all(s, lock_fd);
+	if (ret == 0 && s->arrange)
+		ret = s->arrange(s->data, s);
+	if (ret < 0) {
+		reason = xstrdup(error_last());
+		submission_cancel(s->ops, s->st, s->rec, s->jobs, s->n);
+		/* Settled here: nothing for recovery to adopt (it would find the cancelled jobs). */
+		if (!s->first || store_finish_sweep(s->st, s->rec->id, SWEEP_FAILED, reason) == 0)
+			clear_intent(s->rec->dir);
+		goto out;
+	}
+	fault_at(s->who, "before-finish");
+	/* A sweep whose first submission failed runs now. */
+	if (s->first || s->rec->status != SWEEP_SUBMITTED)
+		ret = store_finish_sweep(s->st, s->rec->id, SWEEP_SUBMITTED, NULL);
+	if (ret < 0) {
+		/* Running but not recorded as such: cancel rather than lose track of it. */
+		reason = xstrdup(error_last());
+		submission_cancel(s->ops, s->st, s->rec, s->jobs, s->n);
+		if (s->first)
+			store_finish_sweep(s->st, s->rec->id, SWEEP_FAILED, reason);
+		s->unrecorded = true;
+		goto out;
+	}
+	fault_at(s->who, "after-finish");
+	clear_intent(s->rec->dir);
+out:
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(reason);
+	return ret;
 }

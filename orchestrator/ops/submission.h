@@ -12,7 +12,9 @@ struct strbuf;
 struct sweep_rec;
 
 /*
- * What submit and resubmit share around handing array jobs to a backend.
+ * The one submission protocol: submit, resubmit and retry rounds hand array
+ * jobs to a backend through it, and every command's recovery of an
+ * interrupted one (submission_recover) reads what it leaves.
  */
 
 /*
@@ -46,23 +48,81 @@ struct submission_job {
 typedef int (*submission_opts_fn)(void *data, size_t i, struct strbuf *opt1, struct strbuf *opt2);
 
 /*
- * The submission protocol of submit and resubmit: writes the intent file
- * (cli_write_intent: what recovery needs to record a job it finds), then
- * submits the jobs in order, each after the previous one ends when the
- * sweep has a throttle (rec->max_concurrent), and records each accepted
- * one at once as attempt attempt; one the store could not record is
- * cancelled at once. Around each sbatch it keeps room on the disk
- * (cli_reserve_space) and passes lock_fd, the submission lock the caller
- * holds (cli_submit_lock), to it (backend_submit.hold_fd). who ("submit",
- * "resubmit") names its fault points (<who>-before-sbatch,
- * <who>-after-sbatch, <who>-after-add-array: see fault.h). Fails
- * (reported) at the first job that fails; the caller then cancels what was
- * accepted (submission_cancel). The caller blocks signals around both
- * (cli_hold_signals), marks the sweep and clears the intent file.
+ * The submission lock: submit holds an exclusive lock on
+ * <sweep dir>/submit.lock from just after the sweep is recorded until it is
+ * marked submitted or failed, resubmit (and a retry round) while it
+ * submits. The kernel drops the lock when the process dies, even by
+ * SIGKILL, which is how a later command knows a submission was interrupted
+ * rather than still running. Returns the descriptor to keep open (close it
+ * when done), or a negative code after error().
  */
-int submission_run(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
-                   struct submission_job *jobs, size_t n, unsigned attempt, submission_opts_fn opts,
-                   void *data, int lock_fd, const char *who);
+int submission_lock(const char *sweep_dir);
+
+/*
+ * Repairs what an interrupted submission left, once nobody holds the
+ * submission lock (neither the command nor the sbatch it started): for a
+ * sweep left SUBMITTING, records the array jobs the scheduler accepted for
+ * its script (backend_ops.find: by job name and script) and marks it
+ * SUBMITTED, or FAILED when there were none; for a resubmission that left
+ * an intent file, records its jobs; for a sweep marked FAILED with no array
+ * job, adopts a job that appeared later under its name and script. Says so
+ * on stderr and updates rec. loaded_open calls it, so every command sees
+ * the repaired sweep.
+ */
+int submission_recover(struct store *st, struct sweep_rec *rec);
+
+struct submission;
+
+/*
+ * Run after the jobs are in and before the sweep is marked submitted
+ * (submit's follow-up job); a failure (reported) rolls the whole
+ * submission back.
+ */
+typedef int (*submission_arrange_fn)(void *data, struct submission *s);
+
+/* One submission: what the caller sets for submission_commit. */
+struct submission {
+	const struct backend_ops *ops;
+	struct store *st;
+	const struct sweep_rec *rec;
+	struct submission_job *jobs;
+	size_t n;
+	unsigned attempt; /* the attempt the jobs are recorded as */
+	submission_opts_fn opts; /* or NULL */
+	submission_arrange_fn arrange; /* or NULL */
+	void *data;                    /* for opts and arrange */
+	/* submit's: a failure marks the sweep FAILED; else (resubmit) its status stays */
+	bool first;
+	const char *who; /* "submit", "resubmit": names the fault points (fault.h) */
+	/* set by submission_commit: the jobs ran but the store could not mark the sweep */
+	bool unrecorded;
+};
+
+/*
+ * The protocol, in one place. With Ctrl-C, SIGTERM and SIGHUP blocked
+ * throughout (stopped in between, Slurm would run what the store does not
+ * know): writes the intent file, <sweep dir>/submit.intent (the array jobs
+ * about to be submitted: attempt, offset, --array value, so that recovery
+ * records a job it finds with the value and attempt meant for it); submits
+ * the jobs in order, each after the previous one ends when the sweep has a
+ * throttle (rec->max_concurrent), and records each accepted one at once
+ * (one the store could not record is cancelled at once). Around each
+ * sbatch it keeps 4 MiB free on the state folder's disk
+ * (<sweep dir>/space.reserve, freed just before the writes that record the
+ * answer, so that a disk that fills meanwhile cannot lose a running job;
+ * without the room nothing is submitted), and passes lock_fd, the
+ * submission lock the caller holds (submission_lock), on to it
+ * (backend_submit.hold_fd), so it stays held until sbatch has ended too.
+ * Then s->arrange, then the sweep is marked SUBMITTED and the intent file
+ * cleared.
+ *
+ * On a failure (reported where it was known) the accepted jobs are
+ * cancelled (those that could not be get job_id 0), a first submission is
+ * marked FAILED, and -1 is returned; s->unrecorded says the failure was
+ * marking the sweep. Fault points: <who>-before-sbatch, <who>-after-sbatch,
+ * <who>-after-add-array, <who>-before-finish, <who>-after-finish.
+ */
+int submission_commit(struct submission *s, int lock_fd);
 
 /* Cancels the accepted jobs; those it could not cancel (reported) get job_id 0. */
 void submission_cancel(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
