@@ -27,6 +27,7 @@
 #include "rollout.h"
 #include "rolling.h"
 #include "script.h"
+#include "script_followup.h"
 #include "script_stage.h"
 #include "units.h"
 #include "sizing.h"
@@ -769,15 +770,22 @@ static int write_scripts(struct submit *s)
 {
 	struct script_input *in = &s->in;
 	struct sweep_rec *rec = &s->rec;
+	struct script_followup f;
 
 	strbuf_reset(&s->script);
 	in->sweep_id = rec->id;
 	in->sweep_dir = rec->dir;
 	in->script = rec->script;
+	f.sweep_id = rec->id;
+	f.name = rec->name;
+	f.dir = rec->dir;
+	f.program = s->policy.program;
+	f.state_dir = s->state_dir;
+	f.workdir = s->cwd;
 	if (script_render(&s->script, s->tmpl.buf, in) < 0 ||
 	    script_write_files(in, s->script.buf) < 0 || check_syntax(rec->script) < 0 ||
 	    ((followup_wanted(&s->policy) || s->rolling) && s->ops->followup &&
-	     followup_write_script(rec, &s->cfg, s->policy.program, s->state_dir, s->cwd) < 0)) {
+	     script_followup_write(&f, &s->cfg) < 0)) {
 		store_finish_sweep(s->st, rec->id, SWEEP_FAILED, error_last());
 		return SWEEP_ERR;
 	}

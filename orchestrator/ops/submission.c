@@ -62,27 +62,34 @@ static char *intent_path(const char *sweep_dir)
 	return xstrfmt("%s/submit.intent", sweep_dir);
 }
 
-static int write_intent_file(const char *sweep_dir, const struct array_rec *arrays, size_t n)
+/* What recovery needs to record a job it finds: attempt, offset and --array value of each. */
+static int write_intent(const struct sweep_rec *rec, const struct submission_job *jobs, size_t n,
+                        unsigned attempt)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *path = intent_path(sweep_dir);
+	char *path = intent_path(rec->dir);
 	int ret;
 
 	for (size_t i = 0; i < n; i++)
-		strbuf_addf(&sb, "%u %" PRIu32 " %s\n", arrays[i].attempt, arrays[i].offset,
-		            arrays[i].spec);
+		strbuf_addf(&sb, "%u %" PRIu32 " %s\n", attempt, jobs[i].offset, jobs[i].array);
 	ret = path_write_file(path, sb.buf, sb.len, PATH_PRIVATE_FILE);
 	strbuf_release(&sb);
 	free(path);
 	return ret;
 }
 
-static void clear_intent(const char *sweep_dir)
+/* Removes <sweep dir>/name: the intent file, the reserved room. */
+static void remove_in(const char *sweep_dir, const char *name)
 {
-	char *path = intent_path(sweep_dir);
+	char *path = xstrfmt("%s/%s", sweep_dir, name);
 
 	unlink(path);
 	free(path);
+}
+
+static void clear_intent(const char *sweep_dir)
+{
+	remove_in(sweep_dir, "submit.intent");
 }
 
 /* The intent's line for an array job found at offset, or NULL: attempt and spec set. */
@@ -313,10 +320,7 @@ static int reserve_space(const char *sweep_dir)
 
 static void release_space(const char *sweep_dir)
 {
-	char *path = reserve_path(sweep_dir);
-
-	unlink(path);
-	free(path);
+	remove_in(sweep_dir, "space.reserve");
 }
 
 int submission_max_array_size(const struct backend_ops *ops, uint32_t *out, bool dry_run,
@@ -424,25 +428,6 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 	}
 	fault_at(who, "after-add-array");
 	return 0;
-}
-
-/* What recovery needs to record a job it finds: see write_intent_file. */
-static int write_intent(const struct sweep_rec *rec, const struct submission_job *jobs, size_t n,
-                        unsigned attempt)
-{
-	struct array_rec *arrs = xcalloc(n ? n : 1, sizeof(*arrs));
-	int ret;
-
-	for (size_t i = 0; i < n; i++) {
-		arrs[i].offset = jobs[i].offset;
-		arrs[i].spec = jobs[i].array;
-		arrs[i].attempt = attempt;
-		arrs[i].pack = rec->pack;
-		arrs[i].indices = jobs[i].indices;
-	}
-	ret = write_intent_file(rec->dir, arrs, n);
-	free(arrs);
-	return ret;
 }
 
 /*
