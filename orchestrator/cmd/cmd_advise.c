@@ -14,6 +14,7 @@
 
 #include "acct.h"
 #include "advise.h"
+#include "advise_print.h"
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
