@@ -343,8 +343,8 @@ void rightsize_explain_bounds(struct strbuf *out, const struct rightsize_group *
 		strbuf_addf(out,
 		            "%zu task%s ran out of memory with %s%s: %s needed more, so --mem is "
 		            "at least %g x that",
-		            g->noom, plural(g->noom, "", "s"), g->noom > 1 ? "up to " : "",
-		            buf, plural(g->noom, "it", "they"), p->mem_factor);
+		            g->noom, plural(g->noom, "", "s"), g->noom > 1 ? "up to " : "", buf,
+		            plural(g->noom, "it", "they"), p->mem_factor);
 	}
 	if (g->tasks_per_node > 1) {
 		if (g->noom && g->mem_bound_mb)
@@ -363,8 +363,8 @@ void rightsize_explain_bounds(struct strbuf *out, const struct rightsize_group *
 		            "%zu task%s hit the time limit after %s%s: %s needed more, so --time "
 		            "is at least %g x that",
 		            g->ntimeout, plural(g->ntimeout, "", "s"),
-		            g->ntimeout > 1 ? "up to " : "", buf,
-		            plural(g->ntimeout, "it", "they"), p->time_factor);
+		            g->ntimeout > 1 ? "up to " : "", buf, plural(g->ntimeout, "it", "they"),
+		            p->time_factor);
 	}
 }
 

@@ -277,71 +277,6 @@ static void print_plan(const struct quota *q, const struct rollout_plan *rp, siz
 		       rollout_pack_to_fit(ntasks, rp->budget));
 }
 
-/* The chunks as the array jobs of a submission (free with free_jobs). */
-static struct submission_job *chunk_jobs(const struct array_chunk *chunks, size_t n, unsigned k,
-                                         const struct quota *quota)
-{
-	struct submission_job *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
-	char spec[64];
-
-	for (size_t c = 0; c < n; c++) {
-		array_spec(spec, sizeof(spec), chunks[c].count, k);
-		jobs[c].array = xstrdup(spec);
-		jobs[c].offset = chunks[c].offset;
-		jobs[c].quota = quota;
-	}
-	return jobs;
-}
-
-static void free_jobs(struct submission_job *jobs, size_t n)
-{
-	for (size_t c = 0; jobs && c < n; c++)
-		free(jobs[c].array);
-	free(jobs);
-}
-
-/*
- * The array jobs of an extending sweep: per chunk (as array_chunks), the
- * indices no earlier sweep ran. Sets *n; NULL when there are none.
- */
-static struct submission_job *sparse_jobs(size_t ntasks, const int64_t *reused_from,
-                                          uint32_t max_array, unsigned k, size_t *n)
-{
-	struct submission_job *jobs = NULL;
-	size_t count = 0, alloc = 0;
-
-	for (size_t i = 0; i < ntasks;) {
-		uint32_t offset, task, *ids = NULL;
-		size_t nids = 0, ids_alloc = 0;
-
-		array_chunk_of(&offset, &task, i, max_array);
-		for (; i < ntasks; i++) {
-			uint32_t o, t;
-
-			array_chunk_of(&o, &t, i, max_array);
-			if (o != offset)
-				break;
-			if (reused_from[i])
-				continue;
-			ALLOC_GROW(ids, nids + 1, ids_alloc);
-			ids[nids++] = t;
-		}
-		if (nids) {
-			struct strbuf spec = STRBUF_INIT;
-
-			array_spec_of_ids(&spec, ids, nids, k);
-			ALLOC_GROW(jobs, count + 1, alloc);
-			memset(&jobs[count], 0, sizeof(jobs[count]));
-			jobs[count].array = strbuf_detach(&spec, NULL);
-			jobs[count].offset = offset;
-			count++;
-		}
-		free(ids);
-	}
-	*n = count;
-	return jobs;
-}
-
 /* Prints every line of text with prefix before it. */
 static void print_prefixed(const char *text, const char *prefix)
 {
@@ -522,7 +457,7 @@ static void submit_release(struct submit *s)
 	extend_release(&s->ext);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
-	free_jobs(s->jobs, s->njobs);
+	submission_jobs_free(s->jobs, s->njobs);
 	free(s->chunks);
 	quota_release(&s->quota);
 	rollout_plan_release(&s->rp);
@@ -579,7 +514,8 @@ static int parse_options(struct submit_opts *o, int argc, char **argv)
 			o->extend_from = optarg;
 			break;
 		default:
-			code = cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
@@ -590,7 +526,8 @@ static int parse_options(struct submit_opts *o, int argc, char **argv)
 	return CLI_CONTINUE;
 }
 
-/* The sweep file, read once (what is checked is what the store keeps: a pipe has no second read). */
+/* The sweep file, read once (what is checked is what the store keeps: a pipe has no second read).
+ */
 static int read_sweep_file(struct submit *s)
 {
 	struct cfg *cfg = &s->cfg;
@@ -608,8 +545,7 @@ static int read_sweep_file(struct submit *s)
 	if (s->o.gpus) {
 		/* The script carries it, so a resubmission asks the same. */
 		free(cfg->slurm.gpus_per_task);
-		cfg->slurm.gpus_per_task =
-		    strtoul(s->o.gpus, NULL, 10) ? xstrdup(s->o.gpus) : NULL;
+		cfg->slurm.gpus_per_task = strtoul(s->o.gpus, NULL, 10) ? xstrdup(s->o.gpus) : NULL;
 	}
 	if (s->o.local && cfg->pack > 1)
 		return error("'pack: %u' runs tasks as Slurm job steps (srun): it does not work "
@@ -691,8 +627,8 @@ static int render_dry(struct submit *s)
 	    extend_find(&s->ext, s->st, s->o.extend_from, &s->plan, s->policy.recipe) < 0)
 		return SWEEP_ERR;
 	s->policy.extends = s->ext.base;
-	s->jobs = sparse_jobs(s->plan.ntasks, s->ext.from_sweep, s->quota.max_array,
-	                      s->cfg.slurm.max_concurrent, &s->njobs);
+	s->jobs = submission_jobs_sparse(s->plan.ntasks, s->ext.from_sweep, s->quota.max_array,
+	                                 s->cfg.slurm.max_concurrent, &s->njobs);
 	return 0;
 }
 
@@ -765,7 +701,8 @@ failed:
 	return SWEEP_ERR;
 }
 
-/* The sweep's own script and files, and the follow-up's script; a failure marks the sweep failed. */
+/* The sweep's own script and files, and the follow-up's script; a failure marks the sweep failed.
+ */
 static int write_scripts(struct submit *s)
 {
 	struct script_input *in = &s->in;
@@ -814,7 +751,8 @@ static int submit_jobs(struct submit *s)
 	if (!s->o.extend_from) {
 		/* Rolling: the first chunks now, the rest by follow-ups. */
 		s->njobs = s->rolling ? s->rp.nnow : s->nchunks;
-		s->jobs = chunk_jobs(s->chunks, s->njobs, s->cfg.slurm.max_concurrent, &s->quota);
+		s->jobs = submission_jobs_of_chunks(s->chunks, s->njobs,
+		                                    s->cfg.slurm.max_concurrent, &s->quota);
 	}
 	sub.ops = s->ops;
 	sub.st = s->st;
@@ -859,8 +797,8 @@ static void print_submitted(const struct submit *s)
 		printf("packed: %u tasks per array task, each a job step of its own; each array "
 		       "task's time limit is %u times the task's%s\n",
 		       pack, pack, s->cfg.slurm.time_min ? "" : " (no time limit given)");
-	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec->script,
-	       rec->logs, rec->id);
+	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec->script, rec->logs,
+	       rec->id);
 	if (s->o.local)
 		printf("runs on this machine in the background: %s/runner-*.log\n", rec->dir);
 	if (s->rolling)

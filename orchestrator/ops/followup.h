@@ -18,14 +18,15 @@ struct task_outcome;
  * A sweep that finishes itself, with no daemon of sweep's: "what to do when
  * these jobs end" is a follow-up.
  *
- * On Slurm a follow-up is a tiny job (<sweep dir>/followup.sbatch, written by
- * script_followup.h: one CPU, FOLLOWUP_MEM, FOLLOWUP_TIME) submitted with --dependency=afterany on the
- * jobs it waits for. It runs this very sweep binary, by the absolute path
- * it had at submit (so it must be visible on the compute nodes, as the
- * state folder is): `sweep __followup --state-dir DIR SWEEP_ID SEQ`. On the
- * local side the runner of the last of those array jobs runs the same code
- * in its own process when its tasks are done (followup_run_local_ended).
- * This header is the arranging side; followup_run.h runs one.
+ * On Slurm a follow-up is a tiny job (<sweep dir>/followup.sbatch, written
+ * by script_followup.h: one CPU, FOLLOWUP_MEM, FOLLOWUP_TIME) submitted with
+ * --dependency=afterany on the jobs it waits for. It runs this very sweep
+ * binary, by the absolute path it had at submit (so it must be visible on
+ * the compute nodes, as the state folder is): `sweep __followup --state-dir
+ * DIR SWEEP_ID SEQ`. On the local side the runner of the last of those
+ * array jobs runs the same code in its own process when its tasks are done
+ * (followup_run_local_ended). This header is the arranging side;
+ * followup_run.h runs one.
  *
  * A follow-up claims its row in the store (it acts once, and not at all
  * once cancelled), waits (bounded) until accounting has the final record
@@ -44,7 +45,7 @@ struct task_outcome;
  * sweep never retries itself.
  */
 
-#define FOLLOWUP_REPORT  "report.txt"
+#define FOLLOWUP_REPORT "report.txt"
 /* How long a follow-up waits for accounting to hold every task's final record. */
 #define FOLLOWUP_SETTLE_S 180
 

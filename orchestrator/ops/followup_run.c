@@ -562,4 +562,3 @@ int followup_run_local_ended(const char *state_dir, int64_t sweep_id, uint32_t j
 	store_close(st);
 	return ret;
 }
-

@@ -340,6 +340,66 @@ int submission_max_array_size(const struct backend_ops *ops, uint32_t *out, bool
 	return 0;
 }
 
+struct submission_job *submission_jobs_of_chunks(const struct array_chunk *chunks, size_t n,
+                                                 unsigned k, const struct quota *quota)
+{
+	struct submission_job *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
+	char spec[64];
+
+	for (size_t c = 0; c < n; c++) {
+		array_spec(spec, sizeof(spec), chunks[c].count, k);
+		jobs[c].array = xstrdup(spec);
+		jobs[c].offset = chunks[c].offset;
+		jobs[c].quota = quota;
+	}
+	return jobs;
+}
+
+void submission_jobs_free(struct submission_job *jobs, size_t n)
+{
+	for (size_t c = 0; jobs && c < n; c++)
+		free(jobs[c].array);
+	free(jobs);
+}
+
+struct submission_job *submission_jobs_sparse(size_t ntasks, const int64_t *reused_from,
+                                              uint32_t max_array, unsigned k, size_t *n)
+{
+	struct submission_job *jobs = NULL;
+	size_t count = 0, alloc = 0;
+
+	for (size_t i = 0; i < ntasks;) {
+		uint32_t offset, task, *ids = NULL;
+		size_t nids = 0, ids_alloc = 0;
+
+		array_chunk_of(&offset, &task, i, max_array);
+		for (; i < ntasks; i++) {
+			uint32_t o, t;
+
+			array_chunk_of(&o, &t, i, max_array);
+			if (o != offset)
+				break;
+			if (reused_from[i])
+				continue;
+			ALLOC_GROW(ids, nids + 1, ids_alloc);
+			ids[nids++] = t;
+		}
+		if (nids) {
+			struct strbuf spec = STRBUF_INIT;
+
+			array_spec_of_ids(&spec, ids, nids, k);
+			ALLOC_GROW(jobs, count + 1, alloc);
+			memset(&jobs[count], 0, sizeof(jobs[count]));
+			jobs[count].array = strbuf_detach(&spec, NULL);
+			jobs[count].offset = offset;
+			count++;
+		}
+		free(ids);
+	}
+	*n = count;
+	return jobs;
+}
+
 void submission_cancel(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
                        struct submission_job *jobs, size_t n)
 {
@@ -460,7 +520,8 @@ int submission_commit(struct submission *s, int lock_fd)
 	if (ret < 0) {
 		reason = xstrdup(error_last());
 		submission_cancel(s->ops, s->st, s->rec, s->jobs, s->n);
-		/* Settled here: nothing for recovery to adopt (it would find the cancelled jobs). */
+		/* Settled here: nothing for recovery to adopt (it would find the cancelled jobs).
+		 */
 		if (!s->first || store_finish_sweep(s->st, s->rec->id, SWEEP_FAILED, reason) == 0)
 			clear_intent(s->rec->dir);
 		goto out;

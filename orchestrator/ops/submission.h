@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct array_chunk;
 struct backend_ops;
 struct quota;
 struct store;
@@ -40,6 +41,25 @@ struct submission_job {
 	char *indices;
 	uint64_t step_min;
 };
+
+/*
+ * The array jobs of a submission (free with submission_jobs_free): one per
+ * chunk, --array with throttle k (0: none), each naming quota (borrowed)
+ * in a refusal.
+ */
+struct submission_job *submission_jobs_of_chunks(const struct array_chunk *chunks, size_t n,
+                                                 unsigned k, const struct quota *quota);
+
+/*
+ * The array jobs of an extending sweep: per chunk (as array_chunks), the
+ * indices no earlier sweep ran (reused_from[i] == 0). Sets *n; NULL when
+ * there are none.
+ */
+struct submission_job *submission_jobs_sparse(size_t ntasks, const int64_t *reused_from,
+                                              uint32_t max_array, unsigned k, size_t *n);
+
+/* Frees the n jobs and their --array values; NULL does nothing. */
+void submission_jobs_free(struct submission_job *jobs, size_t n);
 
 /*
  * Options of job i beside the dependency: each of opt1 and opt2 (empty on
@@ -87,8 +107,8 @@ struct submission {
 	const struct sweep_rec *rec;
 	struct submission_job *jobs;
 	size_t n;
-	unsigned attempt; /* the attempt the jobs are recorded as */
-	submission_opts_fn opts; /* or NULL */
+	unsigned attempt;              /* the attempt the jobs are recorded as */
+	submission_opts_fn opts;       /* or NULL */
 	submission_arrange_fn arrange; /* or NULL */
 	void *data;                    /* for opts and arrange */
 	/* submit's: a failure marks the sweep FAILED; else (resubmit) its status stays */

@@ -35,8 +35,8 @@ int script_followup_write(const struct script_followup *f, const struct cfg *cfg
 
 	if (sbopt_check_value(name, 0, &why) < 0 || sbopt_check_value(log, 1, &why) < 0 ||
 	    sbopt_check_value(f->workdir, 0, &why) < 0) {
-		ret = error("the follow-up job of sweep %" PRId64 " cannot be written: %s", f->sweep_id,
-		            why);
+		ret = error("the follow-up job of sweep %" PRId64 " cannot be written: %s",
+		            f->sweep_id, why);
 		goto out;
 	}
 	strbuf_addstr(&sb, "#!/bin/bash\n");
@@ -80,4 +80,3 @@ out:
 	free(path);
 	return ret;
 }
-
