@@ -30,6 +30,7 @@
 #include "plot.h"
 #include "placeholder.h"
 #include "report.h"
+#include "report_print.h"
 #include "result.h"
 #include "sbopt.h"
 #include "stats.h"
