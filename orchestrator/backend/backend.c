@@ -19,7 +19,7 @@
 #include "banned.h"
 
 static const struct backend_ops *const backends[] = {
-    &slurm_backend_ops,
+    &slb_backend,
     &local_backend,
 };
 

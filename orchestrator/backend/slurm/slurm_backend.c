@@ -485,7 +485,7 @@ static int slb_find(struct array_rec **out, size_t *n, const struct sweep_rec *r
 	return 0;
 }
 
-const struct backend_ops slurm_backend_ops = {
+const struct backend_ops slb_backend = {
     .name = "slurm",
     .submitter = "sbatch",
     .submit_command = "sbatch --parsable",

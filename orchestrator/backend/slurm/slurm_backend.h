@@ -63,6 +63,6 @@ void slb_versions(struct backend_versions *out);
 
 /* This side of the seam (backend.h): submission, accounting, cancellation.
  * Only backend.c names it. */
-extern const struct backend_ops slurm_backend_ops;
+extern const struct backend_ops slb_backend;
 
 #endif
