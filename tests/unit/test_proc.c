@@ -37,7 +37,8 @@ static void test_proc_run_argv_is_data(void **state)
 /* env_extra adds a variable and replaces one the environment has. */
 static void test_proc_run_env_extra(void **state)
 {
-	const char *argv[] = {"bash", "-c", "printf '%s,%s' \"$SWEEP_T_NEW\" \"$SWEEP_T_OLD\"", NULL};
+	const char *argv[] = {"bash", "-c", "printf '%s,%s' \"$SWEEP_T_NEW\" \"$SWEEP_T_OLD\"",
+	                      NULL};
 	const char *env[] = {"SWEEP_T_NEW=new value", "SWEEP_T_OLD=replaced", NULL};
 	struct proc_result res;
 

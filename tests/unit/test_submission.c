@@ -74,7 +74,8 @@ static void test_submission_lock(void **state)
 	capture_errors();
 	again = submission_lock(dir);
 	assert_true(again < 0);
-	want = xstrfmt("error: cannot lock '%s/submit.lock': Resource temporarily unavailable", dir);
+	want =
+	    xstrfmt("error: cannot lock '%s/submit.lock': Resource temporarily unavailable", dir);
 	assert_string_equal(captured.buf, want);
 	release_captured();
 	close(fd);
