@@ -250,3 +250,8 @@ void backend_set_end_hook(backend_end_hook hook)
 {
 	local_set_end_hook(hook);
 }
+
+int backend_local_job_done(bool *done, struct store *st, uint32_t job_id)
+{
+	return local_job_done(done, st, job_id);
+}

@@ -503,21 +503,6 @@ static bool list_has(const char *list, uint32_t id)
 	return false;
 }
 
-/* Whether every task of local array job id has a final state. */
-static int local_job_done(bool *done, struct store *st, uint32_t id)
-{
-	struct local_task_rec *tasks = NULL;
-	size_t n = 0;
-	int ret = store_local_load_tasks(st, &tasks, &n, id);
-
-	*done = ret == 0;
-	for (size_t i = 0; ret == 0 && i < n; i++)
-		if (!task_state_is_final((enum task_state)tasks[i].state))
-			*done = false;
-	local_task_recs_free(tasks, n);
-	return ret;
-}
-
 int followup_run_local_ended(const char *state_dir, int64_t sweep_id, uint32_t job_id)
 {
 	struct store *st = NULL;
@@ -544,7 +529,7 @@ int followup_run_local_ended(const char *state_dir, int64_t sweep_id, uint32_t j
 			if (end == p)
 				break;
 			if (v != job_id)
-				ret = local_job_done(&all, st, (uint32_t)v);
+				ret = backend_local_job_done(&all, st, (uint32_t)v);
 			p = *end ? end + 1 : end;
 		}
 		if (ret == 0 && all) {
