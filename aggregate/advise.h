@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "acct.h"
 
@@ -13,8 +12,7 @@
  * sqrt(2 x cost x MTBF), Daly's higher-order refinement, the exact best
  * interval for a given amount of work, and the expected wall time of a
  * range of intervals, both from the closed form and from a Monte Carlo
- * simulation of the same model. Pure: no I/O except the printers, no
- * error() calls.
+ * simulation of the same model. Pure: no I/O, no error() calls.
  *
  * The model (the closed form and the simulation follow exactly this):
  *  - the job needs work_s of useful work; it checkpoints after every
@@ -37,6 +35,9 @@ struct advise_params {
 	double restart_s; /* lost after each interruption before work resumes, >= 0 */
 	double mtbf_s;    /* mean time between interruptions, > 0 */
 };
+
+/* A year of seconds, as durations are read and written. */
+#define ADVISE_YEAR_S (365.25 * 86400)
 
 /*
  * Reads a duration: one or more <number><unit> from the largest unit to
@@ -163,8 +164,6 @@ void advise_report_release(struct advise_report *r);
  */
 void advise_build(struct advise_report *r);
 
-/* The printers. Write errors are left for the caller to find with ferror(). */
-void advise_print_text(FILE *f, const struct advise_report *r);
-void advise_print_json(FILE *f, const struct advise_report *r);
+/* The printers are in aggregate/print/advise_print.h. */
 
 #endif

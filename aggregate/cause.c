@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "outcome.h"
-#include "output.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -511,7 +510,7 @@ void cause_add_groups(struct strbuf *out, const struct cause_groups *g, const ch
 	for (size_t i = 0; i < g->n; i++) {
 		const struct cause_group *c = &g->groups[i];
 
-		strbuf_addf(out, "%s%zu task%s (", indent, c->n, output_plural(c->n, "", "s"));
+		strbuf_addf(out, "%s%zu task%s (", indent, c->n, c->n == 1 ? "" : "s");
 		cause_add_indices(out, c->indices, c->n, 6);
 		strbuf_addf(out, "): %s\n", c->text);
 	}

@@ -10,7 +10,7 @@ struct task_outcome;
  * A sweep that finishes itself: what a follow-up job decides once the array
  * jobs it waited for have ended. Pure: takes outcomes and counts, does no
  * I/O but for reading the fail_fast counter (finish_read_failures). The
- * follow-up (orchestrator/followup.c) acts on the decision.
+ * follow-up (orchestrator/ops/followup_run.c) acts on the decision.
  *
  * One follow-up at a time per sweep; each either starts more work and
  * chains the next follow-up after it, or is the last one and sends the

@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "compare.h"
 #include "stats.h"
@@ -136,9 +135,6 @@ const struct stats_summary *report_stats(const struct report *r, size_t s, size_
  */
 char *report_log_path(const struct report *r, const struct gate_failure *f);
 
-/* The printers. Write errors are left for the caller to find with ferror(). */
-void report_print_table(FILE *f, const struct report *r);
-void report_print_json(FILE *f, const struct report *r);
-void report_print_csv(FILE *f, const struct report *r);
+/* The printers are in aggregate/print/report_print.h. */
 
 #endif

@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "acct.h"
 
@@ -215,13 +214,6 @@ static inline bool rightsize_complete(const struct rightsize *r)
 	return r->sweep.mem_gap == RIGHTSIZE_OK && r->sweep.time_gap == RIGHTSIZE_OK;
 }
 
-/*
- * The printers. The table has one row per setting (and first, with tasks,
- * one row per task), then the whole sweep's recommendation as #SBATCH lines
- * and as the sweep file's slurm: keys, or why there is none. Write errors
- * are left for the caller to find with ferror().
- */
-void rightsize_print_table(FILE *f, const struct rightsize *r, bool tasks);
-void rightsize_print_json(FILE *f, const struct rightsize *r);
+/* The printers are in aggregate/print/rightsize_print.h. */
 
 #endif

@@ -26,6 +26,7 @@
 #include "outcome.h"
 #include "proc.h"
 #include "report.h"
+#include "report_print.h"
 #include "result.h"
 #include "store.h"
 #include "strbuf.h"

@@ -1,18 +1,14 @@
 #ifndef SWEEP_CLI_H
 #define SWEEP_CLI_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-struct array_rec;
-struct store;
-struct sweep_rec;
-
 /*
- * Helpers shared by the commands: the state folder, finding the sweep a
- * command is about, and the common option table entries.
+ * Helpers shared by the commands: the state folder, the sweep a command is
+ * about, and the common option table entries. What the commands do in
+ * common beyond their options is in ops/.
  */
 
 /* The commands; one file each (cmd_<name>.c). Return an exit code. */
@@ -44,69 +40,6 @@ int cmd_rightsize_parse_factor(double *out, const char *opt, const char *arg);
  * opt, the environment or a literal.
  */
 const char *cli_state_dir(const char *opt);
-
-/*
- * Opens the store in state_dir (without creating it) and finds the sweep
- * named by which (name, id, or NULL for the most recent). On failure the
- * error was reported and *st is NULL.
- */
-int cli_open_sweep(struct store **st, struct sweep_rec *out, const char *state_dir,
-                   const char *which);
-
-/*
- * How long after sbatch a record missing from slurmdbd is still normal: it
- * hears of new array jobs a moment after sbatch returns.
- */
-#define CLI_MISSING_GRACE_S 120
-
-/* Whether one of the n array jobs was submitted less than CLI_MISSING_GRACE_S ago. */
-bool cli_records_may_lag(const struct array_rec *arrays, size_t n);
-
-/*
- * The submission lock: `sweep submit` holds an exclusive lock on
- * <sweep dir>/submit.lock from just after the sweep is recorded until it is
- * marked submitted or failed. The kernel drops the lock when the process
- * dies, even by SIGKILL, which is how a later command knows a submission was
- * interrupted rather than still running. Returns the descriptor to keep
- * open (close it when done), or a negative code after error().
- */
-int cli_submit_lock(const char *sweep_dir);
-
-/*
- * The intent file, <sweep dir>/submit.intent: before it runs sbatch, submit
- * or resubmit writes there the array jobs it is about to submit (attempt,
- * offset, --array value), so that recovery records a job it finds with the
- * value and attempt meant for it. Cleared once the store has them.
- * `submit` and `resubmit` hold the submission lock meanwhile, and pass it
- * on to sbatch (backend_submit.hold_fd), so it stays held until sbatch has
- * ended too.
- */
-int cli_write_intent(const char *sweep_dir, const struct array_rec *arrays, size_t n);
-void cli_clear_intent(const char *sweep_dir);
-
-/*
- * Room on the state folder's disk (4 MiB, <sweep dir>/space.reserve) kept
- * from before sbatch until its answer is to be recorded, so that a disk
- * that fills meanwhile (the sweep's own tasks writing, say) cannot lose a
- * running job: cli_release_space frees it just before those writes.
- * Reserving fails, after error(), when the room is not there: submit
- * nothing then.
- */
-int cli_reserve_space(const char *sweep_dir);
-void cli_release_space(const char *sweep_dir);
-
-/*
- * Repairs what an interrupted submission left, once nobody holds the
- * submission lock (neither the command nor the sbatch it started): for a
- * sweep left SUBMITTING, records the array jobs the scheduler accepted for
- * its script (backend_ops.find: by job name and script) and marks it
- * SUBMITTED, or FAILED when there were none; for a resubmission that left
- * an intent file, records its jobs; for a sweep marked FAILED with no array
- * job, adopts a job that appeared later under its name and script. Says so
- * on stderr and updates rec. cli_open_sweep calls it, so every command sees
- * the repaired sweep.
- */
-int cli_recover_submission(struct store *st, struct sweep_rec *rec);
 
 /*
  * sweep --state-dir DIR COMMAND [ARGS]: the option given before the
@@ -170,13 +103,5 @@ int cli_no_operands(int argc, char **argv, const char *usage, const char *option
  */
 int cli_take_sweep(const char **which, int argc, char **argv, const char *usage,
                    const char *options);
-
-/*
- * Blocks Ctrl-C, SIGTERM and SIGHUP while array jobs are submitted and
- * recorded: stopped in between, Slurm would run what the store does not
- * know. *old receives the mask to restore with sigprocmask(SIG_SETMASK,
- * old, NULL).
- */
-void cli_hold_signals(sigset_t *old);
 
 #endif

@@ -9,7 +9,8 @@
 #include "backend.h"
 #include "cli.h"
 #include "error.h"
-#include "followup.h"
+#include "followup_run.h"
+#include "script_followup.h"
 
 #include "banned.h"
 
@@ -42,7 +43,7 @@ static const struct command commands[] = {
     /* Hidden (no help): the local runner, started by submit --local. */
     {BACKEND_HELPER_COMMAND, backend_helper_main, NULL},
     /* Hidden: a follow-up job (retries, notify), submitted by submit. */
-    {FOLLOWUP_COMMAND, followup_main, NULL},
+    {FOLLOWUP_COMMAND, followup_run_main, NULL},
     /* Hidden: the sweep file's keys, for the test of sweep-file(5). */
     {"__keys", cmd_keys, NULL},
 };
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
 	int code;
 
 	/* The local runner runs a sweep's follow-ups itself when its array job ends. */
-	backend_set_end_hook(followup_local_ended);
+	backend_set_end_hook(followup_run_local_ended);
 	args = cli_hoist_options(&argc, argv);
 	if (!args)
 		return EXIT_USAGE;

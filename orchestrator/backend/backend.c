@@ -19,7 +19,7 @@
 #include "banned.h"
 
 static const struct backend_ops *const backends[] = {
-    &slurm_backend_ops,
+    &slb_backend,
     &local_backend,
 };
 
@@ -249,4 +249,9 @@ int backend_helper_main(int argc, char **argv)
 void backend_set_end_hook(backend_end_hook hook)
 {
 	local_set_end_hook(hook);
+}
+
+int backend_local_job_done(bool *done, struct store *st, uint32_t job_id)
+{
+	return local_job_done(done, st, job_id);
 }

@@ -185,4 +185,11 @@ int backend_helper_main(int argc, char **argv);
 typedef int (*backend_end_hook)(const char *state_dir, int64_t sweep_id, uint32_t job_id);
 void backend_set_end_hook(backend_end_hook hook);
 
+/*
+ * For the end hook, which waits for several array jobs: whether every task
+ * of the local side's array job job_id has a final state (*done). Fails,
+ * after error(), when the store cannot be read.
+ */
+int backend_local_job_done(bool *done, struct store *st, uint32_t job_id);
+
 #endif

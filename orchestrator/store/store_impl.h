@@ -1,7 +1,7 @@
 #ifndef SWEEP_STORE_IMPL_H
 #define SWEEP_STORE_IMPL_H
 
-/* Shared between store.c and store_local.c, nowhere else. */
+/* Shared between the store's own files (store*.c), nowhere else. */
 
 #include <sqlite3.h>
 

@@ -5,6 +5,7 @@
  * scripts rely on.
  */
 #include "advise.h"
+#include "advise_print.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

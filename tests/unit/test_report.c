@@ -11,6 +11,7 @@
 #include "plan.h"
 #include "outcome.h"
 #include "report.h"
+#include "report_print.h"
 #include "result.h"
 #include "strbuf.h"
 

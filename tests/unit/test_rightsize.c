@@ -4,6 +4,7 @@
  * messages when the data support no recommendation, and the printers.
  */
 #include "rightsize.h"
+#include "rightsize_print.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -624,7 +624,7 @@ static void test_acct_kept_through_backend(void **state)
 
 	/* Everything kept: no query, the kept records. */
 	acct_set_init(&out);
-	assert_int_equal(slurm_backend_ops.records(&out, &rd, st, &rec, loaded, n), 0);
+	assert_int_equal(slb_backend.records(&out, &rd, st, &rec, loaded, n), 0);
 	assert_int_equal(rd.kept, 2);
 	assert_int_equal(rd.asked, 0);
 	assert_int_equal(rd.queries, 0);
@@ -633,7 +633,7 @@ static void test_acct_kept_through_backend(void **state)
 
 	/* Steps needed: array job 500 was kept without them and is asked about. */
 	rd = (struct backend_read){.steps = true};
-	assert_int_equal(slurm_backend_ops.records(&out, &rd, st, &rec, loaded, n), SWEEP_ERR);
+	assert_int_equal(slb_backend.records(&out, &rd, st, &rec, loaded, n), SWEEP_ERR);
 	assert_int_equal(rd.kept, 1);
 	assert_int_equal(rd.asked, 1);
 	assert_non_null(strstr(captured.buf, "cannot read Slurm's configuration"));
@@ -641,12 +641,12 @@ static void test_acct_kept_through_backend(void **state)
 
 	/* --refresh asks about both; what was kept stays when the query fails. */
 	rd = (struct backend_read){.refresh = true};
-	assert_int_equal(slurm_backend_ops.records(&out, &rd, st, &rec, loaded, n), SWEEP_ERR);
+	assert_int_equal(slb_backend.records(&out, &rd, st, &rec, loaded, n), SWEEP_ERR);
 	assert_int_equal(rd.kept, 0);
 	assert_int_equal(rd.asked, 2);
 	acct_set_release(&out);
 	rd = (struct backend_read){0};
-	assert_int_equal(slurm_backend_ops.records(&out, &rd, st, &rec, loaded, n), 0);
+	assert_int_equal(slb_backend.records(&out, &rd, st, &rec, loaded, n), 0);
 	assert_int_equal(rd.kept, 2);
 	acct_set_release(&out);
 

@@ -514,3 +514,17 @@ const struct backend_ops local_backend = {
     .records = local_records,
     .cancel = local_cancel,
 };
+
+int local_job_done(bool *done, struct store *st, uint32_t id)
+{
+	struct local_task_rec *tasks = NULL;
+	size_t n = 0;
+	int ret = store_local_load_tasks(st, &tasks, &n, id);
+
+	*done = ret == 0;
+	for (size_t i = 0; ret == 0 && i < n; i++)
+		if (!task_state_is_final((enum task_state)tasks[i].state))
+			*done = false;
+	local_task_recs_free(tasks, n);
+	return ret;
+}

@@ -41,6 +41,8 @@ int local_runner_main(int argc, char **argv);
  * recording every task's end): backend_set_end_hook's. NULL calls nothing.
  */
 void local_set_end_hook(int (*hook)(const char *state_dir, int64_t sweep_id, uint32_t job_id));
+/* backend_local_job_done (backend.h): every task of local array job id is final. */
+int local_job_done(bool *done, struct store *st, uint32_t id);
 
 /* The pure parts, for tests. */
 

@@ -56,4 +56,35 @@ void local_this_host(char *buf, size_t size);
 /* Whether the runner still runs; one on another machine (a shared state folder) is trusted. */
 bool local_runner_alive(const struct local_array_rec *arr, int64_t now, const char *host);
 
+/* ---- a task's process (local_task.c) ---- */
+
+/* Variables a task gets besides ours: "NAME=value" strings, owned. */
+struct local_env {
+	char **own;
+	size_t n, alloc;
+};
+void local_env_release(struct local_env *e);
+
+/* What a batch task of an array job sees of Slurm; borrowed. */
+struct local_task_env {
+	const struct local_array_rec *arr;
+	const struct local_task_rec *task;
+	size_t count; /* the array's tasks: SLURM_ARRAY_TASK_COUNT */
+	uint32_t task_min, task_max;
+	const char *host;
+	const char *gpus; /* its GPUs, or NULL */
+};
+
+/* Adds to e what Slurm would give the batch task in. */
+void local_task_env(struct local_env *e, const struct local_task_env *in);
+/*
+ * Our environment without Slurm's variables (from some other job) and
+ * those e sets, then e's: for execve. Free the array only (its strings are
+ * borrowed from environ and e).
+ */
+char **local_task_environ(const struct local_env *e);
+/* In the child: the task's own session, its logs, default signals, then the script. */
+void local_task_exec(const char *workdir, int in, int out, int err, const char *const *argv,
+                     char *const *env) __attribute__((noreturn));
+
 #endif

@@ -41,8 +41,6 @@
 
 #include "banned.h"
 
-extern char **environ;
-
 /* ---- The runner ------------------------------------------------------------------------------ */
 
 #define RUN_MAX_SIDS 64 /* sessions followed per task (setsid in the task) */
@@ -275,117 +273,6 @@ static void save_end(struct runner *r, const struct run *run)
 	free(path);
 }
 
-struct env {
-	char **own;
-	size_t n, alloc;
-};
-
-static void env_set(struct env *e, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void env_set(struct env *e, const char *name, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	strbuf_addf(&sb, "%s=", name);
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	ALLOC_GROW(e->own, e->n + 1, e->alloc);
-	e->own[e->n++] = strbuf_detach(&sb, NULL);
-}
-
-/* Our environment without Slurm's variables (from some other job) and those e sets, then e's. */
-static char **env_merge(const struct env *e)
-{
-	size_t n = 0, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = xcalloc(n + e->n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strcspn(environ[i], "=");
-		bool skip = !strncmp(environ[i], "SLURM_", 6);
-
-		for (size_t j = 0; j < e->n && !skip; j++)
-			skip = !strncmp(environ[i], e->own[j], len + 1);
-		if (!skip)
-			env[k++] = environ[i];
-	}
-	for (size_t j = 0; j < e->n; j++)
-		env[k++] = e->own[j];
-	env[k] = NULL;
-	return env;
-}
-
-/* What Slurm would give a batch task of this array job. */
-static void task_env(struct env *e, const struct runner *r, const struct run *run, const char *gpus)
-{
-	const struct local_array_rec *a = &r->arr;
-
-	env_set(e, "SLURM_JOB_ID", "%" PRIu32, run->rec.job_id);
-	env_set(e, "SLURM_JOBID", "%" PRIu32, run->rec.job_id);
-	env_set(e, "SLURM_ARRAY_JOB_ID", "%" PRIu32, a->job_id);
-	env_set(e, "SLURM_ARRAY_TASK_ID", "%" PRIu32, run->rec.array_task_id);
-	env_set(e, "SLURM_ARRAY_TASK_COUNT", "%zu", r->nruns);
-	env_set(e, "SLURM_ARRAY_TASK_MIN", "%" PRIu32, r->task_min);
-	env_set(e, "SLURM_ARRAY_TASK_MAX", "%" PRIu32, r->task_max);
-	env_set(e, "SLURM_JOB_NAME", "%s", a->name);
-	env_set(e, "SLURM_SUBMIT_DIR", "%s", a->workdir);
-	env_set(e, "SLURM_SUBMIT_HOST", "%s", r->host);
-	env_set(e, "SLURM_JOB_NODELIST", "%s", r->host);
-	env_set(e, "SLURM_NODELIST", "%s", r->host);
-	env_set(e, "SLURMD_NODENAME", "%s", r->host);
-	env_set(e, "SLURM_JOB_NUM_NODES", "1");
-	env_set(e, "SLURM_NNODES", "1");
-	env_set(e, "SLURM_NTASKS", "1");
-	env_set(e, "SLURM_CPUS_PER_TASK", "%u", a->ncpus);
-	env_set(e, "SLURM_CPUS_ON_NODE", "%u", a->ncpus);
-	/*
-	 * Our job ids mean nothing to a Slurm cluster this machine may belong
-	 * to: scontrol in a task (requeue) must not act on that cluster's jobs.
-	 */
-	env_set(e, "SLURM_CONF", "/dev/null");
-	if (a->mem_mb)
-		env_set(e, "SLURM_MEM_PER_NODE", "%" PRIu64, a->mem_mb);
-	if (a->time_limit_s)
-		env_set(e, "SLURM_JOB_END_TIME", "%lld",
-		        (long long)(time(NULL) + (time_t)a->time_limit_s));
-	/* A task sees its own GPUs only; one that asked none sees none. */
-	env_set(e, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-	env_set(e, "CUDA_VISIBLE_DEVICES", "%s", gpus ? gpus : "");
-	if (gpus) {
-		env_set(e, "SLURM_JOB_GPUS", "%s", gpus);
-		env_set(e, "GPU_DEVICE_ORDINAL", "%s", gpus);
-	}
-}
-
-/* In the child: the task's own session, its logs, default signals, then the script. */
-static void exec_task(const char *workdir, int in, int out, int err, const char *const *argv,
-                      char *const *env)
-{
-	static const int reset[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1,
-	                            SIGUSR2, SIGALRM, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU};
-	sigset_t none;
-
-	setsid();
-	dup2(in, 0);
-	dup2(out, 1);
-	dup2(err, 2);
-	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
-		signal(reset[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (chdir(workdir) < 0) {
-		dprintf(2, "sweep: cannot enter '%s': %s\n", workdir, strerror(errno));
-		_exit(1);
-	}
-	execve(argv[0], (char *const *)argv, env);
-	dprintf(2, "sweep: cannot run '%s': %s\n", argv[0], strerror(errno));
-	_exit(127);
-}
-
 static void log_path(struct strbuf *out, const struct runner *r, const struct run *run,
                      const char *pattern)
 {
@@ -408,7 +295,8 @@ static void start_task(struct runner *r, struct run *run, const char *gpus)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	const char *argv[] = {r->arr.script, r->offset, NULL};
-	struct env e = {0};
+	struct local_env e = {0};
+	struct local_task_env te;
 	char **env = NULL;
 	int ofd = -1, efd = -1, nullfd = -1;
 	/* --open-mode: truncate, Slurm's default, or append. */
@@ -429,11 +317,18 @@ static void start_task(struct runner *r, struct run *run, const char *gpus)
 		fail_unstarted(r, run);
 		goto out;
 	}
-	task_env(&e, r, run, gpus);
-	env = env_merge(&e);
+	te.arr = &r->arr;
+	te.task = &run->rec;
+	te.count = r->nruns;
+	te.task_min = r->task_min;
+	te.task_max = r->task_max;
+	te.host = r->host;
+	te.gpus = gpus;
+	local_task_env(&e, &te);
+	env = local_task_environ(&e);
 	pid = fork();
 	if (pid == 0)
-		exec_task(r->arr.workdir, nullfd, ofd, efd, argv, env);
+		local_task_exec(r->arr.workdir, nullfd, ofd, efd, argv, env);
 	if (pid < 0) {
 		say("task %" PRIu32 ": cannot start: %s", run->rec.array_task_id, strerror(errno));
 		fail_unstarted(r, run);
@@ -459,9 +354,7 @@ out:
 		close(efd);
 	if (nullfd >= 0)
 		close(nullfd);
-	for (size_t i = 0; i < e.n; i++)
-		free(e.own[i]);
-	free(e.own);
+	local_env_release(&e);
 	free(env);
 	strbuf_release(&out);
 	strbuf_release(&err);

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "error.h"
-#include "slurm_backend.h"
+#include "slurm_conn.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -467,10 +467,10 @@ int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, si
 
 	if (!n && !nparts)
 		return 0;
-	ret = slb_init();
+	ret = slb_conn_init();
 	if (ret < 0)
 		return ret;
-	build_cond(&cond, array_job_ids, n, parts, nparts, slb_name(), with_steps);
+	build_cond(&cond, array_job_ids, n, parts, nparts, slb_conn_name(), with_steps);
 
 	/* It returns a handle even when slurmdbd is down; errno tells. */
 	errno = 0;

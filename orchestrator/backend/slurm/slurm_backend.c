@@ -1,8 +1,8 @@
 /*
- * The Slurm backend: libslurm set up once, limits read from the controller,
- * cancellation, finding the jobs of a submission that died, and the
- * backend_ops table. Submission is in slurm_submit.c, accounting in
- * slurm_acct.c.
+ * The Slurm backend: limits read from the controller, cancellation, finding
+ * the jobs of a submission that died, and the backend_ops table.
+ * Submission is in slurm_submit.c, accounting in slurm_acct.c, libslurm set
+ * up once in slurm_conn.c.
  */
 #define _GNU_SOURCE /* dladdr */
 #include "slurm_backend.h"
@@ -24,6 +24,7 @@
 #include "acct_cache.h"
 #include "array.h"
 #include "slurm_acct.h"
+#include "slurm_conn.h"
 #include "error.h"
 #include "store.h"
 #include "proc.h"
@@ -31,36 +32,6 @@
 #include "strbuf.h"
 
 #include "banned.h"
-
-/* Exported by libslurm, filled by slurm_init(), but not declared in its headers. */
-extern slurm_conf_t slurm_conf;
-
-static int initialised;
-
-int slb_init(void)
-{
-	const char *conf = getenv("SLURM_CONF");
-
-	if (initialised)
-		return 0;
-	if (!conf || !*conf)
-		conf = "/etc/slurm/slurm.conf";
-	/* libslurm would retry for a minute and then exit the process. */
-	if (access(conf, R_OK) < 0)
-		return error("cannot read Slurm's configuration '%s': %s (is this a Slurm "
-		             "cluster? set SLURM_CONF if it lives elsewhere)",
-		             conf, strerror(errno));
-	slurm_init(NULL);
-	initialised = 1;
-	return 0;
-}
-
-const char *slb_name(void)
-{
-	if (slb_init() < 0)
-		return NULL;
-	return slurm_conf.cluster_name;
-}
 
 /* Set by the build (cmake/slurm.cmake) from the library it linked. */
 #ifndef SWEEP_SLURM_SONAME
@@ -96,7 +67,7 @@ int slb_max_array_size(uint32_t *out)
 {
 	slurm_conf_t *conf = NULL;
 
-	if (slb_init() < 0)
+	if (slb_conn_init() < 0)
 		return SWEEP_ERR;
 	if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS)
 		return error("cannot reach slurmctld to read MaxArraySize: %s (is the controller "
@@ -111,7 +82,7 @@ int slb_cancel(const uint32_t *job_ids, size_t n)
 {
 	int ret = 0;
 
-	if (slb_init() < 0)
+	if (slb_conn_init() < 0)
 		return SWEEP_ERR;
 	for (size_t i = 0; i < n; i++) {
 		int err;
@@ -449,7 +420,7 @@ static int slb_find(struct array_rec **out, size_t *n, const struct sweep_rec *r
 
 	*out = NULL;
 	*n = 0;
-	if (slb_init() < 0)
+	if (slb_conn_init() < 0)
 		return SWEEP_ERR;
 	if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS)
 		return error("cannot reach slurmctld to look for the jobs of sweep '%s': %s",
@@ -485,7 +456,7 @@ static int slb_find(struct array_rec **out, size_t *n, const struct sweep_rec *r
 	return 0;
 }
 
-const struct backend_ops slurm_backend_ops = {
+const struct backend_ops slb_backend = {
     .name = "slurm",
     .submitter = "sbatch",
     .submit_command = "sbatch --parsable",

@@ -14,18 +14,8 @@
  * backend): libslurm owns slurm_ and slurmdb_.
  */
 
-/*
- * Initialises libslurm once per process. Checks first that a slurm.conf
- * is readable ($SLURM_CONF or /etc/slurm/slurm.conf), because libslurm
- * retries for a minute and then exits the process when there is none.
- */
-int slb_init(void);
-
 /* The controller's MaxArraySize (the highest array index is one less). */
 int slb_max_array_size(uint32_t *out);
-
-/* The local cluster's name from slurm.conf (borrowed from libslurm), or NULL. */
-const char *slb_name(void);
 
 /*
  * Runs "sbatch --parsable --array=... [extra] script OFFSET" and returns
@@ -63,6 +53,6 @@ void slb_versions(struct backend_versions *out);
 
 /* This side of the seam (backend.h): submission, accounting, cancellation.
  * Only backend.c names it. */
-extern const struct backend_ops slurm_backend_ops;
+extern const struct backend_ops slb_backend;
 
 #endif

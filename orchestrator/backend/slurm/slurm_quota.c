@@ -8,6 +8,7 @@
 #include <slurm/slurmdb.h>
 
 #include "slurm_backend.h"
+#include "slurm_conn.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -144,7 +145,7 @@ static int read_db(struct quota *q, const char *account, const char *qos, void *
 	SLIST assocs, qoses;
 	SLIST_ITER it;
 	slurmdb_assoc_rec_t *a, *pick = NULL;
-	const char *cluster = slb_name();
+	const char *cluster = slb_conn_name();
 
 	memset(&acond, 0, sizeof(acond));
 	acond.user_list = str_list(q->user);
@@ -205,7 +206,7 @@ int slb_quota_read(struct quota *q, const char *account, const char *qos)
 	int ret = 0;
 
 	quota_release(q);
-	if (slb_init() < 0)
+	if (slb_conn_init() < 0)
 		return SWEEP_ERR;
 	if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS)
 		return error("cannot reach slurmctld to read its limits: %s (is the controller "

@@ -204,7 +204,7 @@ static void print_skipped(FILE *f, const struct resubmit_plan *rp)
 		fprintf(f,
 		        "skipped: %zu task%s with no accounting record yet (the sweep's newest "
 		        "array job is less than %d s old): try again shortly\n",
-		        rp->nunsettled, rp->nunsettled == 1 ? "" : "s", CLI_MISSING_GRACE_S);
+		        rp->nunsettled, rp->nunsettled == 1 ? "" : "s", LOADED_MISSING_GRACE_S);
 }
 
 /* A path as a shell reads it back: bare when it is plain, else single-quoted. */

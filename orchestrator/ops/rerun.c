@@ -5,16 +5,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "backend.h"
-#include "cli.h"
 #include "error.h"
-#include "fault.h"
 #include "loaded.h"
 #include "rolling.h"
 #include "script.h"
@@ -81,7 +78,7 @@ int rerun_plan(struct rerun *r, const struct resubmit_policy *base, bool dry_run
 	p.script_time_min = r->script.time_min / p.pack;
 	p.max_array = max_array;
 	p.throttle = r->l->rec.max_concurrent;
-	p.missing_unsettled = !settled && cli_records_may_lag(r->l->arrays, r->l->narrays);
+	p.missing_unsettled = !settled && loaded_records_may_lag(r->l->arrays, r->l->narrays);
 	if (resubmit_plan_build(&r->rp, r->l->outcomes, r->l->plan.ntasks, &p, &why) < 0)
 		return error("cannot plan the resubmission of sweep %" PRId64 ": %s", r->l->rec.id,
 		             why);
@@ -131,14 +128,14 @@ static void say_cancelled(const struct submission_job *jobs, size_t n)
 int rerun_submit(struct rerun *r)
 {
 	struct loaded_sweep *l = r->l;
+	struct submission s = {0};
 	unsigned last = 0;
-	sigset_t old;
 	int ret, lock_fd;
 
 	free(r->jobs);
 	r->jobs = xcalloc(r->rp.narrays ? r->rp.narrays : 1, sizeof(*r->jobs));
 	/* One submission at a time per sweep, and recovery waits for this one. */
-	lock_fd = cli_submit_lock(l->rec.dir);
+	lock_fd = submission_lock(l->rec.dir);
 	if (lock_fd < 0)
 		return SWEEP_ERR;
 	ret = store_last_attempt(l->st, &last, l->rec.id);
@@ -150,33 +147,21 @@ int rerun_submit(struct rerun *r)
 		r->jobs[a].indices = r->rp.arrays[a].indices;
 		r->jobs[a].step_min = r->rp.arrays[a].time_min;
 	}
-	cli_hold_signals(&old);
-	ret = submission_run(r->ops, l->st, &l->rec, r->jobs, r->rp.narrays, last + 1, array_opts,
-	                     r, lock_fd, "resubmit");
+	s.ops = r->ops;
+	s.st = l->st;
+	s.rec = &l->rec;
+	s.jobs = r->jobs;
+	s.n = r->rp.narrays;
+	s.attempt = last + 1;
+	s.opts = array_opts;
+	s.data = r;
+	s.who = "resubmit";
+	ret = submission_commit(&s, lock_fd);
 	if (ret < 0) {
 		/* The cause was reported where it was known; say what became of the rest. */
-		submission_cancel(r->ops, l->st, &l->rec, r->jobs, r->rp.narrays);
-		/* Settled here: nothing for recovery to adopt (it would find the cancelled jobs).
-		 */
-		cli_clear_intent(l->rec.dir);
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		say_cancelled(r->jobs, r->rp.narrays);
 		goto out;
 	}
-	fault_point("resubmit-before-finish");
-	/* A sweep whose first submission failed runs now. */
-	if (l->rec.status != SWEEP_SUBMITTED)
-		ret = store_finish_sweep(l->st, l->rec.id, SWEEP_SUBMITTED, NULL);
-	if (ret < 0) {
-		/* Running but not recorded as such: cancel rather than lose track of it. */
-		submission_cancel(r->ops, l->st, &l->rec, r->jobs, r->rp.narrays);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		say_cancelled(r->jobs, r->rp.narrays);
-		goto out;
-	}
-	fault_point("resubmit-after-finish");
-	cli_clear_intent(l->rec.dir);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	r->attempt = last + 1;
 out:
 	close(lock_fd);

@@ -2,7 +2,7 @@
  * sweep advise checkpoint: how often a job should checkpoint. The MTBF is
  * given, or estimated from a sweep's own accounting (store -> its array
  * jobs -> one accounting query -> advise_estimate_mtbf); the arithmetic
- * and the printers are in aggregate/advise.c.
+ * is aggregate/advise.c, the printers aggregate/print/advise_print.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +14,7 @@
 
 #include "acct.h"
 #include "advise.h"
+#include "advise_print.h"
 #include "backend.h"
 #include "cli.h"
 #include "error.h"

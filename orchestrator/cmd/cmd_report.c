@@ -31,6 +31,7 @@
 #include "plot.h"
 #include "placeholder.h"
 #include "report.h"
+#include "report_print.h"
 #include "result.h"
 #include "sbopt.h"
 #include "stats.h"
@@ -122,6 +123,143 @@ struct report_opts {
 	const char *include; /* --include */
 };
 
+/* Not an option take_checked knows. */
+#define NOT_CHECKED (-101)
+
+/* A whole number from min to max in arg (all of it). */
+static int parse_whole(long *out, const char *arg, long min, long max)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (end == arg || *end || n < min || n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* The options whose value is checked: CLI_CONTINUE, an exit code, or NOT_CHECKED. */
+static int take_checked(struct report_opts *o, int opt)
+{
+	enum draw_format format;
+	long n;
+
+	switch (opt) {
+	case 'm':
+		if (!*optarg) {
+			error("--metric needs a name");
+			return cli_usage(stderr, usage, options);
+		}
+		ALLOC_GROW(o->metrics, o->nmetrics + 1, o->alloc);
+		o->metrics[o->nmetrics++] = optarg;
+		return CLI_CONTINUE;
+	case 'g':
+		if (compare_goals_parse(&o->goals, optarg) < 0)
+			return cli_usage(stderr, usage, options);
+		return CLI_CONTINUE;
+	case 'p':
+		if (draw_format_of(&format, optarg) < 0)
+			return cli_usage(stderr, usage, options);
+		o->plot = optarg;
+		return CLI_CONTINUE;
+	case 'S':
+		if (!*optarg) {
+			error("--step needs a key");
+			return cli_usage(stderr, usage, options);
+		}
+		o->step = optarg;
+		return CLI_CONTINUE;
+	case 't':
+		if (!*optarg) {
+			error("--title needs text (--no-title draws none)");
+			return cli_usage(stderr, usage, options);
+		}
+		o->title = optarg;
+		return CLI_CONTINUE;
+	case 'd':
+		if (parse_whole(&n, optarg, 1, STATS_MAX_DIGITS) < 0) {
+			error("--digits takes a whole number from 1 to %d, not '%s'",
+			      STATS_MAX_DIGITS, optarg);
+			return cli_usage(stderr, usage, options);
+		}
+		o->digits = (int)n;
+		return CLI_CONTINUE;
+	case 'T':
+		if (parse_whole(&n, optarg, 1, INT32_MAX) < 0) {
+			error("--top takes a whole number of 1 or more, not '%s'", optarg);
+			return cli_usage(stderr, usage, options);
+		}
+		o->top = (size_t)n;
+		return CLI_CONTINUE;
+	}
+	return NOT_CHECKED;
+}
+
+/* The options taken as they are; false when opt is none of them. */
+static bool take_plain(struct report_opts *o, int opt, bool *json, bool *csv)
+{
+	switch (opt) {
+	case 'x':
+		o->x = optarg;
+		return true;
+	case 'C':
+		o->curves = optarg;
+		return true;
+	case 'l':
+		o->logx = true;
+		return true;
+	case 'N':
+		o->no_title = true;
+		return true;
+	case 'j':
+		*json = true;
+		return true;
+	case 'c':
+		*csv = true;
+		return true;
+	case 'a':
+		o->allow_incomplete = true;
+		return true;
+	case 'R':
+		o->refresh = true;
+		return true;
+	case 'E':
+		ALLOC_GROW(o->exclude, o->nexclude + 1, o->exclude_alloc);
+		o->exclude[o->nexclude++] = optarg;
+		return true;
+	case 'W':
+		o->reason = optarg;
+		return true;
+	case 'I':
+		o->include = optarg;
+		return true;
+	}
+	return false;
+}
+
+/* What goes only with another option, or not with it, in words (free it); NULL: none. */
+static char *misfit(const struct report_opts *o, bool json, bool csv)
+{
+	if ((o->x || o->logx) && !o->plot)
+		return xstrdup("--x and --logx go with --plot");
+	if ((o->title || o->no_title) && !o->plot)
+		return xstrdup("--title and --no-title go with --plot");
+	if (o->title && o->no_title)
+		return xstrdup("--title and --no-title cannot be used together");
+	if ((o->curves || o->step) && !o->plot)
+		return xstrdup("--curves and --step go with --plot");
+	if (o->curves && (o->x || o->logx))
+		return xstrdup("--x and --logx do not go with --curves: curves are drawn by step");
+	if (o->nexclude && (!o->reason || !*o->reason))
+		return xstrfmt("--exclude needs --reason TEXT: say why '%s' is left out",
+		               o->exclude[0]);
+	if (o->reason && !o->nexclude)
+		return xstrdup("--reason goes with --exclude");
+	if (json && csv)
+		return xstrdup("--json and --csv cannot be used together");
+	return NULL;
+}
+
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct report_opts *o, int argc, char **argv)
 {
@@ -149,141 +287,28 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	bool json = false, csv = false;
-	enum draw_format format;
+	char *why;
 	int opt, code;
 
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'm':
-			if (!*optarg) {
-				error("--metric needs a name");
-				return cli_usage(stderr, usage, options);
-			}
-			ALLOC_GROW(o->metrics, o->nmetrics + 1, o->alloc);
-			o->metrics[o->nmetrics++] = optarg;
-			break;
-		case 'g':
-			if (compare_goals_parse(&o->goals, optarg) < 0)
-				return cli_usage(stderr, usage, options);
-			break;
-		case 'p':
-			if (draw_format_of(&format, optarg) < 0)
-				return cli_usage(stderr, usage, options);
-			o->plot = optarg;
-			break;
-		case 'x':
-			o->x = optarg;
-			break;
-		case 'C':
-			o->curves = optarg;
-			break;
-		case 'S':
-			if (!*optarg) {
-				error("--step needs a key");
-				return cli_usage(stderr, usage, options);
-			}
-			o->step = optarg;
-			break;
-		case 'l':
-			o->logx = true;
-			break;
-		case 't':
-			if (!*optarg) {
-				error("--title needs text (--no-title draws none)");
-				return cli_usage(stderr, usage, options);
-			}
-			o->title = optarg;
-			break;
-		case 'N':
-			o->no_title = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'c':
-			csv = true;
-			break;
-		case 'd': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-
-			if (end == optarg || *end || n < 1 || n > STATS_MAX_DIGITS) {
-				error("--digits takes a whole number from 1 to %d, not '%s'",
-				      STATS_MAX_DIGITS, optarg);
-				return cli_usage(stderr, usage, options);
-			}
-			o->digits = (int)n;
-			break;
-		}
-		case 'a':
-			o->allow_incomplete = true;
-			break;
-		case 'R':
-			o->refresh = true;
-			break;
-		case 'T': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-
-			if (end == optarg || *end || n < 1 || n > INT32_MAX) {
-				error("--top takes a whole number of 1 or more, not '%s'", optarg);
-				return cli_usage(stderr, usage, options);
-			}
-			o->top = (size_t)n;
-			break;
-		}
-		case 'E':
-			ALLOC_GROW(o->exclude, o->nexclude + 1, o->exclude_alloc);
-			o->exclude[o->nexclude++] = optarg;
-			break;
-		case 'W':
-			o->reason = optarg;
-			break;
-		case 'I':
-			o->include = optarg;
-			break;
-		default:
-			code =
-			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
-			if (code != CLI_CONTINUE)
-				return code;
-		}
+		code = take_checked(o, opt);
+		if (code == NOT_CHECKED)
+			code = take_plain(o, opt, &json, &csv)
+			           ? CLI_CONTINUE
+			           : cli_common_option(opt, &o->state_dir, argv, longopts, usage,
+			                               options);
+		if (code != CLI_CONTINUE)
+			return code;
 	}
-	if ((o->x || o->logx) && !o->plot) {
-		error("--x and --logx go with --plot");
-		return cli_usage(stderr, usage, options);
-	}
-	if ((o->title || o->no_title) && !o->plot) {
-		error("--title and --no-title go with --plot");
-		return cli_usage(stderr, usage, options);
-	}
-	if (o->title && o->no_title) {
-		error("--title and --no-title cannot be used together");
-		return cli_usage(stderr, usage, options);
-	}
-	if ((o->curves || o->step) && !o->plot) {
-		error("--curves and --step go with --plot");
-		return cli_usage(stderr, usage, options);
-	}
-	if (o->curves && (o->x || o->logx)) {
-		error("--x and --logx do not go with --curves: curves are drawn by step");
-		return cli_usage(stderr, usage, options);
-	}
-	if (o->nexclude && (!o->reason || !*o->reason)) {
-		error("--exclude needs --reason TEXT: say why '%s' is left out", o->exclude[0]);
-		return cli_usage(stderr, usage, options);
-	}
-	if (o->reason && !o->nexclude) {
-		error("--reason goes with --exclude");
+	why = misfit(o, json, csv);
+	if (why) {
+		error("%s", why);
+		free(why);
 		return cli_usage(stderr, usage, options);
 	}
 	if (!o->step)
 		o->step = "step";
-	if (json && csv) {
-		error("--json and --csv cannot be used together");
-		return cli_usage(stderr, usage, options);
-	}
 	o->format = json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_TABLE;
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
 }
@@ -441,33 +466,23 @@ static int write_plot(const struct report_opts *o, const struct report *rep, con
 	return ret;
 }
 
-/*
- * The learning curves of every task that passed the gate, averaged per
- * setting, into o->plot. A curve file that is missing or unusable fails
- * its task as the gate does: its reason is printed and *missing set;
- * without --allow-incomplete nothing is drawn.
- */
-static int write_curves(const struct report_opts *o, const struct sweep_rec *rec,
-                        const struct plan *plan, const struct task_outcome *outcomes,
-                        const struct cfg *cfg, bool *missing)
+/* Every task's curve, and the metrics they hold (when --metric named none). */
+struct curve_set {
+	struct curve *curves; /* one per task */
+	char **keys;
+	size_t nkeys, keys_alloc;
+	size_t nbad; /* tasks without a usable curve */
+};
+
+/* Reads each task's curve; one missing or unusable is said on stderr and counted. */
+static int read_curves(struct curve_set *cs, const struct report_opts *o,
+                       const struct sweep_rec *rec, const struct plan *plan,
+                       const struct task_outcome *outcomes, const char *workdir)
 {
 	struct strbuf why = STRBUF_INIT;
-	struct curve *curves = xcalloc(plan->ntasks + 1, sizeof(*curves));
-	const struct curve **group = xcalloc(plan->nseeds + 1, sizeof(*group));
-	size_t *nseeds = xcalloc(plan->nsettings + 1, sizeof(*nseeds));
-	struct curve_band *bands = NULL;
-	char **keys = NULL;
-	size_t nkeys = 0, keys_alloc = 0, nbad = 0, nmetrics;
-	const char *const *metrics;
-	struct plot_figure fig;
-	char *workdir = NULL;
+	struct curve *curves = cs->curves;
 	int ret = 0;
 
-	plot_figure_init(&fig);
-	if (o->curves[0] != '/' && verdict_workdir(&workdir, rec, o->curves) < 0) {
-		ret = SWEEP_ERR;
-		goto out;
-	}
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		char *task_dir = xstrfmt("%s/tasks/%zu", rec->dir, i), *path;
 		struct curve_where w = {workdir ? workdir : ".", task_dir, rec->id};
@@ -476,7 +491,7 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 		ret = curve_path(&path, o->curves, &w, plan, i);
 		free(task_dir);
 		if (ret < 0)
-			goto out;
+			break;
 		strbuf_reset(&why);
 		if (!gate_run_failed(&why, &outcomes[i]) &&
 		    curve_read(&curves[i], path, o->step) < 0)
@@ -485,7 +500,7 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 		if (why.len) {
 			char *label = plan_setting_label(plan, plan_setting_of(plan, i));
 
-			if (!nbad++)
+			if (!cs->nbad++)
 				fprintf(stderr, "tasks without a usable curve:\n");
 			fprintf(stderr, "  task %zu (%s, seed %lld): %s\n", i, label,
 			        (long long)plan_seed_of(plan, i), why.buf);
@@ -493,22 +508,18 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 			continue;
 		}
 		if (!o->nmetrics)
-			curve_keys(&keys, &nkeys, &keys_alloc, &curves[i], o->step);
+			curve_keys(&cs->keys, &cs->nkeys, &cs->keys_alloc, &curves[i], o->step);
 	}
-	*missing = nbad > 0;
-	if (nbad && !o->allow_incomplete) {
-		ret = error("%zu of %zu tasks without a usable curve: no plot (--allow-incomplete "
-		            "draws the seeds that have one)",
-		            nbad, plan->ntasks);
-		goto out;
-	}
-	metrics = o->nmetrics ? o->metrics : (const char *const *)keys;
-	nmetrics = o->nmetrics ? o->nmetrics : nkeys;
-	if (!nmetrics) {
-		ret = error("no curve file holds a metric besides '%s'", o->step);
-		goto out;
-	}
-	bands = xcalloc(plan->nsettings * nmetrics + 1, sizeof(*bands));
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Per setting and metric, the band of its seeds' curves (bands[s * nmetrics + m]). */
+static void band_curves(struct curve_band *bands, size_t *nseeds, const struct curve *curves,
+                        const struct plan *plan, const char *const *metrics, size_t nmetrics)
+{
+	const struct curve **group = xcalloc(plan->nseeds + 1, sizeof(*group));
+
 	for (size_t s = 0; s < plan->nsettings; s++) {
 		size_t n = 0;
 
@@ -522,15 +533,58 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 		for (size_t m = 0; m < nmetrics; m++)
 			curve_band(&bands[s * nmetrics + m], group, n, metrics[m]);
 	}
-	{
-		char *title = xstrfmt("sweep '%s': learning curves", rec->name);
-		const char **labels = metric_labels(cfg, metrics, nmetrics);
+	free(group);
+}
 
-		plot_from_curves(&fig, title, plan, metrics, labels, nmetrics, bands, nseeds,
-		                 o->step);
-		free(labels);
-		free(title);
+/*
+ * The learning curves of every task that passed the gate, averaged per
+ * setting, into o->plot. A curve file that is missing or unusable fails
+ * its task as the gate does: its reason is printed and *missing set;
+ * without --allow-incomplete nothing is drawn.
+ */
+static int write_curves(const struct report_opts *o, const struct sweep_rec *rec,
+                        const struct plan *plan, const struct task_outcome *outcomes,
+                        const struct cfg *cfg, bool *missing)
+{
+	struct curve_set cs = {0};
+	size_t *nseeds = xcalloc(plan->nsettings + 1, sizeof(*nseeds));
+	struct curve_band *bands = NULL;
+	size_t nmetrics = 0;
+	const char *const *metrics;
+	struct plot_figure fig;
+	char *workdir = NULL, *title;
+	const char **labels;
+	int ret = 0;
+
+	cs.curves = xcalloc(plan->ntasks + 1, sizeof(*cs.curves));
+	plot_figure_init(&fig);
+	if (o->curves[0] != '/' && verdict_workdir(&workdir, rec, o->curves) < 0) {
+		ret = SWEEP_ERR;
+		goto out;
 	}
+	ret = read_curves(&cs, o, rec, plan, outcomes, workdir);
+	if (ret < 0)
+		goto out;
+	*missing = cs.nbad > 0;
+	if (cs.nbad && !o->allow_incomplete) {
+		ret = error("%zu of %zu tasks without a usable curve: no plot (--allow-incomplete "
+		            "draws the seeds that have one)",
+		            cs.nbad, plan->ntasks);
+		goto out;
+	}
+	metrics = o->nmetrics ? o->metrics : (const char *const *)cs.keys;
+	nmetrics = o->nmetrics ? o->nmetrics : cs.nkeys;
+	if (!nmetrics) {
+		ret = error("no curve file holds a metric besides '%s'", o->step);
+		goto out;
+	}
+	bands = xcalloc(plan->nsettings * nmetrics + 1, sizeof(*bands));
+	band_curves(bands, nseeds, cs.curves, plan, metrics, nmetrics);
+	title = xstrfmt("sweep '%s': learning curves", rec->name);
+	labels = metric_labels(cfg, metrics, nmetrics);
+	plot_from_curves(&fig, title, plan, metrics, labels, nmetrics, bands, nseeds, o->step);
+	free(labels);
+	free(title);
 	apply_title(&fig, o);
 	ret = draw_figure(&fig, o->plot);
 	if (!ret)
@@ -540,16 +594,14 @@ static int write_curves(const struct report_opts *o, const struct sweep_rec *rec
 out:
 	plot_figure_release(&fig);
 	free(bands);
-	for (size_t k = 0; k < nkeys; k++)
-		free(keys[k]);
-	free(keys);
+	for (size_t k = 0; k < cs.nkeys; k++)
+		free(cs.keys[k]);
+	free(cs.keys);
 	for (size_t i = 0; i < plan->ntasks; i++)
-		curve_release(&curves[i]);
-	free(curves);
-	free(group);
+		curve_release(&cs.curves[i]);
+	free(cs.curves);
 	free(nseeds);
 	free(workdir);
-	strbuf_release(&why);
 	return ret;
 }
 
@@ -709,6 +761,86 @@ static char *confirm_provenance(struct store *st, const struct cfg *cfg, const s
 	return strbuf_detach(&sb, NULL);
 }
 
+/* The sweep, its plan and one outcome per task; warns of one not fully submitted. */
+static int load_outcomes(struct loaded_sweep *l, const struct report_opts *o)
+{
+	if (loaded_open(l, cli_state_dir(o->state_dir), o->which) < 0 || loaded_plan(l) < 0)
+		return SWEEP_ERR;
+	if (l->rec.status != SWEEP_SUBMITTED)
+		warning("sweep '%s' was not fully submitted (%s%s%s); tasks never submitted "
+		        "show as missing",
+		        l->rec.name, sweep_status_name(l->rec.status), l->rec.error ? ": " : "",
+		        l->rec.error ? l->rec.error : "");
+	/* States, exit codes and times are on the job records: no steps. */
+	l->read.refresh = o->refresh;
+	return loaded_outcomes(l);
+}
+
+/* --curves: the learning curves instead of the report; the exit code. */
+static int report_curves(const struct report_opts *o, struct loaded_sweep *l)
+{
+	struct cfg cfg;
+	bool missing = false;
+	int ret;
+
+	/* Curves stand for the result files: the gate is the run's and the curve's. */
+	load_spec(&cfg, l->st, &l->rec, "axis labels");
+	ret = write_curves(o, &l->rec, &l->plan, l->outcomes, &cfg, &missing);
+	cfg_release(&cfg);
+	if (missing)
+		return EXIT_INCOMPLETE;
+	return ret < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* What the printers say of the sweep besides its statistics. */
+static void describe_report(struct report *rep, const struct report_opts *o,
+                            const struct sweep_rec *rec, const struct verdict *v)
+{
+	rep->name = rec->name;
+	rep->id = rec->id;
+	rep->logs = rec->logs;
+	/* The hint names sweep's own result files only. */
+	rep->dir = verdict_own_files(v) ? rec->dir : NULL;
+	rep->allow_incomplete = o->allow_incomplete;
+	rep->digits = o->digits;
+}
+
+static void print_report(const struct report_opts *o, const struct report *rep,
+                         const struct loaded_sweep *l, const struct exclusions *excl)
+{
+	switch (o->format) {
+	case FORMAT_TABLE:
+		report_print_table(stdout, rep);
+		print_reused(l->st, &l->rec);
+		print_staging(&l->rec, l->plan.ntasks);
+		break;
+	case FORMAT_JSON:
+		report_print_json(stdout, rep);
+		break;
+	case FORMAT_CSV:
+		report_print_csv(stdout, rep);
+		for (size_t i = 0; i < excl->n; i++)
+			warning("left out (report --exclude): %s: %s", excl->lines[i].selector,
+			        excl->lines[i].reason);
+		break;
+	}
+}
+
+/* EXIT_OK, or EXIT_INCOMPLETE with a warning that says what it means. */
+static int exit_code(const struct report_opts *o, const struct gate_result *gate)
+{
+	if (gate_complete(gate))
+		return EXIT_OK;
+	if (o->allow_incomplete)
+		warning("%zu of %zu tasks missing or failed; the statistics exclude them",
+		        gate->nfailures, gate->ntasks);
+	else
+		warning("%zu of %zu tasks missing or failed; no statistics until every "
+		        "task passed (--allow-incomplete reports what exists)",
+		        gate->nfailures, gate->ntasks);
+	return EXIT_INCOMPLETE;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	char *provenance = NULL;
@@ -720,7 +852,6 @@ int cmd_report(int argc, char **argv)
 	struct compare_goals goals;
 	enum compare_goal *by_metric = NULL;
 	const char **labels = NULL;
-	bool curves_missing = false;
 	struct report_causes rc;
 	int ret = EXIT_ERROR, code;
 
@@ -736,29 +867,10 @@ int cmd_report(int argc, char **argv)
 		ret = code;
 		goto out;
 	}
-	if (set_result_limit() < 0)
-		goto out;
-	if (loaded_open(&l, cli_state_dir(o.state_dir), o.which) < 0 || loaded_plan(&l) < 0)
-		goto out;
-	if (l.rec.status != SWEEP_SUBMITTED)
-		warning("sweep '%s' was not fully submitted (%s%s%s); tasks never submitted "
-		        "show as missing",
-		        l.rec.name, sweep_status_name(l.rec.status), l.rec.error ? ": " : "",
-		        l.rec.error ? l.rec.error : "");
-	/* States, exit codes and times are on the job records: no steps. */
-	l.read.refresh = o.refresh;
-	if (loaded_outcomes(&l) < 0)
+	if (set_result_limit() < 0 || load_outcomes(&l, &o) < 0)
 		goto out;
 	if (o.curves) {
-		struct cfg cfg;
-
-		/* Curves stand for the result files: the gate is the run's and the curve's. */
-		load_spec(&cfg, l.st, &l.rec, "axis labels");
-		if (write_curves(&o, &l.rec, &l.plan, l.outcomes, &cfg, &curves_missing) < 0)
-			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_ERROR;
-		else
-			ret = curves_missing ? EXIT_INCOMPLETE : EXIT_OK;
-		cfg_release(&cfg);
+		ret = report_curves(&o, &l);
 		goto out;
 	}
 	if (load_exclusions(&excl, &o, &l) < 0)
@@ -785,47 +897,16 @@ int cmd_report(int argc, char **argv)
 		report_order(&rep, o.top);
 	provenance = confirm_provenance(l.st, &v.cfg, &l.plan);
 	rep.provenance = provenance;
-	rep.name = l.rec.name;
-	rep.id = l.rec.id;
-	rep.logs = l.rec.logs;
-	/* The hint names sweep's own result files only. */
-	rep.dir = verdict_own_files(&v) ? l.rec.dir : NULL;
-	rep.allow_incomplete = o.allow_incomplete;
-	rep.digits = o.digits;
+	describe_report(&rep, &o, &l.rec, &v);
 	if (!gate_complete(&v.gate) && attach_causes(&rc, &rep, &l) < 0)
 		goto out;
-	switch (o.format) {
-	case FORMAT_TABLE:
-		report_print_table(stdout, &rep);
-		print_reused(l.st, &l.rec);
-		print_staging(&l.rec, l.plan.ntasks);
-		break;
-	case FORMAT_JSON:
-		report_print_json(stdout, &rep);
-		break;
-	case FORMAT_CSV:
-		report_print_csv(stdout, &rep);
-		for (size_t i = 0; i < excl.n; i++)
-			warning("left out (report --exclude): %s: %s", excl.lines[i].selector,
-			        excl.lines[i].reason);
-		break;
-	}
+	print_report(&o, &rep, &l, &excl);
 
 	if (o.plot && (gate_complete(&v.gate) || o.allow_incomplete) &&
 	    write_plot(&o, &rep, &v.cfg) < 0)
 		goto out;
 
-	ret = EXIT_OK;
-	if (!gate_complete(&v.gate)) {
-		ret = EXIT_INCOMPLETE;
-		if (o.allow_incomplete)
-			warning("%zu of %zu tasks missing or failed; the statistics exclude them",
-			        v.gate.nfailures, v.gate.ntasks);
-		else
-			warning("%zu of %zu tasks missing or failed; no statistics until every "
-			        "task passed (--allow-incomplete reports what exists)",
-			        v.gate.nfailures, v.gate.ntasks);
-	}
+	ret = exit_code(&o, &v.gate);
 out:
 	report_causes_release(&rc);
 	free(by_metric);

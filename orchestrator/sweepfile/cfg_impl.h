@@ -2,10 +2,9 @@
 #define SWEEP_CFG_IMPL_H
 
 /*
- * Shared inside the sweep file reader only (cfg.c, cfg_slurm.c,
- * cfg_sections.c): the loader's state while one file is read, and the
- * checks every section uses. Each returns 0, or reports at the node's
- * file:line:column and returns SWEEP_ERR.
+ * Shared inside the sweep file reader only (cfg*.c): the loader's state
+ * while one file is read, and the checks every section uses. Each returns
+ * 0, or reports at the node's file:line:column and returns SWEEP_ERR.
  */
 
 #include <stdbool.h>
@@ -56,6 +55,13 @@ int cfg_get_bool(struct loader *ld, bool *out, const struct ytree_node *n, const
 /* A value for an #SBATCH line (sbopt_check_value); allow_percent for file names. */
 int cfg_get_sbatch_value(struct loader *ld, char **out, const struct ytree_node *n,
                          const char *path, int allow_percent);
+
+/* {seed}, {index} (= {task}: the task's index) and {sweep} (the sweep's id). */
+#define CFG_NBUILTIN 4
+extern const char *const cfg_builtin_placeholders[CFG_NBUILTIN];
+
+/* cfg_cross.c: the checks across sections, once every section is read. */
+int cfg_check_whole(struct loader *ld, const struct ytree_node *root);
 
 /* cfg_slurm.c: the `slurm:` section, the warning signal's defaults, `pack` checks. */
 int cfg_read_slurm(struct loader *ld, const struct ytree_node *map);

@@ -7,12 +7,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend.h"
-#include "cli.h"
 #include "error.h"
 #include "outcome.h"
 #include "strbuf.h"
+#include "submission.h"
 
 #include "banned.h"
 
@@ -46,7 +47,30 @@ void loaded_release(struct loaded_sweep *l)
 
 int loaded_open(struct loaded_sweep *l, const char *state_dir, const char *which)
 {
-	return cli_open_sweep(&l->st, &l->rec, state_dir, which);
+	int ret;
+
+	l->st = NULL;
+	ret = store_open(&l->st, state_dir, 0);
+	if (ret < 0)
+		return ret;
+	ret = store_find_sweep(l->st, &l->rec, which);
+	if (!ret)
+		ret = submission_recover(l->st, &l->rec);
+	if (ret < 0) {
+		store_close(l->st);
+		l->st = NULL;
+	}
+	return ret;
+}
+
+bool loaded_records_may_lag(const struct array_rec *arrays, size_t n)
+{
+	int64_t now = (int64_t)time(NULL);
+
+	for (size_t i = 0; i < n; i++)
+		if (now - arrays[i].submitted_at < LOADED_MISSING_GRACE_S)
+			return true;
+	return false;
 }
 
 int loaded_plan(struct loaded_sweep *l)

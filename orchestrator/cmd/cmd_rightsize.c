@@ -21,6 +21,7 @@
 #include "plan.h"
 #include "outcome.h"
 #include "rightsize.h"
+#include "rightsize_print.h"
 #include "store.h"
 #include "strbuf.h"
 #include "units.h"

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "script_followup.h"
+
 struct cfg;
 struct store;
 struct strbuf;
@@ -16,13 +18,15 @@ struct task_outcome;
  * A sweep that finishes itself, with no daemon of sweep's: "what to do when
  * these jobs end" is a follow-up.
  *
- * On Slurm a follow-up is a tiny job (<sweep dir>/followup.sbatch, one CPU,
- * FOLLOWUP_MEM, FOLLOWUP_TIME) submitted with --dependency=afterany on the
- * jobs it waits for. It runs this very sweep binary, by the absolute path
- * it had at submit (so it must be visible on the compute nodes, as the
- * state folder is): `sweep __followup --state-dir DIR SWEEP_ID SEQ`. On the
- * local side the runner of the last of those array jobs runs the same code
- * in its own process when its tasks are done (followup_local_ended).
+ * On Slurm a follow-up is a tiny job (<sweep dir>/followup.sbatch, written
+ * by script_followup.h: one CPU, FOLLOWUP_MEM, FOLLOWUP_TIME) submitted with
+ * --dependency=afterany on the jobs it waits for. It runs this very sweep
+ * binary, by the absolute path it had at submit (so it must be visible on
+ * the compute nodes, as the state folder is): `sweep __followup --state-dir
+ * DIR SWEEP_ID SEQ`. On the local side the runner of the last of those
+ * array jobs runs the same code in its own process when its tasks are done
+ * (followup_run_local_ended). This header is the arranging side;
+ * followup_run.h runs one.
  *
  * A follow-up claims its row in the store (it acts once, and not at all
  * once cancelled), waits (bounded) until accounting has the final record
@@ -41,11 +45,7 @@ struct task_outcome;
  * sweep never retries itself.
  */
 
-#define FOLLOWUP_COMMAND "__followup"
-#define FOLLOWUP_SCRIPT  "followup.sbatch"
-#define FOLLOWUP_REPORT  "report.txt"
-#define FOLLOWUP_MEM     "512M"
-#define FOLLOWUP_TIME    "30"
+#define FOLLOWUP_REPORT "report.txt"
 /* How long a follow-up waits for accounting to hold every task's final record. */
 #define FOLLOWUP_SETTLE_S 180
 
@@ -59,15 +59,6 @@ bool followup_wanted(const struct sweep_policy *p);
  * cannot be found or is no longer an executable file.
  */
 int followup_policy_from_cfg(struct sweep_policy *out, const struct cfg *cfg);
-
-/*
- * Writes <rec->dir>/followup.sbatch: the #SBATCH lines (job name
- * "<name>.followup", log <dir>/followup-%j.log, chdir workdir, partition,
- * account and qos of the sweep) and the line that runs program. Fails on a
- * value that cannot stand in an #SBATCH line.
- */
-int followup_write_script(const struct sweep_rec *rec, const struct cfg *cfg, const char *program,
-                          const char *state_dir, const char *workdir);
 
 /*
  * Arranges follow-up number seq of the sweep, to run once the jobs in after
@@ -90,16 +81,6 @@ int followup_arrange_for(uint32_t *job_id, struct store *st, const struct sweep_
 
 /* Sets out->program to this binary's absolute path, unless set (see followup_policy_from_cfg). */
 int followup_set_program(struct sweep_policy *out);
-
-/* `sweep __followup --state-dir DIR SWEEP_ID SEQ`: runs one follow-up (see above). */
-int followup_main(int argc, char **argv);
-
-/*
- * The local runner's hook, called when array job job_id of the sweep has
- * no task left to run: runs the pending follow-up that waits for it once
- * every job it waits for is done.
- */
-int followup_local_ended(const char *state_dir, int64_t sweep_id, uint32_t job_id);
 
 /*
  * For status: the follow-ups, the retry rounds used and left, what is to

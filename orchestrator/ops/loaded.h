@@ -1,6 +1,7 @@
 #ifndef SWEEP_LOADED_H
 #define SWEEP_LOADED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "acct.h"
@@ -12,7 +13,7 @@ struct task_outcome;
 
 /*
  * One sweep as the commands read it: the open store, the sweep's record
- * (repaired when a submission died, see cli_recover_submission), its plan,
+ * (repaired when a submission died, see submission_recover), its plan,
  * its array jobs, their records on its backend and one outcome per task.
  * Loaded in stages, each after the one before, so a command says what it
  * has to say between them; loaded_release frees whatever was loaded.
@@ -37,9 +38,10 @@ void loaded_init(struct loaded_sweep *l);
 void loaded_release(struct loaded_sweep *l);
 
 /*
- * Opens the store in state_dir (without creating it) and finds the sweep
- * named by which (name, id, or NULL for the most recent). Errors are
- * reported.
+ * Opens the store in state_dir (without creating it), finds the sweep
+ * named by which (name, id, or NULL for the most recent) and repairs what
+ * an interrupted submission left (submission_recover), so every command
+ * sees the repaired sweep. Errors are reported.
  */
 int loaded_open(struct loaded_sweep *l, const char *state_dir, const char *which);
 /* Loads the plan of the opened sweep. */
@@ -58,5 +60,14 @@ int loaded_records(struct loaded_sweep *l);
  * (backend_load_outcomes); says on stderr when the state store answered.
  */
 int loaded_outcomes(struct loaded_sweep *l);
+
+/*
+ * How long after sbatch a record missing from slurmdbd is still normal: it
+ * hears of new array jobs a moment after sbatch returns.
+ */
+#define LOADED_MISSING_GRACE_S 120
+
+/* Whether one of the n array jobs was submitted less than LOADED_MISSING_GRACE_S ago. */
+bool loaded_records_may_lag(const struct array_rec *arrays, size_t n);
 
 #endif

@@ -247,7 +247,8 @@ static void explain_missing(FILE *f, const struct view *v)
 	if (!ops)
 		return;
 	fprintf(f, "%s\n",
-	        cli_records_may_lag(v->arrays, v->narrays) ? ops->no_record_yet : ops->no_record);
+	        loaded_records_may_lag(v->arrays, v->narrays) ? ops->no_record_yet
+	                                                      : ops->no_record);
 }
 
 /* " (5 out of memory, 5 exit code 1)": the FAILED tasks by the scheduler's reason. */

@@ -8,7 +8,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include "rollout.h"
 #include "rolling.h"
 #include "script.h"
+#include "script_followup.h"
 #include "script_stage.h"
 #include "units.h"
 #include "sizing.h"
@@ -277,71 +277,6 @@ static void print_plan(const struct quota *q, const struct rollout_plan *rp, siz
 		       rollout_pack_to_fit(ntasks, rp->budget));
 }
 
-/* The chunks as the array jobs of a submission (free with free_jobs). */
-static struct submission_job *chunk_jobs(const struct array_chunk *chunks, size_t n, unsigned k,
-                                         const struct quota *quota)
-{
-	struct submission_job *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
-	char spec[64];
-
-	for (size_t c = 0; c < n; c++) {
-		array_spec(spec, sizeof(spec), chunks[c].count, k);
-		jobs[c].array = xstrdup(spec);
-		jobs[c].offset = chunks[c].offset;
-		jobs[c].quota = quota;
-	}
-	return jobs;
-}
-
-static void free_jobs(struct submission_job *jobs, size_t n)
-{
-	for (size_t c = 0; jobs && c < n; c++)
-		free(jobs[c].array);
-	free(jobs);
-}
-
-/*
- * The array jobs of an extending sweep: per chunk (as array_chunks), the
- * indices no earlier sweep ran. Sets *n; NULL when there are none.
- */
-static struct submission_job *sparse_jobs(size_t ntasks, const int64_t *reused_from,
-                                          uint32_t max_array, unsigned k, size_t *n)
-{
-	struct submission_job *jobs = NULL;
-	size_t count = 0, alloc = 0;
-
-	for (size_t i = 0; i < ntasks;) {
-		uint32_t offset, task, *ids = NULL;
-		size_t nids = 0, ids_alloc = 0;
-
-		array_chunk_of(&offset, &task, i, max_array);
-		for (; i < ntasks; i++) {
-			uint32_t o, t;
-
-			array_chunk_of(&o, &t, i, max_array);
-			if (o != offset)
-				break;
-			if (reused_from[i])
-				continue;
-			ALLOC_GROW(ids, nids + 1, ids_alloc);
-			ids[nids++] = t;
-		}
-		if (nids) {
-			struct strbuf spec = STRBUF_INIT;
-
-			array_spec_of_ids(&spec, ids, nids, k);
-			ALLOC_GROW(jobs, count + 1, alloc);
-			memset(&jobs[count], 0, sizeof(jobs[count]));
-			jobs[count].array = strbuf_detach(&spec, NULL);
-			jobs[count].offset = offset;
-			count++;
-		}
-		free(ids);
-	}
-	*n = count;
-	return jobs;
-}
-
 /* Prints every line of text with prefix before it. */
 static void print_prefixed(const char *text, const char *prefix)
 {
@@ -469,7 +404,79 @@ static void print_followup(const struct sweep_policy *p, const struct sweep_rec 
 		       rec->dir);
 }
 
-int cmd_submit(int argc, char **argv)
+/* What the command line asked. */
+struct submit_opts {
+	const char *file; /* the sweep file */
+	const char *state_dir, *resources_from, *extend_from, *gpus;
+	int dry_run, local;
+};
+
+/* One submission, from the sweep file to the summary: what the steps below hand on. */
+struct submit {
+	struct submit_opts o;
+	const struct backend_ops *ops;
+	char cwd[PATH_MAX];
+	struct cfg cfg;
+	struct plan plan;
+	struct strbuf tmpl, script, spec_text;
+	struct script_input in;
+	struct sweep_rec rec;
+	struct store *st;
+	struct array_chunk *chunks;
+	size_t nchunks;
+	struct submission_job *jobs;
+	size_t njobs;
+	uint32_t followup_job;
+	struct sweep_policy policy;
+	struct extend ext;
+	uint64_t units; /* array tasks: the tasks, pack to each */
+	struct quota quota;
+	struct rollout_plan rp;
+	bool rolling; /* the first chunks now, the rest by follow-ups (rolling.h) */
+	char *logs, *source, *dry_dir, *dry_script, *state_dir;
+	int lock_fd;
+};
+
+static void submit_init(struct submit *s)
+{
+	memset(s, 0, sizeof(*s));
+	cfg_init(&s->cfg);
+	plan_init(&s->plan);
+	strbuf_init(&s->tmpl, 0);
+	strbuf_init(&s->script, 0);
+	strbuf_init(&s->spec_text, 0);
+	sweep_rec_init(&s->rec);
+	quota_init(&s->quota);
+	extend_init(&s->ext);
+	s->lock_fd = -1;
+}
+
+static void submit_release(struct submit *s)
+{
+	sweep_policy_release(&s->policy);
+	extend_release(&s->ext);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	submission_jobs_free(s->jobs, s->njobs);
+	free(s->chunks);
+	quota_release(&s->quota);
+	rollout_plan_release(&s->rp);
+	free(s->logs);
+	free(s->source);
+	free(s->dry_dir);
+	free(s->dry_script);
+	free(s->state_dir);
+	strbuf_release(&s->tmpl);
+	strbuf_release(&s->script);
+	strbuf_release(&s->spec_text);
+	sweep_rec_release(&s->rec);
+	store_close(s->st);
+	plan_release(&s->plan);
+	cfg_release(&s->cfg);
+}
+
+/* CLI_CONTINUE, or the exit code to end with. */
+static int parse_options(struct submit_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"dry-run", no_argument, NULL, 'n'},
@@ -481,45 +488,16 @@ int cmd_submit(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *state_opt = NULL, *resources_from = NULL, *extend_from = NULL;
-	int dry_run = 0, opt, code, ret = EXIT_ERROR;
-	char cwd[PATH_MAX];
-	struct cfg cfg;
-	struct plan plan;
-	struct strbuf tmpl = STRBUF_INIT, script = STRBUF_INIT, spec_text = STRBUF_INIT;
-	struct script_input in = {0};
-	struct sweep_rec rec;
-	struct store *st = NULL;
-	struct array_chunk *chunks = NULL;
-	struct submission_job *jobs = NULL;
-	size_t nchunks = 0, njobs = 0;
-	uint32_t max_array = 0, followup_job = 0;
-	struct sweep_policy policy;
-	struct extend ext;
-	uint64_t units;
-	struct quota quota;
-	struct rollout_plan rp = {0};
-	bool rolling = false;
-	char *logs = NULL, *source = NULL, *dry_dir = NULL, *dry_script = NULL, *state_dir = NULL;
-	sigset_t old;
-	const struct backend_ops *ops;
-	const char *gpus_opt = NULL;
-	int local = 0, lock_fd = -1;
+	int opt, code;
 
-	cfg_init(&cfg);
-	plan_init(&plan);
-	sweep_rec_init(&rec);
-	quota_init(&quota);
-	memset(&policy, 0, sizeof(policy));
-	extend_init(&ext);
 	cli_getopt_start();
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			dry_run = 1;
+			o->dry_run = 1;
 			break;
 		case 'l':
-			local = 1;
+			o->local = 1;
 			break;
 		case 'g':
 			if (optarg[strspn(optarg, "0123456789")] || !*optarg ||
@@ -527,273 +505,340 @@ int cmd_submit(int argc, char **argv)
 				error("--gpus-per-task takes a number of GPUs, not '%s'", optarg);
 				return cli_usage(stderr, usage, options);
 			}
-			gpus_opt = optarg;
+			o->gpus = optarg;
 			break;
 		case 'r':
-			resources_from = optarg;
+			o->resources_from = optarg;
 			break;
 		case 'e':
-			extend_from = optarg;
+			o->extend_from = optarg;
 			break;
 		default:
-			code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
+			code =
+			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
 	if (argc - optind != 1)
 		return cli_usage(stderr, usage, options);
-	ops = local ? backend_local() : backend_get(NULL);
-	if (!getcwd(cwd, sizeof(cwd)))
-		die("cannot read the current folder: %s", strerror(errno));
+	o->file = argv[optind];
+	return CLI_CONTINUE;
+}
 
-	/* Read once: what is checked is what the store keeps (a pipe has no second read). */
-	if (cfg_read_file(&spec_text, argv[optind]) < 0 ||
-	    cfg_load_string(&cfg, argv[optind], spec_text.buf, spec_text.len) < 0 ||
-	    plan_expand(&plan, &cfg) < 0 || plan_check_sizes(&plan, &cfg) < 0 ||
-	    followup_policy_from_cfg(&policy, &cfg) < 0)
-		goto out;
-	if (cfg.signal_note)
-		warning("%s", cfg.signal_note);
-	if (resources_from && sizing_apply(&cfg, cli_state_dir(state_opt), resources_from) < 0)
-		goto out;
-	if (gpus_opt) {
+/* The sweep file, read once (what is checked is what the store keeps: a pipe has no second read).
+ */
+static int read_sweep_file(struct submit *s)
+{
+	struct cfg *cfg = &s->cfg;
+
+	if (cfg_read_file(&s->spec_text, s->o.file) < 0 ||
+	    cfg_load_string(cfg, s->o.file, s->spec_text.buf, s->spec_text.len) < 0 ||
+	    plan_expand(&s->plan, cfg) < 0 || plan_check_sizes(&s->plan, cfg) < 0 ||
+	    followup_policy_from_cfg(&s->policy, cfg) < 0)
+		return SWEEP_ERR;
+	if (cfg->signal_note)
+		warning("%s", cfg->signal_note);
+	if (s->o.resources_from &&
+	    sizing_apply(cfg, cli_state_dir(s->o.state_dir), s->o.resources_from) < 0)
+		return SWEEP_ERR;
+	if (s->o.gpus) {
 		/* The script carries it, so a resubmission asks the same. */
-		free(cfg.slurm.gpus_per_task);
-		cfg.slurm.gpus_per_task = strtoul(gpus_opt, NULL, 10) ? xstrdup(gpus_opt) : NULL;
+		free(cfg->slurm.gpus_per_task);
+		cfg->slurm.gpus_per_task = strtoul(s->o.gpus, NULL, 10) ? xstrdup(s->o.gpus) : NULL;
 	}
-	if (local && cfg.pack > 1) {
-		error("'pack: %u' runs tasks as Slurm job steps (srun): it does not work with "
-		      "--local; use 'pack: 1'",
-		      cfg.pack);
-		goto out;
-	}
-	if (plan.ntasks > UINT32_MAX) {
-		error("the sweep has %zu tasks, more than Slurm can index", plan.ntasks);
-		goto out;
-	}
+	if (s->o.local && cfg->pack > 1)
+		return error("'pack: %u' runs tasks as Slurm job steps (srun): it does not work "
+		             "with --local; use 'pack: 1'",
+		             cfg->pack);
+	if (s->plan.ntasks > UINT32_MAX)
+		return error("the sweep has %zu tasks, more than Slurm can index", s->plan.ntasks);
+	return 0;
+}
 
-	units = (plan.ntasks + cfg.pack - 1) / cfg.pack;
-	if (read_limits(&quota, &rp, ops, &cfg, units, dry_run) < 0)
-		goto out;
-	max_array = quota.max_array;
-	chunks = plan_chunks(&rp, cfg.pack, &nchunks);
-	rolling = rp.nnow < rp.nchunks;
+/* The limits, the chunks under them, and whether the sweep rolls in. */
+static int plan_submission(struct submit *s)
+{
+	unsigned pack = s->cfg.pack;
+	uint64_t fit;
+	char *how;
+
+	s->units = (s->plan.ntasks + pack - 1) / pack;
+	if (read_limits(&s->quota, &s->rp, s->ops, &s->cfg, s->units, s->o.dry_run) < 0)
+		return SWEEP_ERR;
+	s->chunks = plan_chunks(&s->rp, pack, &s->nchunks);
+	s->rolling = s->rp.nnow < s->rp.nchunks;
 	/* Rolling needs one chunk in to wait for, and follow-up jobs. */
-	if (!dry_run && rolling && (!rp.nnow || !ops->followup)) {
-		uint64_t fit = rollout_pack_to_fit(plan.ntasks, rp.budget);
-		char *how = fit ? xstrfmt("set 'pack: %" PRIu64 "' in the sweep file to pack that "
-		                          "many tasks into each array task (it fits now)",
-		                          fit)
-		                : xstrdup("wait until your queued jobs end");
+	if (s->o.dry_run || !s->rolling || (s->rp.nnow && s->ops->followup))
+		return 0;
+	fit = rollout_pack_to_fit(s->plan.ntasks, s->rp.budget);
+	how = fit ? xstrfmt("set 'pack: %" PRIu64 "' in the sweep file to pack that "
+	                    "many tasks into each array task (it fits now)",
+	                    fit)
+	          : xstrdup("wait until your queued jobs end");
+	error("the sweep's %" PRIu64 " array tasks do not fit under %s: room for %" PRIu64
+	      " now (keeping 10%% of the limit free)%s; %s",
+	      s->units, s->quota.submit[s->rp.bound].what, s->rp.budget,
+	      s->rp.budget < s->rp.capacity ? ", more once your queued jobs end" : "", how);
+	free(how);
+	return SWEEP_ERR;
+}
 
-		error("the sweep's %" PRIu64 " array tasks do not fit under %s: room for %" PRIu64
-		      " now (keeping 10%% of the limit free)%s; %s",
-		      units, quota.submit[rp.bound].what, rp.budget,
-		      rp.budget < rp.capacity ? ", more once your queued jobs end" : "", how);
-		free(how);
-		goto out;
-	}
+/*
+ * The template, and the script rendered once before the store is touched
+ * (every mistake shows up here); with --extend, what the earlier sweeps
+ * already ran and the array jobs of the rest.
+ */
+static int render_dry(struct submit *s)
+{
+	struct script_input *in = &s->in;
 
-	logs = path_absolute(cfg.logs ? cfg.logs : "logs", cwd);
-	source = path_absolute(argv[optind], cwd);
-	if (load_template(&tmpl, &cfg, source) < 0)
-		goto out;
+	s->logs = path_absolute(s->cfg.logs ? s->cfg.logs : "logs", s->cwd);
+	s->source = path_absolute(s->o.file, s->cwd);
+	if (load_template(&s->tmpl, &s->cfg, s->source) < 0)
+		return SWEEP_ERR;
 	/* A template copied before fail_fast existed would ignore it silently. */
-	if (cfg.fail_fast && !strstr(tmpl.buf, "SWEEP_FAIL_FAST")) {
-		error("'fail_fast' needs the template's \"Fail fast\" section, which reads "
-		      "SWEEP_FAIL_FAST; '%s' has none: copy it from templates/array.sbatch",
-		      cfg.template_path);
-		goto out;
-	}
+	if (s->cfg.fail_fast && !strstr(s->tmpl.buf, "SWEEP_FAIL_FAST"))
+		return error("'fail_fast' needs the template's \"Fail fast\" section, which reads "
+		             "SWEEP_FAIL_FAST; '%s' has none: copy it from templates/array.sbatch",
+		             s->cfg.template_path);
 	/* What makes a task the same computation, for a later --extend of this sweep. */
-	policy.recipe = reuse_recipe(&cfg, tmpl.buf);
-	in.cfg = &cfg;
-	in.plan = &plan;
-	in.logs = logs;
-	in.workdir = cwd;
-	in.source = source;
-	in.array_limit = max_array;
-	if (script_stage_measure(&in.stage_need, &cfg, cwd) < 0 ||
-	    script_keep_check(&cfg, &plan) < 0)
-		goto out;
+	s->policy.recipe = reuse_recipe(&s->cfg, s->tmpl.buf);
+	in->cfg = &s->cfg;
+	in->plan = &s->plan;
+	in->logs = s->logs;
+	in->workdir = s->cwd;
+	in->source = s->source;
+	in->array_limit = s->quota.max_array;
+	if (script_stage_measure(&in->stage_need, &s->cfg, s->cwd) < 0 ||
+	    script_keep_check(&s->cfg, &s->plan) < 0)
+		return SWEEP_ERR;
+	s->state_dir = path_absolute(cli_state_dir(s->o.state_dir), s->cwd);
+	s->dry_dir = xstrfmt("%s/sweeps/DRY-RUN", s->state_dir);
+	s->dry_script = xstrfmt("%s/%s.sbatch", s->dry_dir, s->cfg.name);
+	in->sweep_id = 0;
+	in->sweep_dir = s->dry_dir;
+	in->script = s->dry_script;
+	if (script_render(&s->script, s->tmpl.buf, in) < 0)
+		return SWEEP_ERR;
+	if (!s->o.extend_from)
+		return 0;
+	if (store_open(&s->st, s->state_dir, 0) < 0 ||
+	    extend_find(&s->ext, s->st, s->o.extend_from, &s->plan, s->policy.recipe) < 0)
+		return SWEEP_ERR;
+	s->policy.extends = s->ext.base;
+	s->jobs = submission_jobs_sparse(s->plan.ntasks, s->ext.from_sweep, s->quota.max_array,
+	                                 s->cfg.slurm.max_concurrent, &s->njobs);
+	return 0;
+}
 
-	/* Render once before the store is touched: every mistake shows up here. */
-	state_dir = path_absolute(cli_state_dir(state_opt), cwd);
-	dry_dir = xstrfmt("%s/sweeps/DRY-RUN", state_dir);
-	dry_script = xstrfmt("%s/%s.sbatch", dry_dir, cfg.name);
-	in.sweep_id = 0;
-	in.sweep_dir = dry_dir;
-	in.script = dry_script;
-	if (script_render(&script, tmpl.buf, &in) < 0)
-		goto out;
-	if (extend_from) {
-		if (store_open(&st, state_dir, 0) < 0 ||
-		    extend_find(&ext, st, extend_from, &plan, policy.recipe) < 0)
-			goto out;
-		policy.extends = ext.base;
-		jobs = sparse_jobs(plan.ntasks, ext.from_sweep, max_array, cfg.slurm.max_concurrent,
-		                   &njobs);
-	}
-	if (dry_run) {
-		fputs(script.buf, stdout);
-		printf("\n");
-		if (check_checkpoint_space(&cfg, &plan, cwd, state_dir, stdout) < 0)
-			goto out;
-		printf("# --- %zu tasks ---\n", plan.ntasks);
-		if (!extend_from) {
-			print_plan(&quota, &rp, plan.ntasks, cfg.pack, units);
-			print_chunks(ops, chunks, nchunks, cfg.slurm.max_concurrent, cfg.pack,
-			             plan.ntasks);
-		}
-		print_storage(&cfg, &in);
-		print_task_table(&plan);
-		if (extend_from) {
-			print_extend(&ext, plan.ntasks, "# ");
-			print_settings(&ext, &plan);
-			for (size_t c = 0; c < njobs; c++)
-				printf("#   %s --array=%s SCRIPT %" PRIu32 "\n", ops->submitter,
-				       jobs[c].array, jobs[c].offset);
-		}
-		ret = EXIT_OK;
-		goto out;
-	}
+/* --dry-run: the script, the checks and the plan; nothing is submitted or recorded. */
+static int print_dry_run(const struct submit *s)
+{
+	size_t ntasks = s->plan.ntasks;
 
-	if (check_checkpoint_space(&cfg, &plan, cwd, state_dir, NULL) < 0)
-		goto out;
-	if (!st && store_open(&st, state_dir, 1) < 0)
-		goto out;
-	rec.name = xstrdup(cfg.name);
-	rec.source = xstrdup(source);
-	rec.logs = xstrdup(logs);
-	rec.backend = xstrdup(ops->name);
-	rec.max_concurrent = cfg.slurm.max_concurrent;
-	rec.pack = cfg.pack;
-	if (rolling) {
-		/* The first chunks now, the rest by follow-ups (rolling.h). */
-		rec.roll_chunk = rp.chunks[0].count;
-		if (followup_set_program(&policy) < 0)
-			goto out;
+	fputs(s->script.buf, stdout);
+	printf("\n");
+	if (check_checkpoint_space(&s->cfg, &s->plan, s->cwd, s->state_dir, stdout) < 0)
+		return SWEEP_ERR;
+	printf("# --- %zu tasks ---\n", ntasks);
+	if (!s->o.extend_from) {
+		print_plan(&s->quota, &s->rp, ntasks, s->cfg.pack, s->units);
+		print_chunks(s->ops, s->chunks, s->nchunks, s->cfg.slurm.max_concurrent,
+		             s->cfg.pack, ntasks);
+	}
+	print_storage(&s->cfg, &s->in);
+	print_task_table(&s->plan);
+	if (s->o.extend_from) {
+		print_extend(&s->ext, ntasks, "# ");
+		print_settings(&s->ext, &s->plan);
+		for (size_t c = 0; c < s->njobs; c++)
+			printf("#   %s --array=%s SCRIPT %" PRIu32 "\n", s->ops->submitter,
+			       s->jobs[c].array, s->jobs[c].offset);
+	}
+	return 0;
+}
+
+/*
+ * Records the sweep (SUBMITTING) and takes the submission lock, held until
+ * it is marked submitted or failed (see submission_recover). A failure
+ * after the record marks it failed.
+ */
+static int record_sweep(struct submit *s)
+{
+	struct sweep_rec *rec = &s->rec;
+
+	if (check_checkpoint_space(&s->cfg, &s->plan, s->cwd, s->state_dir, NULL) < 0)
+		return SWEEP_ERR;
+	if (!s->st && store_open(&s->st, s->state_dir, 1) < 0)
+		return SWEEP_ERR;
+	rec->name = xstrdup(s->cfg.name);
+	rec->source = xstrdup(s->source);
+	rec->logs = xstrdup(s->logs);
+	rec->backend = xstrdup(s->ops->name);
+	rec->max_concurrent = s->cfg.slurm.max_concurrent;
+	rec->pack = s->cfg.pack;
+	if (s->rolling) {
+		rec->roll_chunk = s->rp.chunks[0].count;
+		if (followup_set_program(&s->policy) < 0)
+			return SWEEP_ERR;
 	}
 	fault_point("submit-before-record");
-	if (store_begin_sweep(st, &rec, &plan, spec_text.buf) < 0)
-		goto out;
+	if (store_begin_sweep(s->st, rec, &s->plan, s->spec_text.buf) < 0)
+		return SWEEP_ERR;
 	fault_point("submit-after-record");
-	if (store_set_policy(st, rec.id, &policy) < 0 || record_reused(st, &rec, &ext) < 0 ||
-	    record_program(st, rec.id, cfg.command) < 0) {
-		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
-		goto out;
-	}
-	/* Held until the sweep is marked submitted or failed: see cli_recover_submission. */
-	lock_fd = cli_submit_lock(rec.dir);
-	if (lock_fd < 0) {
-		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
-		goto out;
-	}
+	if (store_set_policy(s->st, rec->id, &s->policy) < 0 ||
+	    record_reused(s->st, rec, &s->ext) < 0 ||
+	    record_program(s->st, rec->id, s->cfg.command) < 0)
+		goto failed;
+	s->lock_fd = submission_lock(rec->dir);
+	if (s->lock_fd < 0)
+		goto failed;
 	fault_point("submit-after-lock");
+	return 0;
+failed:
+	store_finish_sweep(s->st, rec->id, SWEEP_FAILED, error_last());
+	return SWEEP_ERR;
+}
 
-	strbuf_reset(&script);
-	in.sweep_id = rec.id;
-	in.sweep_dir = rec.dir;
-	in.script = rec.script;
-	if (script_render(&script, tmpl.buf, &in) < 0 || script_write_files(&in, script.buf) < 0 ||
-	    check_syntax(rec.script) < 0 ||
-	    ((followup_wanted(&policy) || rolling) && ops->followup &&
-	     followup_write_script(&rec, &cfg, policy.program, state_dir, cwd) < 0)) {
-		store_finish_sweep(st, rec.id, SWEEP_FAILED, error_last());
-		goto out;
+/* The sweep's own script and files, and the follow-up's script; a failure marks the sweep failed.
+ */
+static int write_scripts(struct submit *s)
+{
+	struct script_input *in = &s->in;
+	struct sweep_rec *rec = &s->rec;
+	struct script_followup f;
+
+	strbuf_reset(&s->script);
+	in->sweep_id = rec->id;
+	in->sweep_dir = rec->dir;
+	in->script = rec->script;
+	f.sweep_id = rec->id;
+	f.name = rec->name;
+	f.dir = rec->dir;
+	f.program = s->policy.program;
+	f.state_dir = s->state_dir;
+	f.workdir = s->cwd;
+	if (script_render(&s->script, s->tmpl.buf, in) < 0 ||
+	    script_write_files(in, s->script.buf) < 0 || check_syntax(rec->script) < 0 ||
+	    ((followup_wanted(&s->policy) || s->rolling) && s->ops->followup &&
+	     script_followup_write(&f, &s->cfg) < 0)) {
+		store_finish_sweep(s->st, rec->id, SWEEP_FAILED, error_last());
+		return SWEEP_ERR;
 	}
+	return 0;
+}
 
-	cli_hold_signals(&old);
-	if (!extend_from) {
+/* submission_arrange_fn: the follow-up job, before the sweep is marked submitted. */
+static int arrange(void *data, struct submission *sub)
+{
+	struct submit *s = data;
+
+	if (s->rolling)
+		return arrange_rolling(&s->followup_job, sub->st, sub->rec, &s->policy, sub->jobs,
+		                       sub->n);
+	if (followup_wanted(&s->policy) && sub->n)
+		return arrange_followup(&s->followup_job, sub->st, sub->rec, &s->policy, sub->jobs,
+		                        sub->n);
+	return 0;
+}
+
+/* The array jobs through the submission protocol (submission_commit). */
+static int submit_jobs(struct submit *s)
+{
+	struct submission sub = {0};
+
+	if (!s->o.extend_from) {
 		/* Rolling: the first chunks now, the rest by follow-ups. */
-		njobs = rolling ? rp.nnow : nchunks;
-		jobs = chunk_jobs(chunks, njobs, cfg.slurm.max_concurrent, &quota);
+		s->njobs = s->rolling ? s->rp.nnow : s->nchunks;
+		s->jobs = submission_jobs_of_chunks(s->chunks, s->njobs,
+		                                    s->cfg.slurm.max_concurrent, &s->quota);
 	}
-	if (submission_run(ops, st, &rec, jobs, njobs, 1, NULL, NULL, lock_fd, "submit") < 0 ||
-	    (rolling && arrange_rolling(&followup_job, st, &rec, &policy, jobs, njobs) < 0) ||
-	    (!rolling && followup_wanted(&policy) && njobs &&
-	     arrange_followup(&followup_job, st, &rec, &policy, jobs, njobs) < 0)) {
-		char *reason = xstrdup(error_last());
-
-		submission_cancel(ops, st, &rec, jobs, njobs);
-		/* Settled here: nothing for recovery to adopt (it would find the cancelled jobs).
-		 */
-		if (store_finish_sweep(st, rec.id, SWEEP_FAILED, reason) == 0)
-			cli_clear_intent(rec.dir);
-		free(reason);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		goto out;
-	}
-	fault_point("submit-before-finish");
-	if (store_finish_sweep(st, rec.id, SWEEP_SUBMITTED, NULL) < 0) {
-		/* Running but not recorded as such: cancel rather than lose track of it. */
-		char *reason = xstrdup(error_last());
-
-		submission_cancel(ops, st, &rec, jobs, njobs);
-		store_finish_sweep(st, rec.id, SWEEP_FAILED, reason);
-		free(reason);
-		sigprocmask(SIG_SETMASK, &old, NULL);
+	sub.ops = s->ops;
+	sub.st = s->st;
+	sub.rec = &s->rec;
+	sub.jobs = s->jobs;
+	sub.n = s->njobs;
+	sub.attempt = 1;
+	sub.arrange = arrange;
+	sub.data = s;
+	sub.first = true;
+	sub.who = "submit";
+	if (submission_commit(&sub, s->lock_fd) == 0)
+		return 0;
+	if (sub.unrecorded)
 		warning("the array jobs of sweep %" PRId64 " were cancelled: the state store "
 		        "could not record them",
-		        rec.id);
-		goto out;
-	}
-	fault_point("submit-after-finish");
-	cli_clear_intent(rec.dir);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+		        s->rec.id);
+	return SWEEP_ERR;
+}
 
-	printf("sweep %" PRId64 " '%s': %zu tasks (%zu setting%s x %zu seed%s)\n", rec.id, rec.name,
-	       plan.ntasks, plan.nsettings, plan.nsettings == 1 ? "" : "s", plan.nseeds,
-	       plan.nseeds == 1 ? "" : "s");
-	if (extend_from) {
-		print_extend(&ext, plan.ntasks, "");
-		for (size_t c = 0; c < njobs; c++)
+/* What was submitted, and what comes next. */
+static void print_submitted(const struct submit *s)
+{
+	const struct sweep_rec *rec = &s->rec;
+	const struct plan *plan = &s->plan;
+	unsigned pack = s->cfg.pack;
+
+	printf("sweep %" PRId64 " '%s': %zu tasks (%zu setting%s x %zu seed%s)\n", rec->id,
+	       rec->name, plan->ntasks, plan->nsettings, plan->nsettings == 1 ? "" : "s",
+	       plan->nseeds, plan->nseeds == 1 ? "" : "s");
+	if (s->o.extend_from) {
+		print_extend(&s->ext, plan->ntasks, "");
+		for (size_t c = 0; c < s->njobs; c++)
 			printf("array job %" PRIu32 ": --array=%s, offset %" PRIu32 "\n",
-			       jobs[c].job_id, jobs[c].array, jobs[c].offset);
+			       s->jobs[c].job_id, s->jobs[c].array, s->jobs[c].offset);
 	} else {
-		for (size_t c = 0; c < njobs; c++)
-			printf("array job %" PRIu32 ": tasks %" PRIu32 "-%zu\n", jobs[c].job_id,
-			       chunks[c].offset, chunk_last(&chunks[c], cfg.pack, plan.ntasks));
+		for (size_t c = 0; c < s->njobs; c++)
+			printf("array job %" PRIu32 ": tasks %" PRIu32 "-%zu\n", s->jobs[c].job_id,
+			       s->chunks[c].offset, chunk_last(&s->chunks[c], pack, plan->ntasks));
 	}
-	if (cfg.pack > 1)
+	if (pack > 1)
 		printf("packed: %u tasks per array task, each a job step of its own; each array "
 		       "task's time limit is %u times the task's%s\n",
-		       cfg.pack, cfg.pack, cfg.slurm.time_min ? "" : " (no time limit given)");
-	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec.script, rec.logs,
-	       rec.id);
-	if (local)
-		printf("runs on this machine in the background: %s/runner-*.log\n", rec.dir);
-	if (rolling)
+		       pack, pack, s->cfg.slurm.time_min ? "" : " (no time limit given)");
+	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec->script, rec->logs,
+	       rec->id);
+	if (s->o.local)
+		printf("runs on this machine in the background: %s/runner-*.log\n", rec->dir);
+	if (s->rolling)
 		printf("rolling: %zu of %zu tasks submitted now (room for %" PRIu64
 		       " array tasks under %s, keeping 10%% of it free); follow-up job %" PRIu32
 		       " submits the next chunks when array job %" PRIu32
 		       " ends, and so on until all are in ('sweep cancel' stops it)\n",
-		       chunk_last(&chunks[njobs - 1], cfg.pack, plan.ntasks) + 1, plan.ntasks,
-		       rp.budget, quota.submit[rp.bound].what, followup_job, jobs[0].job_id);
-	else if (followup_wanted(&policy) && njobs)
-		print_followup(&policy, &rec, followup_job);
+		       chunk_last(&s->chunks[s->njobs - 1], pack, plan->ntasks) + 1, plan->ntasks,
+		       s->rp.budget, s->quota.submit[s->rp.bound].what, s->followup_job,
+		       s->jobs[0].job_id);
+	else if (followup_wanted(&s->policy) && s->njobs)
+		print_followup(&s->policy, rec, s->followup_job);
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	struct submit s;
+	int code, ret = EXIT_ERROR;
+
+	submit_init(&s);
+	code = parse_options(&s.o, argc, argv);
+	if (code != CLI_CONTINUE) {
+		submit_release(&s);
+		return code;
+	}
+	s.ops = s.o.local ? backend_local() : backend_get(NULL);
+	if (!getcwd(s.cwd, sizeof(s.cwd)))
+		die("cannot read the current folder: %s", strerror(errno));
+	if (read_sweep_file(&s) < 0 || plan_submission(&s) < 0 || render_dry(&s) < 0)
+		goto out;
+	if (s.o.dry_run) {
+		if (print_dry_run(&s) == 0)
+			ret = EXIT_OK;
+		goto out;
+	}
+	if (record_sweep(&s) < 0 || write_scripts(&s) < 0 || submit_jobs(&s) < 0)
+		goto out;
+	print_submitted(&s);
 	ret = EXIT_OK;
 out:
-	sweep_policy_release(&policy);
-	extend_release(&ext);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	free_jobs(jobs, njobs);
-	free(chunks);
-	quota_release(&quota);
-	rollout_plan_release(&rp);
-	free(logs);
-	free(source);
-	free(dry_dir);
-	free(dry_script);
-	free(state_dir);
-	strbuf_release(&tmpl);
-	strbuf_release(&script);
-	strbuf_release(&spec_text);
-	sweep_rec_release(&rec);
-	store_close(st);
-	plan_release(&plan);
-	cfg_release(&cfg);
+	submit_release(&s);
 	return ret;
 }
