@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "confirm.h"
+#include "confirms.h"
 #include "error.h"
 #include "gate.h"
 #include "loaded.h"
@@ -170,79 +171,6 @@ static int rank(struct choice *out, const struct verdict *v, const struct compar
 out:
 	report_release(&rep);
 	free(by);
-	return ret;
-}
-
-static void add_seeds(struct choice *c, const struct plan *p)
-{
-	c->used = xrealloc(c->used, (c->nused + p->nseeds + 1) * sizeof(*c->used));
-	if (!p->nseeds)
-		return;
-	memcpy(c->used + c->nused, p->seeds, p->nseeds * sizeof(*p->seeds));
-	c->nused += p->nseeds;
-}
-
-/* Of the sweep recs[i]: the sweep its file says it confirms, or 0. */
-static int64_t confirm_of(struct store *st, const struct sweep_rec *rec)
-{
-	char *text = NULL;
-	struct cfg cfg;
-	int64_t of = 0;
-
-	cfg_init(&cfg);
-	/* Only a file sweep confirm wrote names it: read those alone. */
-	if (store_load_spec(st, &text, rec->id) == 0 && strstr(text, "confirm_of") &&
-	    cfg_load_string(&cfg, rec->source, text, strlen(text)) == 0)
-		of = cfg.confirm_of;
-	cfg_release(&cfg);
-	free(text);
-	return of;
-}
-
-/* The sweep at the start of id's chain of confirms (of[] by position in recs). */
-static int64_t chain_root(const struct sweep_rec *recs, const int64_t *of, size_t n, int64_t id)
-{
-	for (int depth = 0; depth < 64; depth++) {
-		size_t i = 0;
-
-		while (i < n && recs[i].id != id)
-			i++;
-		if (i == n || !of[i])
-			return id;
-		id = of[i];
-	}
-	return id;
-}
-
-/*
- * The seeds the choice saw: those of every sweep of its family (the sweep
- * it started from and every confirm of it, of a confirm of it, ...).
- */
-static int used_seeds(struct choice *c, struct store *st, const struct sweep_rec *rec)
-{
-	struct sweep_rec *recs = NULL;
-	int64_t *of, root;
-	size_t n = 0;
-	int ret = store_list_sweeps(st, &recs, &n);
-
-	of = xcalloc(n ? n : 1, sizeof(*of));
-	for (size_t i = 0; ret == 0 && i < n; i++)
-		of[i] = confirm_of(st, &recs[i]);
-	root = chain_root(recs, of, n, rec->id);
-	for (size_t i = 0; ret == 0 && i < n; i++) {
-		struct plan other;
-
-		if (chain_root(recs, of, n, recs[i].id) != root)
-			continue;
-		plan_init(&other);
-		ret = store_load_plan(st, &other, recs[i].id);
-		if (ret == 0)
-			add_seeds(c, &other);
-		c->earlier += ret == 0 && recs[i].id != rec->id;
-		plan_release(&other);
-	}
-	free(of);
-	sweep_recs_free(recs, n);
 	return ret;
 }
 
@@ -561,7 +489,7 @@ int cmd_confirm(int argc, char **argv)
 			                  v.cfg.metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
 	for (size_t i = 0; i < o.goals.n; i++)
 		compare_goals_set(&goals, o.goals.items[i].name, o.goals.items[i].goal);
-	if (rank(&c, &v, &goals, o.top, &l.rec) < 0 || used_seeds(&c, l.st, &l.rec) < 0 ||
+	if (rank(&c, &v, &goals, o.top, &l.rec) < 0 || confirms_used_seeds(&c.used, &c.nused, &c.earlier, l.st, &l.rec) < 0 ||
 	    store_load_spec(l.st, &spec, l.rec.id) < 0)
 		goto out;
 	if (!*spec) {

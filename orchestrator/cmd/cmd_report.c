@@ -18,7 +18,7 @@
 #include "cfg.h"
 #include "causes.h"
 #include "cli.h"
-#include "confirm.h"
+#include "confirms.h"
 #include "compare.h"
 #include "curve.h"
 #include "draw.h"
@@ -737,30 +737,6 @@ static void print_staging(const struct sweep_rec *rec, size_t ntasks)
 	free(notes);
 }
 
-/*
- * Of a sweep confirm sweep: "selected on seeds 0-4 of sweep 12; estimated
- * on seeds 5-9", from the two sweeps' plans; NULL for any other sweep.
- */
-static char *confirm_provenance(struct store *st, const struct cfg *cfg, const struct plan *plan)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct plan parent;
-
-	if (!cfg->confirm_of)
-		return NULL;
-	plan_init(&parent);
-	if (store_load_plan(st, &parent, cfg->confirm_of) < 0)
-		strbuf_addf(&sb, "selected in sweep %u (no longer in the state store); estimated on "
-		            "seeds ", cfg->confirm_of);
-	if (!sb.len)
-		confirm_add_provenance(&sb, cfg->confirm_of, parent.seeds, parent.nseeds, plan->seeds,
-		                       plan->nseeds);
-	else
-		confirm_add_ranges(&sb, plan->seeds, plan->nseeds);
-	plan_release(&parent);
-	return strbuf_detach(&sb, NULL);
-}
-
 /* The sweep, its plan and one outcome per task; warns of one not fully submitted. */
 static int load_outcomes(struct loaded_sweep *l, const struct report_opts *o)
 {
@@ -895,7 +871,7 @@ int cmd_report(int argc, char **argv)
 	/* Random search and confirm: the settings have no order of their own, best first is the one. */
 	if (o.top || v.cfg.nsample || v.cfg.confirm_of)
 		report_order(&rep, o.top);
-	provenance = confirm_provenance(l.st, &v.cfg, &l.plan);
+	provenance = confirms_provenance(l.st, &v.cfg, &l.plan);
 	rep.provenance = provenance;
 	describe_report(&rep, &o, &l.rec, &v);
 	if (!gate_complete(&v.gate) && attach_causes(&rc, &rep, &l) < 0)

@@ -1,0 +1,109 @@
+/*
+ * The family of a sweep and its confirms, from the state store: which
+ * sweep each confirms (its stored sweep file's `confirm_of:`), the seeds
+ * they ran, and where a confirm's settings come from.
+ */
+#include "confirms.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "confirm.h"
+#include "error.h"
+#include "plan.h"
+#include "store.h"
+#include "strbuf.h"
+
+#include "banned.h"
+
+static void add_seeds(int64_t **used, size_t *nused, const struct plan *p)
+{
+	*used = xrealloc(*used, (*nused + p->nseeds + 1) * sizeof(**used));
+	if (!p->nseeds)
+		return;
+	memcpy(*used + *nused, p->seeds, p->nseeds * sizeof(*p->seeds));
+	*nused += p->nseeds;
+}
+
+/* Of the sweep recs[i]: the sweep its file says it confirms, or 0. */
+static int64_t confirm_of(struct store *st, const struct sweep_rec *rec)
+{
+	char *text = NULL;
+	struct cfg cfg;
+	int64_t of = 0;
+
+	cfg_init(&cfg);
+	/* Only a file sweep confirm wrote names it: read those alone. */
+	if (store_load_spec(st, &text, rec->id) == 0 && strstr(text, "confirm_of") &&
+	    cfg_load_string(&cfg, rec->source, text, strlen(text)) == 0)
+		of = cfg.confirm_of;
+	cfg_release(&cfg);
+	free(text);
+	return of;
+}
+
+/* The sweep at the start of id's chain of confirms (of[] by position in recs). */
+static int64_t chain_root(const struct sweep_rec *recs, const int64_t *of, size_t n, int64_t id)
+{
+	for (int depth = 0; depth < 64; depth++) {
+		size_t i = 0;
+
+		while (i < n && recs[i].id != id)
+			i++;
+		if (i == n || !of[i])
+			return id;
+		id = of[i];
+	}
+	return id;
+}
+
+int confirms_used_seeds(int64_t **used, size_t *nused, unsigned *others, struct store *st,
+                        const struct sweep_rec *rec)
+{
+	struct sweep_rec *recs = NULL;
+	int64_t *of, root;
+	size_t n = 0;
+	int ret = store_list_sweeps(st, &recs, &n);
+
+	of = xcalloc(n ? n : 1, sizeof(*of));
+	for (size_t i = 0; ret == 0 && i < n; i++)
+		of[i] = confirm_of(st, &recs[i]);
+	root = chain_root(recs, of, n, rec->id);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		struct plan other;
+
+		if (chain_root(recs, of, n, recs[i].id) != root)
+			continue;
+		plan_init(&other);
+		ret = store_load_plan(st, &other, recs[i].id);
+		if (ret == 0)
+			add_seeds(used, nused, &other);
+		*others += ret == 0 && recs[i].id != rec->id;
+		plan_release(&other);
+	}
+	free(of);
+	sweep_recs_free(recs, n);
+	return ret;
+}
+
+char *confirms_provenance(struct store *st, const struct cfg *cfg, const struct plan *plan)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct plan parent;
+
+	if (!cfg->confirm_of)
+		return NULL;
+	plan_init(&parent);
+	if (store_load_plan(st, &parent, cfg->confirm_of) < 0)
+		strbuf_addf(&sb, "selected in sweep %u (no longer in the state store); estimated on "
+		            "seeds ", cfg->confirm_of);
+	if (!sb.len)
+		confirm_add_provenance(&sb, cfg->confirm_of, parent.seeds, parent.nseeds, plan->seeds,
+		                       plan->nseeds);
+	else
+		confirm_add_ranges(&sb, plan->seeds, plan->nseeds);
+	plan_release(&parent);
+	return strbuf_detach(&sb, NULL);
+}
+
