@@ -48,7 +48,14 @@ grep -q "a goal for 'acc', but no metric 'acc' is reported: no best is named for
 	fail "no warning for a goal without its metric: $(cat err.txt)"
 
 # --- CPU and GPU efficiency in rightsize ---------------------------------------
-"$SWEEP" rightsize >rightsize.txt || fail "rightsize exited $?"
+# Under load slurmdbd records a step's CPU time a while after its end: wait
+# until every task's batch step has some, then read afresh.
+cpu_recorded() {
+	! sacct -n -P -j "$(jobs_csv)" -o JobID,TotalCPU 2>/dev/null |
+		awk -F'|' '$1 ~ /\.batch$/ && $2 !~ /[1-9]/' | grep -q .
+}
+wait_until 180 "accounting to record every task's CPU time" cpu_recorded
+"$SWEEP" rightsize --refresh >rightsize.txt || fail "rightsize exited $?"
 cat rightsize.txt >&2
 grep -q '^CPU: [0-9]*% of the allocated CPUs used' rightsize.txt || fail "no CPU efficiency"
 grep -q '^GPU: utilisation and memory not recorded by this cluster' rightsize.txt || fail "GPU line"
