@@ -429,6 +429,13 @@ static void test_acct_cpu_and_gpu(void **state)
 	rec = decode_one(&set, &job);
 	assert_true(rec->total_cpu_us == ACCT_NO_VALUE);
 	acct_set_release(&set);
+	/* A run of a second: the batch step ended with CPU time, never sampled. */
+	steps[0].end = 1700000061;
+	steps[0].tot_cpu_sec = 0;
+	steps[0].tot_cpu_usec = 173000;
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->total_cpu_us, 173000);
+	acct_set_release(&set);
 	slurm_list_destroy(job.steps);
 }
 

@@ -153,7 +153,9 @@ static uint64_t max_tres(SLIST steps, uint32_t id)
  * TotalCPU: the job record's tot_cpu_sec + tot_cpu_usec, which slurmdbd
  * sums over the steps; their own sum where the job's is zero. Not recorded
  * while the job has no step with statistics (pending, running, or queried
- * without steps).
+ * without steps). A step that ended with CPU time but no statistics (a run
+ * of a second, which the gatherer never sampled) counts: its CPU time
+ * comes from the step's end, as sacct shows it.
  */
 static uint64_t total_cpu_us(const slurmdb_job_rec_t *job)
 {
@@ -166,7 +168,8 @@ static uint64_t total_cpu_us(const slurmdb_job_rec_t *job)
 		return ACCT_NO_VALUE;
 	it = slurm_list_iterator_create(job->steps);
 	while ((step = slurm_list_next(it))) {
-		if (!step->stats.tres_usage_in_max || !*step->stats.tres_usage_in_max)
+		if ((!step->stats.tres_usage_in_max || !*step->stats.tres_usage_in_max) &&
+		    !(step->end && (step->tot_cpu_sec || step->tot_cpu_usec)))
 			continue;
 		any = true;
 		sum += step->tot_cpu_sec * 1000000u + step->tot_cpu_usec;
