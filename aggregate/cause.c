@@ -256,7 +256,7 @@ bool cause_is_resource(const struct task_outcome *o, bool log_oom)
 	case TS_CANCELLED:
 		return true;
 	case TS_FAILED:
-		return o->signal == 9 || log_oom;
+		return outcome_out_of_memory(o) || log_oom;
 	default:
 		return log_oom;
 	}

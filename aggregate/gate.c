@@ -45,7 +45,7 @@ bool gate_run_failed(struct strbuf *why, const struct task_outcome *o)
 		 * Without cgroups, OverMemoryKill ends a task FAILED with signal
 		 * 9 (exit 0:9); only the cgroup plugin gives OUT_OF_MEMORY.
 		 */
-		if (o->signal == 9)
+		if (outcome_out_of_memory(o))
 			strbuf_addstr(why, "out of memory");
 		else if (o->signal)
 			strbuf_addf(why, "killed by signal %d", o->signal);

@@ -501,6 +501,18 @@ void outcome_restart_reasons(struct strbuf *out, const struct task_outcome *o)
 	}
 }
 
+bool outcome_out_of_memory(const struct task_outcome *o)
+{
+	if (o->state == TS_OUT_OF_MEMORY)
+		return true;
+	if (o->state != TS_FAILED)
+		return false;
+	if (o->signal == 9)
+		return true;
+	return o->exit_code == 128 + 9 && o->req_mem_mb && o->maxrss_bytes != ACCT_NO_VALUE &&
+	       o->maxrss_bytes >= o->req_mem_mb * (1024u * 1024u);
+}
+
 char *outcome_log_path(const char *logs, const char *name, enum task_state state,
                        uint32_t array_job_id, uint32_t array_task_id)
 {

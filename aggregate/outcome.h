@@ -2,6 +2,7 @@
 #define SWEEP_OUTCOME_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "acct.h"
@@ -78,6 +79,15 @@ void outcome_restart_reasons(struct strbuf *out, const struct task_outcome *o);
 
 /* Memory a task asked for in MiB: per-CPU requests times its CPUs (saturating); 0 if none. */
 uint64_t outcome_task_mem_mb(const struct acct_rec *rec);
+
+/*
+ * Whether run o ran out of memory: OUT_OF_MEMORY (the cgroup plugin);
+ * FAILED with signal 9 (OverMemoryKill without cgroups); or FAILED with
+ * exit code 137 (the script's command died of SIGKILL, 128 + 9) having used
+ * at least the memory it asked for (the kernel's OOM killer was first, and
+ * the script ended before slurmstepd could).
+ */
+bool outcome_out_of_memory(const struct task_outcome *o);
 
 /*
  * The log file of a task's run, as the generated script names it

@@ -96,8 +96,7 @@ uint64_t rightsize_raise(uint64_t had, double factor)
 
 bool rightsize_out_of_memory(const struct task_outcome *o)
 {
-	/* Without cgroups, OverMemoryKill ends the task FAILED with signal 9. */
-	return o->state == TS_OUT_OF_MEMORY || (o->state == TS_FAILED && o->signal == 9);
+	return outcome_out_of_memory(o);
 }
 
 bool rightsize_out_of_time(const struct task_outcome *o)

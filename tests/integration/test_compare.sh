@@ -55,11 +55,13 @@ cpu_recorded() {
 		awk -F'|' '$1 ~ /\.batch$/ && $2 !~ /[1-9]/' | grep -q .
 }
 for _ in $(seq 60); do cpu_recorded && break; sleep 1; done
-"$SWEEP" rightsize --refresh >rightsize.txt || fail "rightsize exited $?"
+# Exit 3: no --mem from tasks of a second that the gatherer never sampled
+# (under load); the CPU time is there all the same.
+"$SWEEP" rightsize --refresh >rightsize.txt || [ $? = 3 ] || fail "rightsize exited $?"
 cat rightsize.txt >&2
 grep -q '^CPU: [0-9]*% of the allocated CPUs used' rightsize.txt || fail "no CPU efficiency"
 grep -q '^GPU: utilisation and memory not recorded by this cluster' rightsize.txt || fail "GPU line"
-"$SWEEP" rightsize --json >rightsize.json || fail "rightsize --json exited $?"
+"$SWEEP" rightsize --json >rightsize.json || [ $? = 3 ] || fail "rightsize --json exited $?"
 python3 - <<'PY' || fail "rightsize --json: cpu_efficiency"
 import json
 r = json.load(open("rightsize.json"))

@@ -181,6 +181,16 @@ static void test_rightsize_lower_bound_states(void **state)
 	assert_true(rightsize_out_of_memory(&o));
 	o = ran(TS_FAILED, 0, 100, 100, 60, 5);
 	assert_false(rightsize_out_of_memory(&o));
+	/* The kernel's OOM killer first: the command died of SIGKILL (137) over its request. */
+	o = ran(TS_FAILED, 0, 100, 168, 60, 1);
+	o.exit_code = 137;
+	assert_true(rightsize_out_of_memory(&o));
+	o = ran(TS_FAILED, 0, 100, 40, 60, 1); /* kill -9 well under its memory: not memory */
+	o.exit_code = 137;
+	assert_false(rightsize_out_of_memory(&o));
+	o = ran(TS_FAILED, 0, 100, ACCT_NO_VALUE, 60, 1);
+	o.exit_code = 137;
+	assert_false(rightsize_out_of_memory(&o));
 	o = ran(TS_CANCELLED, 9, 100, 100, 60, 5); /* scancel: not memory */
 	assert_false(rightsize_out_of_memory(&o));
 	o = ran(TS_TIMEOUT, 0, 100, 10, 60, 61);
