@@ -104,7 +104,7 @@ cmp <(sed -n '/^lr/,/^$/p' local.out) <("$SWEEP" report --top 2 "$SWEEP_ID" | se
 # confirm of a local sweep runs locally too.
 out=$("$SWEEP" confirm "$LOCAL" --top 2 --seeds 2) || fail "local confirm failed: $out"
 LCONFIRM=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
-[ "$(sqlite3 "$SWEEP_STATE_DIR/sweep.db" "SELECT backend FROM sweeps WHERE id = $LCONFIRM")" = local ] ||
+[ "$(sqlite3 -cmd ".timeout 10000" "$SWEEP_STATE_DIR/sweep.db" "SELECT backend FROM sweeps WHERE id = $LCONFIRM")" = local ] ||
 	fail "the confirm of a local sweep did not run locally: $out"
 wait_until 300 "the local confirm to finish" bash -c "'$SWEEP' status $LCONFIRM | grep -q '^4/4 done'"
 "$SWEEP" report "$LCONFIRM" >lconfirm.out || fail "local confirm report: $(cat lconfirm.out)"
