@@ -18,6 +18,7 @@
 #   bench/watch_load.sh [TASKS] [BUILD_DIR] [LONG] [INTERVAL] [WINDOW]
 #   (defaults 500 build 20 5 60)
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 tasks=${1:-500}
 top=$(cd "$(dirname "$0")/.." && pwd)
 sweep=$(cd "${2:-$top/build}" && pwd)/sweep
@@ -55,16 +56,8 @@ echo "the $((tasks - long)) short tasks ended in $((SECONDS - start)) s; $long s
 sleep 125
 "$sweep" status --tasks >/dev/null 2>&1
 
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # time5 CMD...: the median wall seconds of 5 runs.
-time5() {
-	local i t0
-	for i in 1 2 3 4 5; do
-		t0=$EPOCHREALTIME
-		"$@" >/dev/null 2>&1 || true
-		awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }'
-	done | median
-}
+time5() { timed_rss 5 "$@" | cut -d' ' -f1; }
 t_sacct=$(time5 sacct -n -P -j "$jobs" -o JobID,State,ExitCode,Elapsed,MaxRSS,TotalCPU,Start,End,ReqMem,Timelimit)
 t_sweep=$(time5 "$sweep" status --tasks)
 q=$(SWEEP_DEBUG_QUERIES=1 "$sweep" status --tasks 2>&1 >/dev/null | sed -n 's/^sweep: accounting queries: //p' | tail -1)
@@ -73,36 +66,7 @@ printf 'one refresh of status --tasks: %.3f s; sacct -j of the same jobs: %.3f s
 	"$t_sweep" "$t_sacct" "$(awk -v a="$t_sweep" -v b="$t_sacct" 'BEGIN { print a / b }')"
 echo "  its queries: $q"
 
-# The read RPCs of the daemons: slurmctld's *_INFO* requests (sdiag's own
-# left out), slurmdbd's job queries (DBD_GET_JOBS_COND), its other GET_*
-# and its connections (SLURM_PERSIST_INIT; sacctmgr's own stats left out).
-# The running jobs' own RPCs (steps, completions, pings) are other types.
-ctld_reads() { sdiag | sed -n '/by message type/,/by user/p' |
-	awk '/REQUEST_[A-Z_]*INFO/ && !/STATS_INFO/ { sub(/count:/, "", $4); n += $4 } END { print n + 0 }'; }
-# dbd_count PATTERN: the count of slurmdbd's RPC types matching PATTERN.
-dbd_count() { sacctmgr -n show stats 2>/dev/null | sed -n '/by message type/,/by user/p' |
-	awk -v p="$1" '$1 ~ p && $1 !~ /GET_STATS/ { for (i = 1; i <= NF; i++) if ($i ~ /^count:/) { sub(/count:/, "", $i); n += $i } } END { print n + 0 }'; }
-snapshot() { echo "$(ctld_reads) $(dbd_count '^DBD_GET_JOBS_COND$') $(dbd_count '^DBD_GET_') $(dbd_count '^SLURM_PERSIST_INIT$')"; }
-# window_of NAME CMD...: runs CMD in the background for the window; prints the read RPCs per refresh.
-window_of() {
-	local name=$1 pid="" a b
-	shift
-	a=$(snapshot)
-	if [ $# -gt 0 ]; then
-		"$@" >/dev/null 2>&1 &
-		pid=$!
-	fi
-	sleep "$window"
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
-	b=$(snapshot)
-	awk -v a="$a" -v b="$b" -v n=$((window / interval)) -v name="$name" 'BEGIN {
-		split(a, x); split(b, y)
-		printf "%-40s per refresh: slurmctld %4.1f; slurmdbd job queries %4.1f, other reads %4.1f, connections %4.1f\n",
-			name, (y[1] - x[1]) / n, (y[2] - x[2]) / n, (y[3] - x[3] - y[2] + x[2]) / n, (y[4] - x[4]) / n }'
-}
+window_of() { local name=$1; shift; rpc_window "$name" "$window" "$interval" "$@"; }
 poll() { while :; do squeue -h -r -j "$jobs" >/dev/null; sacct -n -P -j "$jobs" -o JobID,State,MaxRSS >/dev/null; sleep "$interval"; done; }
 echo
 echo "read RPCs while watching $long running tasks for $window s, every $interval s ($((window / interval)) refreshes):"

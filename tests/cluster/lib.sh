@@ -23,7 +23,12 @@ HOST=$(hostname -s)
 MAX_ARRAY=${SWEEP_CLUSTER_MAX_ARRAY:-50}
 NODE_CPUS=${SWEEP_CLUSTER_CPUS:-16}
 NODE_MEM=${SWEEP_CLUSTER_REAL_MEMORY:-8000}
-for _v in SWEEP_CLUSTER_MAX_ARRAY SWEEP_CLUSTER_CPUS SWEEP_CLUSTER_REAL_MEMORY SWEEP_CLUSTER_TIMEOUT; do
+# Slurm's own default; only bench/ raises it (bench/big_sweep.sh).
+MAX_JOBS=${SWEEP_CLUSTER_MAX_JOBS:-10000}
+# Seconds a daemon waits for an answer; bench/big_sweep.sh raises it (under
+# its load slurmctld gave up on slurmd's launch replies and held the tasks).
+MSG_TIMEOUT=${SWEEP_CLUSTER_MSG_TIMEOUT:-5}
+for _v in SWEEP_CLUSTER_MAX_ARRAY SWEEP_CLUSTER_MAX_JOBS SWEEP_CLUSTER_MSG_TIMEOUT SWEEP_CLUSTER_CPUS SWEEP_CLUSTER_REAL_MEMORY SWEEP_CLUSTER_TIMEOUT; do
     if [[ -n ${!_v:-} && ! ${!_v} =~ ^[1-9][0-9]*$ ]]; then
         echo "cluster: error: $_v must be a positive integer, not '${!_v}'" >&2
         exit 2
@@ -260,6 +265,8 @@ render() {  # render TEMPLATE OUTPUT
         -e "s|@RUN@|$RUN|g" \
         -e "s|@LOGS@|$LOGS|g" \
         -e "s|@MAX_ARRAY@|$MAX_ARRAY|g" \
+        -e "s|@MAX_JOBS@|$MAX_JOBS|g" \
+        -e "s|@MSG_TIMEOUT@|$MSG_TIMEOUT|g" \
         -e "s|@NODE_CPUS@|$NODE_CPUS|g" \
         -e "s|@NODE_MEM@|$NODE_MEM|g" \
         -e "s|@DB_NAME@|$DB_NAME|g" \
