@@ -182,10 +182,11 @@ id=$(sed -n 's/^sweep \([0-9]*\) .*/\1/p' submit.out | head -1)
 log "sweep $id submitted in $(cut -d' ' -f1 submit.time) s ($(grep -c '^array job' submit.out) array job(s) now)"
 grep -i 'rolling\|chunk\|follow-up' submit.out | head -3 >&2 || true
 
-# done_count: the tasks that ended, from `sweep status --json` (a user's poll).
+# done_count: the tasks that ended, from `sweep status` (a user's poll: job
+# records only, as `sacct -X`).
 done_count() {
-	/usr/bin/time -f '%e %M' -a -o polls.time "$sweep" status "$id" --json >status.json 2>/dev/null || true
-	/usr/bin/python3 -c 'import json; print(json.load(open("status.json")).get("done", 0))' 2>/dev/null || echo 0
+	/usr/bin/time -f '%e %M' -a -o polls.time "$sweep" status "$id" >status.txt 2>/dev/null || true
+	sed -n 's|^\([0-9]*\)/[0-9]* done.*|\1|p' status.txt | tail -1 | grep . || echo 0
 }
 # queries_of ARGS...: "N queries": the slurmdbd queries one run of sweep ARGS sent.
 queries_of() {
@@ -235,16 +236,9 @@ narrays=$(tr , '\n' <<<"$jobs" | wc -l)
 log "sweep: ended in $sweep_wall s, $narrays array jobs"
 }
 
-if [ "${BIG_ORDER:-}" = sweep-first ]; then
-	run_sweep
-	run_ref
-else
-	run_ref
-	run_sweep
-fi
-echo after >phase
-
 # ------------------------------------------------------------ 3. reads of the ended sweep
+read_sweep() {
+echo after >phase
 # Accounting may record the last tasks' statistics a moment late: report
 # until it accepts the sweep (bounded).
 start=$SECONDS
@@ -258,9 +252,6 @@ import json, sys
 r = json.load(open("report.json"))
 rows = r.get("settings") or r.get("rows") or []
 print(sum(1 for s in rows if s.get("n") == int(sys.argv[1]) or any(isinstance(m, dict) and m.get("n") == int(sys.argv[1]) for m in (s.get("metrics") or {}).values())))' "$seeds" 2>/dev/null || echo "?")
-kill "$poller" 2>/dev/null || true
-poller=""
-
 read -r t_sacct m_sacct < <(timed_rss 3 sacct -n -P -j "$jobs" -o JobID,State,ExitCode,Elapsed,MaxRSS,TotalCPU,Start,End,ReqMem,Timelimit)
 read -r t_sacctx m_sacctx < <(timed_rss 3 sacct -n -P -X -j "$jobs" -o JobID,State,ExitCode,Elapsed,Start,End,ReqMem,Timelimit)
 read -r t_st_ref m_st_ref < <(timed_rss 1 "$sweep" status "$id" --refresh)
@@ -275,18 +266,21 @@ read -r t_poll_max m_poll_max < <(sort -g -k1 polls.time | grep -v '^Command' | 
 store_db=$(du -b "$SWEEP_STATE_DIR/sweep.db" | cut -f1)
 store_all=$(du -sb "$SWEEP_STATE_DIR" | cut -f1)
 logs=$(find "$work" \( -name '*.out' -o -name '*.err' \) ! -path "$work/ref/*" -print0 | du -cb --files0-from=- | tail -1 | cut -f1)
+}
 
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f MB", k / 1024 }'; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
+# print_table: every figure so far ("-" where the reference has not run yet).
+print_table() {
 echo
 echo "== $tasks tasks ($settings settings x $seeds seeds), pack $pack${qos:+, QOS $qos}; MaxArraySize $max_array, MaxJobCount $max_jobs, $cpus CPUs, MessageTimeout $msg_timeout s =="
 printf '%-58s %-28s %s\n' figure sweep "reference (same run)"
 printf '%-58s %-28s %s\n' "wall time, submit to the last task's end" "$sweep_wall s" "hand-written array: $ref_wall s ($(ratio "$sweep_wall" "$ref_wall")x)"
-printf '%-58s %-28s %s\n' "array jobs" "$narrays" "hand-written: $(tr , '\n' <<<"$ref_ids" | wc -l)"
+printf '%-58s %-28s %s\n' "array jobs" "$narrays" "hand-written: $(tr , '\n' <<<"$ref_ids" | grep -c . || true)"
 printf '%-58s %-28s %s\n' "slurmctld job records at peak (its own; sampled 10 s)" "$sweep_peak" "hand-written: $ref_peak"
 printf '%-58s %-28s %s\n' "tasks that printed their loss / reported" "$rows of $settings settings with n = $seeds; $sweep_held held" "hand-written: $ref_done of $tasks losses in the logs, $ref_failed array tasks not COMPLETED, $ref_held held"
 printf '%-58s %-28s %s\n' "submit" "$(cut -d' ' -f1 submit.time) s, $(mb "$(cut -d' ' -f2 submit.time)")" ""
-printf '%-58s %-28s %s\n' "status --json while it ran (slowest of the 15 s polls)" "$t_poll_max s, $(mb "$m_poll_max")" ""
+printf '%-58s %-28s %s\n' "status while it ran (slowest of the 15 s polls)" "$t_poll_max s, $(mb "$m_poll_max")" ""
 if ((measured)); then
 	printf '%-58s %-28s %s\n' "one refresh of status --tasks at $d_at of $tasks ended" "$t_refresh s, $(mb "$m_refresh") ($q_refresh)" "sacct -j: $t_sacct_run s, $(mb "$m_sacct_run") ($(ratio "$t_refresh" "$t_sacct_run")x; target 0.2x)"
 fi
@@ -306,3 +300,19 @@ fi
 echo
 echo "report's first lines:"
 head -5 report.txt
+}
+
+# The hand-written array's figures, "-" until it ran.
+ref_wall=- ref_ids="" ref_peak=- ref_done=- ref_failed=- ref_held=-
+if [ "${BIG_ORDER:-}" = sweep-first ]; then
+	run_sweep
+	read_sweep
+	print_table
+	run_ref
+	echo after >phase
+else
+	run_ref
+	run_sweep
+	read_sweep
+fi
+print_table

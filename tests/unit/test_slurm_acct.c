@@ -897,6 +897,92 @@ static void test_acct_packed_many_steps(void **state)
 	slurm_list_destroy(job.steps);
 }
 
+/* Adds a record of task (ACCT_NO_TASK: the pending one) of array job to set. */
+static struct acct_rec *add_run(struct acct_set *set, uint32_t job, uint32_t task,
+                                enum task_state st, int64_t end)
+{
+	struct acct_rec *rec = acct_set_add(set);
+
+	rec->array_job_id = job;
+	rec->array_task_id = task;
+	rec->state = st;
+	rec->end_time = end;
+	return rec;
+}
+
+static void test_acct_ended_tasks(void **state)
+{
+	/* Tasks 0-5 not kept, of which 0 ended twice (a requeue), 2 runs, 4 was cancelled
+	 * pending-side with no end time yet, 5 has no record (still pending); task 7 is
+	 * kept (not asked); a task of another array job is not this part's. */
+	const uint32_t tasks[] = {5, 4, 3, 2, 1, 0};
+	struct slb_acct_part part = {300, tasks, 6};
+	struct acct_set set;
+	uint32_t out[6];
+
+	(void)state;
+	acct_set_init(&set);
+	add_run(&set, 300, ACCT_NO_TASK, TS_PENDING, 0);
+	add_run(&set, 300, 0, TS_NODE_FAIL, 1700000010);
+	add_run(&set, 300, 0, TS_COMPLETED, 1700000050);
+	add_run(&set, 300, 1, TS_FAILED, 1700000020);
+	add_run(&set, 300, 2, TS_RUNNING, 0);
+	add_run(&set, 300, 3, TS_COMPLETED, 1700000030);
+	add_run(&set, 300, 4, TS_CANCELLED, 0);
+	add_run(&set, 300, 7, TS_COMPLETED, 1700000040);
+	add_run(&set, 301, 1, TS_COMPLETED, 1700000060);
+	assert_int_equal(slb_acct_ended_tasks(out, &set, &part), 4);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 1);
+	assert_int_equal(out[2], 3);
+	assert_int_equal(out[3], 4);
+
+	/* Nothing ended: nothing to ask. */
+	part.ntasks = 0;
+	assert_int_equal(slb_acct_ended_tasks(out, &set, &part), 0);
+	acct_set_release(&set);
+}
+
+static void test_acct_merge(void **state)
+{
+	/* The query with steps answered for tasks 1 and 3 of array 300 and all of 400;
+	 * the one without steps holds the pending record, the kept task 2, tasks 1 and 3
+	 * again (dropped: the ones with steps win) and task 5, started since. */
+	struct acct_set out, first;
+	struct acct_rec *rec;
+
+	(void)state;
+	acct_set_init(&out);
+	acct_set_init(&first);
+	add_run(&out, 999, 0, TS_COMPLETED, 1)->nodes = xstrdup("before");
+	add_run(&out, 300, 1, TS_COMPLETED, 2)->maxrss_bytes = 1000;
+	add_run(&out, 300, 3, TS_NODE_FAIL, 3)->maxrss_bytes = 1000;
+	add_run(&out, 300, 3, TS_COMPLETED, 4)->maxrss_bytes = 1000;
+	add_run(&out, 400, 0, TS_COMPLETED, 5)->maxrss_bytes = 1000;
+	rec = add_run(&first, 300, ACCT_NO_TASK, TS_PENDING, 0);
+	rec->pending_tasks = xstrdup("0x60");
+	add_run(&first, 300, 1, TS_COMPLETED, 2);
+	add_run(&first, 300, 2, TS_COMPLETED, 1)->nodes = xstrdup("vm");
+	add_run(&first, 300, 3, TS_NODE_FAIL, 3);
+	add_run(&first, 300, 3, TS_COMPLETED, 4);
+	add_run(&first, 300, 5, TS_RUNNING, 0);
+	/* Records before `from` are not this read's: task 0 of 999 is not looked at. */
+	slb_acct_merge(&out, 1, &first);
+	assert_int_equal(out.n, 8);
+	assert_int_equal(out.recs[5].array_task_id, ACCT_NO_TASK);
+	assert_string_equal(out.recs[5].pending_tasks, "0x60");
+	assert_int_equal(out.recs[6].array_task_id, 2);
+	assert_string_equal(out.recs[6].nodes, "vm");
+	assert_int_equal(out.recs[7].array_task_id, 5);
+	for (size_t r = 1; r < 5; r++)
+		assert_true(out.recs[r].maxrss_bytes == 1000);
+	/* The strings moved: releasing both frees each once (ASan tells). */
+	assert_null(first.recs[0].pending_tasks);
+	assert_null(first.recs[2].nodes);
+	acct_set_release(&first);
+	acct_set_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -920,6 +1006,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_without_slurm_conf, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_kept_through_backend, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_slurmdbd_down, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_ended_tasks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_merge, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,9 @@
 /*
  * Accounting records from slurmdbd through libslurm's slurmdb API: one
- * slurmdb_jobs_get query per command, whatever the number of array jobs,
- * so that watching a sweep never adds up to a sacct loop on the cluster's
- * database. Decodes them into the backend-neutral acct_set (acct.h).
+ * slurmdb_jobs_get query per command, whatever the number of array jobs
+ * (two when steps are wanted of array jobs partly kept: see
+ * fetch_parts_in_two), so that watching a sweep never adds up to a sacct
+ * loop on the cluster's database. Decodes them into the backend-neutral acct_set (acct.h).
  */
 #include "slurm_acct.h"
 
@@ -353,18 +354,20 @@ static void add_selected(SLIST list, uint32_t job_id, uint32_t task, uint32_t st
 #define NO_SUCH_STEP SLURM_MAX_NORMAL_STEP_ID
 
 /*
- * The condition of the one query: every run of every task of the given
- * array jobs, with their steps only when asked (MaxRSS lives on steps; the
- * rest is on the job record, and a query without steps costs a fifth).
+ * The condition of a query: every run of every task of the given array
+ * jobs, with their steps only when asked (MaxRSS lives on steps; the rest
+ * is on the job record, and a query without steps costs a fifth).
  *
- * Of a part, slurmdbd returns every record, and reads steps per record by
- * the first entry of the list that names it: (job, task) for the tasks
- * whose steps are wanted, listed first, then (job, any task, a step that
- * does not exist) for the others, whose step query then finds nothing.
+ * Of a part, the runs of its tasks only, as (job, task) entries: slurmdbd
+ * then returns those records and reads their steps alone. With
+ * whole_parts, also every other record of its array job, read without
+ * steps: slurmdbd reads steps per record by the first entry of the list
+ * that names it, and (job, any task, a step that does not exist) finds
+ * none.
  */
 static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n,
                        const struct slb_acct_part *parts, size_t nparts, const char *cluster,
-                       bool with_steps)
+                       bool with_steps, bool whole_parts)
 {
 	memset(cond, 0, sizeof(*cond));
 	/* 0 would mean "db flags = 0" in the SQL and match almost nothing. */
@@ -385,8 +388,9 @@ static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n,
 			for (size_t t = 0; t < parts[p].ntasks; t++)
 				add_selected(cond->step_list, parts[p].job_id, parts[p].tasks[t],
 				             NO_VAL);
-		add_selected(cond->step_list, parts[p].job_id, NO_VAL,
-		             with_steps ? NO_SUCH_STEP : NO_VAL);
+		if (whole_parts || !with_steps)
+			add_selected(cond->step_list, parts[p].job_id, NO_VAL,
+			             with_steps ? NO_SUCH_STEP : NO_VAL);
 	}
 	/* Without it every cluster in the database is searched. */
 	if (cluster && *cluster) {
@@ -458,8 +462,10 @@ int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n
 	return slb_acct_fetch_parts(out, array_job_ids, n, NULL, 0, with_steps);
 }
 
-int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
-                         const struct slb_acct_part *parts, size_t nparts, bool with_steps)
+/* One slurmdb_jobs_get query (build_cond); its records appended to out. */
+static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
+                 const struct slb_acct_part *parts, size_t nparts, bool with_steps,
+                 bool whole_parts)
 {
 	slurmdb_job_cond_t cond;
 	void *conn = NULL;
@@ -473,7 +479,8 @@ int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, si
 	ret = slb_conn_init();
 	if (ret < 0)
 		return ret;
-	build_cond(&cond, array_job_ids, n, parts, nparts, slb_conn_name(), with_steps);
+	build_cond(&cond, array_job_ids, n, parts, nparts, slb_conn_name(), with_steps,
+	           whole_parts);
 
 	/* It returns a handle even when slurmdbd is down; errno tells. */
 	errno = 0;
@@ -515,4 +522,129 @@ out:
 	if (cond.cluster_list)
 		slurm_list_destroy(cond.cluster_list);
 	return ret;
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+size_t slb_acct_ended_tasks(uint32_t *out, const struct acct_set *set,
+                            const struct slb_acct_part *part)
+{
+	uint32_t *wanted = xcalloc(part->ntasks ? part->ntasks : 1, sizeof(*wanted));
+	size_t n = 0;
+
+	memcpy(wanted, part->tasks, part->ntasks * sizeof(*wanted));
+	qsort(wanted, part->ntasks, sizeof(*wanted), by_u32);
+	for (size_t r = 0; r < set->n; r++) {
+		const struct acct_rec *rec = &set->recs[r];
+
+		if (rec->array_job_id != part->job_id || rec->array_task_id == ACCT_NO_TASK ||
+		    (!rec->end_time && !task_state_is_final(rec->state)) ||
+		    !bsearch(&rec->array_task_id, wanted, part->ntasks, sizeof(*wanted), by_u32))
+			continue;
+		out[n++] = rec->array_task_id;
+	}
+	free(wanted);
+	/* A task's earlier runs are rows of their own: once each. */
+	qsort(out, n, sizeof(*out), by_u32);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!m || out[m - 1] != out[i])
+			out[m++] = out[i];
+	return m;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static uint64_t task_key(const struct acct_rec *rec)
+{
+	return (uint64_t)rec->array_job_id << 32 | rec->array_task_id;
+}
+
+void slb_acct_merge(struct acct_set *out, size_t from, struct acct_set *first)
+{
+	size_t nkeys = out->n - from;
+	uint64_t *keys = xcalloc(nkeys ? nkeys : 1, sizeof(*keys));
+
+	for (size_t r = 0; r < nkeys; r++)
+		keys[r] = task_key(&out->recs[from + r]);
+	qsort(keys, nkeys, sizeof(*keys), by_u64);
+	for (size_t r = 0; r < first->n; r++) {
+		struct acct_rec *rec = &first->recs[r];
+		uint64_t key = task_key(rec);
+
+		if (rec->array_task_id != ACCT_NO_TASK &&
+		    bsearch(&key, keys, nkeys, sizeof(*keys), by_u64))
+			continue;
+		*acct_set_add(out) = *rec;
+		/* out owns its strings now: first must not free them. */
+		rec->pending_tasks = NULL;
+		rec->nodes = NULL;
+	}
+	free(keys);
+}
+
+/*
+ * The parts of a read with steps, in two queries: every record of their
+ * array jobs without steps (what `sacct -X` costs: slurmdbd reads no step
+ * per record), then, together with the whole array jobs ids, the steps of
+ * the parts' tasks that ended since they were last kept. A task still
+ * running has no step statistics yet, and a kept one has them in the
+ * store: asking for theirs is what made a refresh of a big running array
+ * cost as much as `sacct -j`, since slurmdbd looks up steps per returned
+ * record even when the filter matches none.
+ */
+static int fetch_parts_in_two(struct acct_set *out, const uint32_t *ids, size_t n,
+                              const struct slb_acct_part *parts, size_t nparts)
+{
+	struct acct_set first;
+	uint32_t *part_ids = xcalloc(nparts, sizeof(*part_ids));
+	struct slb_acct_part *ended = xcalloc(nparts, sizeof(*ended));
+	uint32_t **bufs = xcalloc(nparts, sizeof(*bufs));
+	size_t nended = 0, from = out->n;
+	int ret;
+
+	acct_set_init(&first);
+	for (size_t p = 0; p < nparts; p++)
+		part_ids[p] = parts[p].job_id;
+	ret = query(&first, part_ids, nparts, NULL, 0, false, false);
+	if (ret < 0)
+		goto out;
+	for (size_t p = 0; p < nparts; p++) {
+		bufs[p] = xcalloc(parts[p].ntasks ? parts[p].ntasks : 1, sizeof(*bufs[p]));
+		ended[nended].job_id = parts[p].job_id;
+		ended[nended].tasks = bufs[p];
+		ended[nended].ntasks = slb_acct_ended_tasks(bufs[p], &first, &parts[p]);
+		if (ended[nended].ntasks)
+			nended++;
+	}
+	ret = query(out, ids, n, ended, nended, true, false);
+	if (ret < 0)
+		goto out;
+	slb_acct_merge(out, from, &first);
+out:
+	acct_set_release(&first);
+	for (size_t p = 0; p < nparts; p++)
+		free(bufs[p]);
+	free(bufs);
+	free(ended);
+	free(part_ids);
+	return ret;
+}
+
+int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
+                         const struct slb_acct_part *parts, size_t nparts, bool with_steps)
+{
+	if (with_steps && nparts)
+		return fetch_parts_in_two(out, array_job_ids, n, parts, nparts);
+	return query(out, array_job_ids, n, parts, nparts, with_steps, true);
 }

@@ -25,9 +25,9 @@
 int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n, bool with_steps);
 
 /*
- * One array job of a query with steps whose steps are wanted of some
- * tasks only: every record of the array job is returned, but slurmdbd
- * reads the steps only of tasks[0..ntasks-1] (the others' come without).
+ * One array job of a read with steps whose steps are wanted of some tasks
+ * only (the others are kept in the store): every record of the array job
+ * is returned, with steps only of those of tasks[0..ntasks-1] that ended.
  */
 struct slb_acct_part {
 	uint32_t job_id;
@@ -36,11 +36,31 @@ struct slb_acct_part {
 };
 
 /*
- * As slb_acct_fetch, in the same one query, with the array jobs parts[0..nparts-1]
- * added; with_steps false reads no steps at all, as there.
+ * As slb_acct_fetch, with the array jobs parts[0..nparts-1] added. With
+ * steps and parts, two queries: the parts' job records without steps (as
+ * `sacct -X`), then the whole array jobs with steps together with the
+ * runs of the parts' tasks that ended (slb_acct_ended_tasks), merged by
+ * slb_acct_merge. slurmdbd looks steps up per record it returns, so this
+ * is what keeps a refresh of a big, mostly kept array cheap. Without
+ * steps or parts, one query; with_steps false reads no steps at all.
  */
 int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
                          const struct slb_acct_part *parts, size_t nparts, bool with_steps);
+
+/*
+ * Of part's tasks, those with a run in set (records of the array job read
+ * without steps) that ended: an end time or a final state. Written to out
+ * (room for part->ntasks) ascending, each once; returns how many.
+ */
+size_t slb_acct_ended_tasks(uint32_t *out, const struct acct_set *set,
+                            const struct slb_acct_part *part);
+
+/*
+ * Appends to out the records of first whose task has no record in
+ * out->recs[from..]: the pending record always, and tasks read without
+ * steps only. Moves their strings (first is released as usual after).
+ */
+void slb_acct_merge(struct acct_set *out, size_t from, struct acct_set *first);
 
 /* How many job records came with steps from slurmdbd in this process so far. */
 unsigned long slb_acct_step_records(void);
