@@ -60,6 +60,8 @@ if [ -n "${BIG_MAX_ARRAY:-}${BIG_MAX_JOBS:-}${BIG_CPUS:-}${BIG_MSG_TIMEOUT:-}" ]
 		"$top/tests/cluster/up" >/dev/null
 fi
 work=$(mktemp -d "/tmp/sweep big XXXXXX")
+# Job names of this run only (records of earlier runs stay MinJobAge in slurmctld).
+tag=$(basename "$work" | tr -cd 'A-Za-z0-9' | tail -c 6)
 poller=""
 cleanup() {
 	[ -z "$poller" ] || kill "$poller" 2>/dev/null || true
@@ -98,7 +100,7 @@ sample_records() {
 		phase=$(cat phase)
 		if [ ! -e paused ] && [ "$phase" != after ]; then
 			squeue -h -r -t all -o %j 2>/dev/null |
-				awk -v p="$phase" -v name="big-$tasks" '(p == "ref" && $1 == "ref-big") || (p == "sweep" && index($1, name) == 1) { n++ } END { print n + 0 }' >>"records.$phase"
+				awk -v p="$phase" -v ref="ref-$tag" -v name="big-$tasks-$tag" '(p == "ref" && $1 == ref) || (p == "sweep" && index($1, name) == 1) { n++ } END { print n + 0 }' >>"records.$phase"
 		fi
 		sleep 10
 	done
@@ -115,7 +117,7 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
 # ------------------------------------------------------------ 1. the hand-written array
 cat >ref.sh <<SH
 #!/bin/bash
-#SBATCH --job-name=ref-big
+#SBATCH --job-name=ref-$tag
 #SBATCH --output="$work/ref/%x_%A_%a.out"
 #SBATCH --time=$((2 * pack))
 #SBATCH --mem=50M
@@ -158,7 +160,7 @@ ref_peak=$(peak_of ref)
 
 # ------------------------------------------------------------ 2. the sweep
 cat >sweep.yaml <<YAML
-name: big-$tasks
+name: big-$tasks-$tag
 command: bash '$work/train.sh' {lr} {seed}
 seeds: $seeds
 grid:

@@ -1,10 +1,13 @@
 #!/bin/bash
 # Tasks kept one by one while their array job still runs: once three of four
 # tasks finished and settled, a read of status --tasks takes their records
-# from the state store and slurmdbd returns the steps of the running task
-# only (SWEEP_DEBUG_QUERIES counts the job records that came with steps);
-# the kept records are the ones a fresh query returns, field by field. When
-# the last task ends the array job is kept whole.
+# from the state store and asks slurmdbd for the array's job records without
+# steps, and for steps only of tasks that ended since (none while the fourth
+# runs: a running task has no step statistics yet; SWEEP_DEBUG_QUERIES counts
+# the job records that came with steps). The kept records are the ones a
+# fresh query returns, field by field. When the last task ends, the next
+# read asks for its steps alone (a second query), and the array job is then
+# kept whole.
 . "$(dirname "$0")/lib.sh"
 cluster_up
 
@@ -44,8 +47,8 @@ line=$(queries status --tasks "$SWEEP_ID")
 log "$line"
 [[ $line == "sweep: accounting queries: 1 (1 array job asked, 0 from the state store; 3 tasks"* ]] ||
 	fail "one query for the running array job expected: $line"
-# The kept tasks' steps are not asked for: only the running task's record comes with steps.
-[[ $line == *"steps of 1 job record read)" ]] || fail "steps of kept tasks were read again: $line"
+# Neither the kept tasks' steps nor the running task's (it has no statistics yet) are asked for.
+[[ $line == *"steps of 0 job records read)" ]] || fail "steps were read of kept or running tasks: $line"
 # The same read without steps (status) asks once too, and reads no steps.
 line=$(queries status "$SWEEP_ID")
 [[ $line == *"steps of 0 job records read)" ]] || fail "status read steps: $line"
@@ -62,6 +65,12 @@ log "kept task records match a fresh query field by field"
 touch "$GO"
 wait_sweep 4 300
 completed_once 4 || fail "tasks did not complete once each"
+# The last task ended since: its steps alone, in a second query.
+line=$(queries status --tasks "$SWEEP_ID")
+log "$line"
+[[ $line == "sweep: accounting queries: 2 (1 array job asked, 0 from the state store; 3 tasks"* &&
+	$line == *"steps of 1 job record read)" ]] || fail "the steps of the task that ended, alone, expected: $line"
+grep -q 'COMPLETED 4' out.txt || fail "status after the last task ended: $(cat out.txt)"
 kept_whole() { [[ $(queries status --tasks "$SWEEP_ID") == "sweep: accounting queries: 0 "* ]]; }
 wait_until 240 "the finished array job to be kept whole" kept_whole
 grep -q 'COMPLETED 4' out.txt || fail "status from the store: $(cat out.txt)"
