@@ -462,10 +462,13 @@ int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n
 	return slb_acct_fetch_parts(out, array_job_ids, n, NULL, 0, with_steps);
 }
 
-/* One slurmdb_jobs_get query (build_cond); its records appended to out. */
+/*
+ * One slurmdb_jobs_get query (build_cond); its records appended to out,
+ * whose GPU TRES ids are looked up when read with steps or gpu_tres.
+ */
 static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
                  const struct slb_acct_part *parts, size_t nparts, bool with_steps,
-                 bool whole_parts)
+                 bool whole_parts, bool gpu_tres)
 {
 	slurmdb_job_cond_t cond;
 	void *conn = NULL;
@@ -492,7 +495,7 @@ static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
 	}
 
 	errno = 0;
-	if (with_steps)
+	if (with_steps || gpu_tres)
 		find_gpu_tres(out, conn);
 	errno = 0;
 	queries++;
@@ -616,9 +619,13 @@ static int fetch_parts_in_two(struct acct_set *out, const uint32_t *ids, size_t 
 	acct_set_init(&first);
 	for (size_t p = 0; p < nparts; p++)
 		part_ids[p] = parts[p].job_id;
-	ret = query(&first, part_ids, nparts, NULL, 0, false, false);
+	/* The GPU TRES ids too: the second query may have nothing to ask. */
+	ret = query(&first, part_ids, nparts, NULL, 0, false, false, true);
 	if (ret < 0)
 		goto out;
+	out->tres_gpuutil = first.tres_gpuutil;
+	out->tres_gpumem = first.tres_gpumem;
+	out->gpu_recorded = first.gpu_recorded;
 	for (size_t p = 0; p < nparts; p++) {
 		bufs[p] = xcalloc(parts[p].ntasks ? parts[p].ntasks : 1, sizeof(*bufs[p]));
 		ended[nended].job_id = parts[p].job_id;
@@ -627,7 +634,7 @@ static int fetch_parts_in_two(struct acct_set *out, const uint32_t *ids, size_t 
 		if (ended[nended].ntasks)
 			nended++;
 	}
-	ret = query(out, ids, n, ended, nended, true, false);
+	ret = query(out, ids, n, ended, nended, true, false, false);
 	if (ret < 0)
 		goto out;
 	slb_acct_merge(out, from, &first);
@@ -646,5 +653,5 @@ int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, si
 {
 	if (with_steps && nparts)
 		return fetch_parts_in_two(out, array_job_ids, n, parts, nparts);
-	return query(out, array_job_ids, n, parts, nparts, with_steps, true);
+	return query(out, array_job_ids, n, parts, nparts, with_steps, true, false);
 }
