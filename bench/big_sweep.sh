@@ -159,7 +159,30 @@ ref_peak=$(peak_of ref)
 # peak counts its own only, and its plan sees the room they leave.
 
 # ------------------------------------------------------------ 2. the sweep
+# Packed tasks share their array task's log, so there the metric goes
+# through a result file (sweep refuses pack with results: log).
+if ((pack == 1)); then
+	command="command: bash '$work/train.sh' {lr} {seed}"
+	results=$'results:\n  log:\n    loss: \'loss=([0-9.]+)\''
+else
+	command=$'command: |\n'"  bash '$work/train.sh' {lr} {seed} | awk -F= '/loss=/ {{ print \"{{\\\"loss\\\": \" \$2 \"}}\" }}' > \"\$SWEEP_RESULT\""
+	results=""
+fi
 cat >sweep.yaml <<YAML
+name: big-$tasks-$tag
+$command
+seeds: $seeds
+grid:
+  lr: [$lr_list]
+$results
+metrics:
+  loss: min
+pack: $pack
+slurm:
+  time: "2"
+  mem: 50M
+${qos:+  qos: $qos}
+YAML
 name: big-$tasks-$tag
 command: bash '$work/train.sh' {lr} {seed}
 seeds: $seeds

@@ -253,8 +253,10 @@ void cfg_default_signal(struct cfg *cfg)
 
 /*
  * A packed array task runs its sweep tasks one after another, each as a
- * one-process job step: a requeue would run all of them again, and a
- * multi-process job would start the command once per process.
+ * one-process job step: a requeue would run all of them again, a
+ * multi-process job would start the command once per process, and the
+ * steps write the array task's one log, so a log pattern would give every
+ * task the last task's number (found by bench/big_sweep.sh: mean ± 0).
  */
 int cfg_check_pack(struct loader *ld)
 {
@@ -272,5 +274,12 @@ int cfg_check_pack(struct loader *ld)
 		          "'pack' runs each task as a one-process job step: it cannot be combined "
 		          "with 'slurm.%s' above 1",
 		          cfg->slurm.nodes > 1 ? "nodes" : "ntasks");
+	if (cfg->results.nlog)
+		return AT(
+		    ld, ld->pack_value,
+		    "'pack' cannot be combined with 'results: log' (the packed tasks write one "
+		    "log, and each would read the last task's '%s'); write the metrics to a "
+		    "file ('results: file' or $SWEEP_RESULT) or use 'pack: 1'",
+		    cfg->results.log[0].name);
 	return 0;
 }

@@ -416,6 +416,10 @@ static const struct bad_case value_errors[] = {
     {BASE "pack: [2]\n", "t.yaml:3:7: 'pack': expected a scalar, found a list"},
     {BASE "pack: 100001\n",
      "t.yaml:3:7: 'pack': at most 100000 tasks per array task, found '100001'"},
+    {BASE "pack: 4\nresults:\n  log:\n    loss: 'loss=([0-9.]+)'\n",
+     "t.yaml:3:7: 'pack' cannot be combined with 'results: log' (the packed tasks write one "
+     "log, and each would read the last task's 'loss'); write the metrics to a file "
+     "('results: file' or $SWEEP_RESULT) or use 'pack: 1'"},
     {BASE "pack: 4\nslurm: {requeue: true}\n",
      "t.yaml:3:7: 'pack' cannot be combined with 'slurm.requeue: true' (a requeue would run "
      "every task of the pack again); use 'pack: 1' or drop 'requeue'"},
