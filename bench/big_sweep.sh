@@ -183,22 +183,6 @@ slurm:
   mem: 50M
 ${qos:+  qos: $qos}
 YAML
-name: big-$tasks-$tag
-command: bash '$work/train.sh' {lr} {seed}
-seeds: $seeds
-grid:
-  lr: [$lr_list]
-results:
-  log:
-    loss: 'loss=([0-9.]+)'
-metrics:
-  loss: min
-pack: $pack
-slurm:
-  time: "2"
-  mem: 50M
-${qos:+  qos: $qos}
-YAML
 run_sweep() {
 echo sweep >phase
 t0=$EPOCHREALTIME
