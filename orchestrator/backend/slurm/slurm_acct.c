@@ -3,7 +3,8 @@
  * slurmdb_jobs_get query per command, whatever the number of array jobs
  * (two when steps are wanted of array jobs partly kept: see
  * fetch_parts_in_two), so that watching a sweep never adds up to a sacct
- * loop on the cluster's database. Decodes them into the backend-neutral acct_set (acct.h).
+ * loop on the cluster's database. Decodes them into the backend-neutral
+ * acct_set (acct.h).
  */
 #include "slurm_acct.h"
 
@@ -348,26 +349,16 @@ static void add_selected(SLIST list, uint32_t job_id, uint32_t task, uint32_t st
 }
 
 /*
- * A step id no step has: normal ones count up from 0, the special ones
- * (batch, extern, interactive, pending) are above it.
- */
-#define NO_SUCH_STEP SLURM_MAX_NORMAL_STEP_ID
-
-/*
  * The condition of a query: every run of every task of the given array
  * jobs, with their steps only when asked (MaxRSS lives on steps; the rest
- * is on the job record, and a query without steps costs a fifth).
- *
- * Of a part, the runs of its tasks only, as (job, task) entries: slurmdbd
- * then returns those records and reads their steps alone. With
- * whole_parts, also every other record of its array job, read without
- * steps: slurmdbd reads steps per record by the first entry of the list
- * that names it, and (job, any task, a step that does not exist) finds
- * none.
+ * is on the job record, and a query without steps costs a fifth). Of a
+ * part read with steps, the runs of its tasks only, as (job, task)
+ * entries, so that slurmdbd returns and looks steps up for those records
+ * alone; read without steps, a part is its whole array job.
  */
 static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n,
                        const struct slb_acct_part *parts, size_t nparts, const char *cluster,
-                       bool with_steps, bool whole_parts)
+                       bool with_steps)
 {
 	memset(cond, 0, sizeof(*cond));
 	/* 0 would mean "db flags = 0" in the SQL and match almost nothing. */
@@ -388,9 +379,8 @@ static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n,
 			for (size_t t = 0; t < parts[p].ntasks; t++)
 				add_selected(cond->step_list, parts[p].job_id, parts[p].tasks[t],
 				             NO_VAL);
-		if (whole_parts || !with_steps)
-			add_selected(cond->step_list, parts[p].job_id, NO_VAL,
-			             with_steps ? NO_SUCH_STEP : NO_VAL);
+		else
+			add_selected(cond->step_list, parts[p].job_id, NO_VAL, NO_VAL);
 	}
 	/* Without it every cluster in the database is searched. */
 	if (cluster && *cluster) {
@@ -467,8 +457,7 @@ int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n
  * whose GPU TRES ids are looked up when read with steps or gpu_tres.
  */
 static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
-                 const struct slb_acct_part *parts, size_t nparts, bool with_steps,
-                 bool whole_parts, bool gpu_tres)
+                 const struct slb_acct_part *parts, size_t nparts, bool with_steps, bool gpu_tres)
 {
 	slurmdb_job_cond_t cond;
 	void *conn = NULL;
@@ -482,8 +471,7 @@ static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
 	ret = slb_conn_init();
 	if (ret < 0)
 		return ret;
-	build_cond(&cond, array_job_ids, n, parts, nparts, slb_conn_name(), with_steps,
-	           whole_parts);
+	build_cond(&cond, array_job_ids, n, parts, nparts, slb_conn_name(), with_steps);
 
 	/* It returns a handle even when slurmdbd is down; errno tells. */
 	errno = 0;
@@ -620,7 +608,7 @@ static int fetch_parts_in_two(struct acct_set *out, const uint32_t *ids, size_t 
 	for (size_t p = 0; p < nparts; p++)
 		part_ids[p] = parts[p].job_id;
 	/* The GPU TRES ids too: the second query may have nothing to ask. */
-	ret = query(&first, part_ids, nparts, NULL, 0, false, false, true);
+	ret = query(&first, part_ids, nparts, NULL, 0, false, true);
 	if (ret < 0)
 		goto out;
 	out->tres_gpuutil = first.tres_gpuutil;
@@ -634,7 +622,7 @@ static int fetch_parts_in_two(struct acct_set *out, const uint32_t *ids, size_t 
 		if (ended[nended].ntasks)
 			nended++;
 	}
-	ret = query(out, ids, n, ended, nended, true, false, false);
+	ret = query(out, ids, n, ended, nended, true, false);
 	if (ret < 0)
 		goto out;
 	slb_acct_merge(out, from, &first);
@@ -653,5 +641,5 @@ int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, si
 {
 	if (with_steps && nparts)
 		return fetch_parts_in_two(out, array_job_ids, n, parts, nparts);
-	return query(out, array_job_ids, n, parts, nparts, with_steps, true, false);
+	return query(out, array_job_ids, n, parts, nparts, with_steps, false);
 }
