@@ -33,6 +33,13 @@
 # BIG_MSG_TIMEOUT re-render the test cluster (tests/cluster/up with
 # SWEEP_CLUSTER_*) for the run and restore the caller's configuration at the
 # end. BIG_ORDER=sweep-first runs the sweep before the hand-written array.
+# BIG_MEASURE_AT: the percent of tasks ended at which the refresh and the
+# daemons' load are measured while the sweep runs (default 60).
+# BIG_CAP_S: where a side cannot end in a session (50,000 tasks start at
+# about 7 a second here, for each side), each side runs at most that many
+# seconds and is then cancelled (sweep-first): the figures are then the
+# tasks each side ended in the same first seconds (before the sweep's own
+# measurements began, which take CPU), and the reads of the capped sweep.
 # Tasks Slurm holds after a failed launch ("launch failed requeued held":
 # under this load slurmctld can give up on slurmd's reply) are counted as
 # held and not waited for, on either side. Run it alone on the cluster:
@@ -45,6 +52,8 @@ sweep=$(cd "${2:-$top/build}" && pwd)/sweep
 pack=${3:-1}
 qos=${4:-}
 seeds=10
+measure_at=${BIG_MEASURE_AT:-60}
+cap=${BIG_CAP_S:-0}
 ((tasks % seeds == 0)) || { echo "TASKS must be a multiple of $seeds" >&2; exit 2; }
 settings=$((tasks / seeds))
 
@@ -67,6 +76,12 @@ cleanup() {
 	[ -z "$poller" ] || kill "$poller" 2>/dev/null || true
 	"$sweep" cancel >/dev/null 2>&1 || true
 	if ((raised)); then
+		# The default MaxJobCount must hold the records left (MinJobAge).
+		for ((i = 0; i < 80; i++)); do
+			(($(squeue -h -t all 2>/dev/null | wc -l) < 9000)) && break
+			((i)) || log "waiting for slurmctld to purge ended jobs' records before restoring"
+			sleep 10
+		done
 		log "restoring the test cluster's configuration"
 		"$top/tests/cluster/up" >/dev/null || true
 	fi
@@ -93,13 +108,14 @@ lr_list=$(paste -sd, lrs.txt)
 
 # --- job records in slurmctld, sampled every 10 s (paused while "paused"
 # exists): those of the hand-written array while it runs, the sweep's (its
-# arrays and follow-ups, named after it) while the sweep runs.
+# arrays and follow-ups, named after it) while the sweep runs. Without -r:
+# the tasks of an array that are still pending share one record.
 sample_records() {
 	local phase
 	while :; do
 		phase=$(cat phase)
 		if [ ! -e paused ] && [ "$phase" != after ]; then
-			squeue -h -r -t all -o %j 2>/dev/null |
+			squeue -h -t all -o %j 2>/dev/null |
 				awk -v p="$phase" -v ref="ref-$tag" -v name="big-$tasks-$tag" '(p == "ref" && $1 == ref) || (p == "sweep" && index($1, name) == 1) { n++ } END { print n + 0 }' >>"records.$phase"
 		fi
 		sleep 10
@@ -113,6 +129,12 @@ peak_of() { sort -n "records.$1" 2>/dev/null | tail -1; }
 # last_end IDS: the latest End of the allocations of the array jobs IDS (comma separated).
 last_end() { date -d "$(sacct -n -P -X -j "$1" -o End | grep -v Unknown | sort | tail -1)" +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
+plus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a + b }'; }
+# ended_by IDS EPOCH: the tasks of the array jobs IDS that ended COMPLETED by EPOCH (accounting's End).
+ended_by() {
+	sacct -n -P -X -j "$1" -s CD -o End 2>/dev/null | grep -v Unknown | date -f - +%s |
+		awk -v e="$2" '$1 <= e { n++ } END { print n + 0 }'
+}
 
 # ------------------------------------------------------------ 1. the hand-written array
 cat >ref.sh <<SH
@@ -145,13 +167,26 @@ for ((off = 0; off < narray; off += max_array)); do
 	ref_ids+=${ref_ids:+,}${id%%;*}
 done
 log "hand-written: $narray array tasks in $(tr , '\n' <<<"$ref_ids" | wc -l) array job(s) submitted"
-while [ -n "$(squeue -h -r -j "$ref_ids" -o %r 2>/dev/null | grep -v -i held | head -1)" ]; do sleep 10; done
+ref_capped=0
+while [ -n "$(squeue -h -r -j "$ref_ids" -o %r 2>/dev/null | grep -v -i held | head -1)" ]; do
+	if ((cap && $(secs "$t0" "$EPOCHREALTIME") >= cap)); then
+		ref_capped=1
+		log "hand-written: capped at $cap s; cancelling the rest"
+		scancel $ref_ids
+		break
+	fi
+	sleep 10
+done
 ref_held=$(held_of "$ref_ids")
 sleep 5
-ref_wall=$(secs "$t0" "$(last_end "$ref_ids")")
+if ((cap)); then
+	ref_at_meas=$(ended_by "$ref_ids" "$(plus "$t0" "$t_meas")")
+	ref_at_cap=$(ended_by "$ref_ids" "$(plus "$t0" "$cap")")
+fi
+if ((ref_capped)); then ref_wall="- (capped)"; else ref_wall=$(secs "$t0" "$(last_end "$ref_ids")"); fi
 ref_done=$(grep -h -c '^epoch 1 loss=' ref/*.out | awk '{ n += $1 } END { print n }')
 ref_failed=$(sacct -n -P -X -j "$ref_ids" -o State | grep -c -v COMPLETED || true)
-log "hand-written: ended in $ref_wall s; $ref_done of $tasks losses printed; $ref_failed array tasks not COMPLETED, $ref_held held by Slurm"
+log "hand-written: $( ((ref_capped)) && echo "cancelled at the cap" || echo "ended in $ref_wall s"); $ref_done of $tasks losses printed; $ref_failed array tasks not COMPLETED, $ref_held held by Slurm"
 ref_peak=$(peak_of ref)
 [ "$ref_held" = 0 ] || scancel $ref_ids
 }
@@ -198,10 +233,7 @@ done_count() {
 	sed -n 's|^\([0-9]*\)/[0-9]* done.*|\1|p' status.txt | tail -1 | grep . || echo 0
 }
 # queries_of ARGS...: "N queries": the slurmdbd queries one run of sweep ARGS sent.
-queries_of() {
-	SWEEP_DEBUG_QUERIES=1 "$sweep" "$@" 2>&1 >/dev/null |
-		sed -n 's/^sweep: accounting queries: \([0-9]*\).*/\1 queries/p' | tail -1
-}
+queries_of() { echo "$(sweep_queries "$sweep" "$@") queries"; }
 # array_ids: the sweep's array jobs so far, from its state store.
 array_ids() { sqlite3 "$SWEEP_STATE_DIR/sweep.db" "select group_concat(job_id) from arrays where sweep_id = $id"; }
 
@@ -218,8 +250,15 @@ while :; do
 		"$sweep" status "$id" | head -20 >&2 || true
 		break
 	fi
-	if ((!measured && d >= tasks * 6 / 10)); then
+	if ((cap && $(secs "$t0" "$EPOCHREALTIME") >= cap)); then
+		sweep_capped=1
+		log "sweep: $d of $tasks ended, capped at $cap s; cancelling the rest"
+		"$sweep" cancel "$id" >/dev/null
+		break
+	fi
+	if ((!measured && d >= tasks * measure_at / 100)); then
 		measured=1
+		t_meas=$(secs "$t0" "$EPOCHREALTIME")
 		jobs=$(array_ids)
 		touch paused
 		log "sweep: $d of $tasks ended; measuring a refresh and the daemons' load while it runs"
@@ -239,7 +278,12 @@ while :; do
 done
 sleep 5
 jobs=$(array_ids)
-sweep_wall=$(secs "$t0" "$(last_end "$jobs")")
+if ((sweep_capped)); then sweep_wall="- (capped)"; else sweep_wall=$(secs "$t0" "$(last_end "$jobs")"); fi
+if ((cap)); then
+	t_meas=${t_meas:-$cap}
+	sweep_at_meas=$(ended_by "$jobs" "$(plus "$t0" "$t_meas")")
+	sweep_at_cap=$(ended_by "$jobs" "$(plus "$t0" "$cap")")
+fi
 sweep_peak=$(peak_of sweep)
 narrays=$(tr , '\n' <<<"$jobs" | wc -l)
 log "sweep: ended in $sweep_wall s, $narrays array jobs"
@@ -251,7 +295,7 @@ echo after >phase
 # Accounting may record the last tasks' statistics a moment late: report
 # until it accepts the sweep (bounded).
 start=$SECONDS
-until "$sweep" report "$id" >report.txt 2>report.err || ((sweep_held)); do
+until "$sweep" report "$id" >report.txt 2>report.err || ((sweep_held || sweep_capped)); do
 	((SECONDS - start < 300)) || { cat report.err >&2; exit 1; }
 	sleep 10
 done
@@ -284,7 +328,12 @@ print_table() {
 echo
 echo "== $tasks tasks ($settings settings x $seeds seeds), pack $pack${qos:+, QOS $qos}; MaxArraySize $max_array, MaxJobCount $max_jobs, $cpus CPUs, MessageTimeout $msg_timeout s =="
 printf '%-58s %-28s %s\n' figure sweep "reference (same run)"
-printf '%-58s %-28s %s\n' "wall time, submit to the last task's end" "$sweep_wall s" "hand-written array: $ref_wall s ($(ratio "$sweep_wall" "$ref_wall")x)"
+if ((cap)); then
+	printf '%-58s %-28s %s\n' "tasks ended in the first $t_meas s (before measuring)" "$sweep_at_meas ($(ratio "$sweep_at_meas" "$t_meas")/s)" "hand-written array: $ref_at_meas ($(ratio "$ref_at_meas" "$t_meas")/s; sweep $(ratio "$sweep_at_meas" "$ref_at_meas")x)"
+	printf '%-58s %-28s %s\n' "tasks ended in the cap of $cap s (then cancelled)" "$sweep_at_cap" "hand-written array: $ref_at_cap"
+else
+	printf '%-58s %-28s %s\n' "wall time, submit to the last task's end" "$sweep_wall s" "hand-written array: $ref_wall s ($(ratio "$sweep_wall" "$ref_wall")x)"
+fi
 printf '%-58s %-28s %s\n' "array jobs" "$narrays" "hand-written: $(tr , '\n' <<<"$ref_ids" | grep -c . || true)"
 printf '%-58s %-28s %s\n' "slurmctld job records at peak (its own; sampled 10 s)" "$sweep_peak" "hand-written: $ref_peak"
 printf '%-58s %-28s %s\n' "tasks that printed their loss / reported" "$rows of $settings settings with n = $seeds; $sweep_held held" "hand-written: $ref_done of $tasks losses in the logs, $ref_failed array tasks not COMPLETED, $ref_held held"
@@ -312,8 +361,9 @@ head -5 report.txt
 }
 
 # The hand-written array's figures, "-" until it ran.
-ref_wall=- ref_ids="" ref_peak=- ref_done=- ref_failed=- ref_held=-
-if [ "${BIG_ORDER:-}" = sweep-first ]; then
+ref_wall=- ref_ids="" ref_peak=- ref_done=- ref_failed=- ref_held=- ref_at_meas=- ref_at_cap=-
+sweep_capped=0 sweep_at_cap=- sweep_at_meas=- t_meas=""
+if [ "${BIG_ORDER:-}" = sweep-first ] || ((cap)); then
 	run_sweep
 	read_sweep
 	print_table

@@ -19,6 +19,13 @@ timed_rss() {
 	rm -f "$f"
 }
 
+# sweep_queries SWEEP ARGS...: how many slurmdbd queries one run of SWEEP
+# ARGS sent (it counts them under SWEEP_DEBUG_QUERIES=1).
+sweep_queries() {
+	SWEEP_DEBUG_QUERIES=1 "$@" 2>&1 >/dev/null |
+		sed -n 's/^sweep: accounting queries: \([0-9]*\).*/\1/p' | tail -1
+}
+
 # ratio A B: A / B with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 

@@ -12,10 +12,10 @@
 # finished sweep (from the state store, no query) at most 0.1x and 30 ms,
 # under 30 MB for 10,000 tasks.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 tasks=${1:-2000}
 top=$(cd "$(dirname "$0")/.." && pwd)
 sweep=$(cd "${2:-$top/build}" && pwd)/sweep
-command -v /usr/bin/time >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q time >/dev/null
 work=$(mktemp -d /tmp/sweep-bench-XXXXXX)
 cd "$work"
 export SWEEP_STATE_DIR=$work/.sweep
@@ -44,25 +44,16 @@ done
 until [ "$(sacct -n -X -P -j "$jobs" -o State | grep -c COMPLETED)" -ge "$tasks" ]; do sleep 2; done
 echo "all $tasks tasks completed in $((SECONDS - start)) s"
 
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # bench_cmd NAME CMD...: median seconds of 5 runs, and max RSS in KB of the last
 bench_cmd() {
 	local name=$1 t rss
 	shift
 	"$@" >/dev/null 2>&1 || true   # warm-up (page cache, munge)
-	t=$(for _ in 1 2 3 4 5; do
-		/usr/bin/time -f '%e %M' -o time.out "$@" >/dev/null 2>&1 || true
-		cut -d' ' -f1 time.out
-	done | median)
-	rss=$(cut -d' ' -f2 time.out)
+	read -r t rss < <(timed_rss 5 "$@")
 	printf '%-40s %7.3f s  %8.1f MB\n' "$name" "$t" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 	eval "T_${name//[^a-zA-Z]/_}=$t"
 }
-# queries_of CMD...: the slurmdbd queries one run of sweep CMD sent.
-queries_of() {
-	SWEEP_DEBUG_QUERIES=1 "$sweep" "$@" 2>&1 >/dev/null |
-		sed -n 's/^sweep: accounting queries: \([0-9]*\) .*/\1/p' | tail -1
-}
+queries_of() { sweep_queries "$sweep" "$@"; }
 echo
 printf '%-40s %9s  %11s\n' command "wall" "peak RSS"
 bench_cmd "sacct -j (all rows, like sweep)" sacct -n -P -j "$jobs" -o JobID,State,ExitCode,Elapsed,MaxRSS,Start,End,ReqMem,Timelimit

@@ -45,13 +45,10 @@ static void remove_stage(struct store *st, const struct sweep_rec *rec)
 {
 	const char *bases[3] = {getenv("TMPDIR"), NULL, "/tmp"};
 	struct cfg cfg;
-	char *spec = NULL, *name = script_stage_name(rec->id, rec->dir);
+	char *name = script_stage_name(rec->id, rec->dir);
 
 	cfg_init(&cfg);
-	if (store_load_spec(st, &spec, rec->id) < 0 || !*spec ||
-	    cfg_load_string(&cfg, rec->source ? rec->source : "the sweep file", spec,
-	                    strlen(spec)) < 0 ||
-	    !cfg.nstage)
+	if (loaded_spec(&cfg, st, rec) < 0 || !cfg.nstage)
 		goto out;
 	bases[1] = cfg.slurm.tmp_base;
 	for (size_t b = 0; b < 3; b++) {
@@ -76,7 +73,6 @@ static void remove_stage(struct store *st, const struct sweep_rec *rec)
 	}
 out:
 	cfg_release(&cfg);
-	free(spec);
 	free(name);
 }
 

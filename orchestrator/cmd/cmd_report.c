@@ -788,7 +788,8 @@ static void print_report(const struct report_opts *o, const struct report *rep,
 	case FORMAT_TABLE:
 		report_print_table(stdout, rep);
 		print_reused(l->st, &l->rec);
-		print_staging(&l->rec, l->plan.ntasks);
+		if (loaded_stages(l->st, &l->rec))
+			print_staging(&l->rec, l->plan.ntasks);
 		break;
 	case FORMAT_JSON:
 		report_print_json(stdout, rep);

@@ -66,6 +66,7 @@ struct status_opts {
 	bool watch;
 	bool refresh;
 	unsigned interval_s;
+	bool stages; /* not an option: the sweep has `stage:` (loaded_stages) */
 };
 
 static int parse_interval(unsigned *out, const char *s)
@@ -138,6 +139,8 @@ struct view {
 	size_t counts[TS_NSTATES];
 	size_t done;              /* tasks in a final state */
 	size_t active;            /* tasks that will still change by themselves */
+	size_t unsubmitted_from;  /* a rolling sweep's first task not submitted yet; ntasks if none */
+	size_t unsubmitted;       /* tasks from there on with no record: not in any array job yet */
 	struct strbuf finish;     /* follow-ups and fail_fast, in words (followup_describe) */
 	struct causes causes;     /* why each failed task failed */
 	bool followups_active;    /* a follow-up is pending or running: more may come */
@@ -163,6 +166,14 @@ static void view_release(struct view *v)
 	strbuf_release(&v->finish);
 	causes_release(&v->causes);
 	view_init(v);
+}
+
+/* A task of a rolling sweep that no array job holds yet: the next chunk will. */
+#define NOT_SUBMITTED "NOT_SUBMITTED"
+
+static bool not_submitted(const struct view *v, size_t i)
+{
+	return i >= v->unsubmitted_from && v->tasks[i].state == TS_MISSING;
 }
 
 /*
@@ -192,9 +203,16 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 		backend_read_note(&v->read, v->narrays);
 	else if (v->narrays)
 		backend_read_debug(&v->read);
+	v->unsubmitted_from = plan->ntasks;
+	if (v->rec.roll_chunk && v->rec.status == SWEEP_SUBMITTED)
+		v->unsubmitted_from = rolling_next_index(&v->rec, v->arrays, v->narrays);
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		enum task_state s = v->tasks[i].state;
 
+		if (not_submitted(v, i)) {
+			v->unsubmitted++;
+			continue;
+		}
 		v->counts[s]++;
 		if (task_state_is_final(s))
 			v->done++;
@@ -202,7 +220,8 @@ static int view_load(struct view *v, struct store *st, int64_t id, const struct 
 			v->active++;
 	}
 	v->stage = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->stage));
-	v->nstaged = script_stage_notes(v->stage, v->rec.dir, plan->ntasks);
+	if (o->stages)
+		v->nstaged = script_stage_notes(v->stage, v->rec.dir, plan->ntasks);
 	if (rolling_describe(&v->finish, st, &v->rec, v->arrays, v->narrays) < 0 ||
 	    causes_load(&v->causes, st, &v->rec, v->tasks, plan->ntasks) < 0)
 		return SWEEP_ERR;
@@ -308,6 +327,10 @@ static void print_counts(FILE *f, const struct view *v, size_t ntasks, bool tty)
 			print_reasons(f, v, ntasks);
 		first = false;
 	}
+	if (v->unsubmitted) {
+		fprintf(f, "%s%s %zu", first ? "" : ", ", NOT_SUBMITTED, v->unsubmitted);
+		first = false;
+	}
 	if (!first)
 		fputc('\n', f);
 	if (tty && ntasks) {
@@ -373,7 +396,8 @@ static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct 
 
 	snprintf(cells[COL_INDEX], 64, "%zu", i);
 	snprintf(cells[COL_SEED], 64, "%" PRId64, plan_seed_of(plan, i));
-	snprintf(cells[COL_STATE], 64, "%s", task_state_name(t->state));
+	snprintf(cells[COL_STATE], 64, "%s",
+	         not_submitted(v, i) ? NOT_SUBMITTED : task_state_name(t->state));
 	if (!task_state_is_final(t->state))
 		snprintf(cells[COL_EXIT], 64, "-");
 	else if (t->signal)
@@ -504,7 +528,8 @@ static json_t *json_task(const struct view *v, const struct plan *plan, size_t i
 	json_object_set_new(obj, "index", json_integer((json_int_t)i));
 	json_object_set_new(obj, "setting", setting);
 	json_object_set_new(obj, "seed", json_integer(plan_seed_of(plan, i)));
-	json_object_set_new(obj, "state", json_string(task_state_name(t->state)));
+	json_object_set_new(obj, "state", json_string(not_submitted(v, i) ? NOT_SUBMITTED
+	                                                                  : task_state_name(t->state)));
 	json_object_set_new(obj, "exit_code", ran ? json_integer(t->exit_code) : json_null());
 	json_object_set_new(obj, "signal", ran ? json_integer(t->signal) : json_null());
 	json_object_set_new(obj, "elapsed_s", json_integer((json_int_t)t->elapsed_s));
@@ -554,6 +579,8 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 		if (v->counts[s])
 			json_object_set_new(counts, task_state_name(s),
 			                    json_integer((json_int_t)v->counts[s]));
+	if (v->unsubmitted)
+		json_object_set_new(counts, NOT_SUBMITTED, json_integer((json_int_t)v->unsubmitted));
 	json_object_set_new(root, "counts", counts);
 	json_object_set_new(root, "done", json_integer((json_int_t)v->done));
 	json_object_set_new(root, "finish",
@@ -637,6 +664,7 @@ int cmd_status(int argc, char **argv)
 	}
 	if (loaded_open(&l, cli_state_dir(o.state_dir), o.which) < 0 || loaded_plan(&l) < 0)
 		goto out;
+	o.stages = loaded_stages(l.st, &l.rec);
 	for (;;) {
 		if (view_load(&v, l.st, l.rec.id, &l.plan, &o, !shown && !failures) < 0) {
 			/* slurmdbd restarts happen: a watch rides over a few failed refreshes. */

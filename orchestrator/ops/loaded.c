@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "cfg.h"
 #include "error.h"
 #include "outcome.h"
 #include "strbuf.h"
@@ -108,4 +109,29 @@ int loaded_outcomes(struct loaded_sweep *l)
 	if (ret >= 0 && l->narrays)
 		backend_read_note(&l->read, l->narrays);
 	return ret;
+}
+
+int loaded_spec(struct cfg *cfg, struct store *st, const struct sweep_rec *rec)
+{
+	char *spec = NULL;
+	int ret = -1;
+
+	if (store_load_spec(st, &spec, rec->id) == 0 && *spec)
+		ret = cfg_load_string(cfg, rec->source ? rec->source : "the sweep file", spec,
+		                      strlen(spec)) < 0
+		          ? -1
+		          : 0;
+	free(spec);
+	return ret;
+}
+
+bool loaded_stages(struct store *st, const struct sweep_rec *rec)
+{
+	struct cfg cfg;
+	bool stages;
+
+	cfg_init(&cfg);
+	stages = loaded_spec(&cfg, st, rec) == 0 && cfg.nstage;
+	cfg_release(&cfg);
+	return stages;
 }

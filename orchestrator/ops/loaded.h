@@ -61,6 +61,22 @@ int loaded_records(struct loaded_sweep *l);
  */
 int loaded_outcomes(struct loaded_sweep *l);
 
+struct cfg;
+struct store;
+
+/*
+ * The sweep file rec was submitted with (kept in the state store), parsed
+ * into cfg (initialised by the caller, released by the caller). Returns 0,
+ * or -1 when none is kept or it does not parse (said on stderr).
+ */
+int loaded_spec(struct cfg *cfg, struct store *st, const struct sweep_rec *rec);
+
+/*
+ * Whether rec's sweep file has `stage:`: only then do its tasks leave
+ * staging notes worth looking for (one file per task).
+ */
+bool loaded_stages(struct store *st, const struct sweep_rec *rec);
+
 /*
  * How long after sbatch a record missing from slurmdbd is still normal: it
  * hears of new array jobs a moment after sbatch returns.

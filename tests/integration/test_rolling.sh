@@ -27,6 +27,14 @@ trap '"$SWEEP" cancel "$SWEEP_ID" >/dev/null 2>&1 || true' EXIT
 "$SWEEP" status >status.out 2>&1 || true
 grep -q 'submitted [0-9]* of 500 tasks; next batch when job [0-9]* ends' status.out ||
 	fail "status does not show the rolling progress: $(cat status.out)"
+# The tasks no chunk holds yet are counted as such, not as missing.
+in_now=$(sed -n 's/.*submitted \([0-9]*\) of 500 tasks.*/\1/p' status.out)
+grep -q "NOT_SUBMITTED $((500 - in_now))\$" status.out ||
+	fail "status does not count the $((500 - in_now)) tasks not submitted yet: $(cat status.out)"
+"$SWEEP" status --tasks >tasks.out 2>&1 || true
+in_now=$(sed -n 's/.*submitted \([0-9]*\) of 500 tasks.*/\1/p' tasks.out) # a chunk may have gone in since
+[ "$(grep -c -E '^[0-9]+ .* NOT_SUBMITTED ' tasks.out)" = $((500 - in_now)) ] ||
+	fail "status --tasks does not mark the tasks not submitted yet: $(head -20 tasks.out)"
 
 # Nobody at the keyboard: the follow-ups submit everything.
 all_in_and_done() {

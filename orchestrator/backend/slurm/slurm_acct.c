@@ -515,7 +515,7 @@ out:
 	return ret;
 }
 
-static int by_u32(const void *a, const void *b)
+int slb_cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
@@ -529,19 +529,19 @@ size_t slb_acct_ended_tasks(uint32_t *out, const struct acct_set *set,
 	size_t n = 0;
 
 	memcpy(wanted, part->tasks, part->ntasks * sizeof(*wanted));
-	qsort(wanted, part->ntasks, sizeof(*wanted), by_u32);
+	qsort(wanted, part->ntasks, sizeof(*wanted), slb_cmp_u32);
 	for (size_t r = 0; r < set->n; r++) {
 		const struct acct_rec *rec = &set->recs[r];
 
 		if (rec->array_job_id != part->job_id || rec->array_task_id == ACCT_NO_TASK ||
 		    (!rec->end_time && !task_state_is_final(rec->state)) ||
-		    !bsearch(&rec->array_task_id, wanted, part->ntasks, sizeof(*wanted), by_u32))
+		    !bsearch(&rec->array_task_id, wanted, part->ntasks, sizeof(*wanted), slb_cmp_u32))
 			continue;
 		out[n++] = rec->array_task_id;
 	}
 	free(wanted);
 	/* A task's earlier runs are rows of their own: once each. */
-	qsort(out, n, sizeof(*out), by_u32);
+	qsort(out, n, sizeof(*out), slb_cmp_u32);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!m || out[m - 1] != out[i])

@@ -55,6 +55,9 @@ int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, si
 size_t slb_acct_ended_tasks(uint32_t *out, const struct acct_set *set,
                             const struct slb_acct_part *part);
 
+/* qsort/bsearch order of uint32_t job and task ids: ascending. */
+int slb_cmp_u32(const void *a, const void *b);
+
 /*
  * Appends to out the records of first whose task has no record in
  * out->recs[from..]: the pending record always, and tasks read without

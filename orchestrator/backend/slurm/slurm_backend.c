@@ -154,13 +154,6 @@ static int by_task(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static int by_id(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The tasks of rows (one array job's, not keepable whole) that may be kept
  * one by one now, added to those old keeps: e->tasks, ascending. False
@@ -203,7 +196,7 @@ static bool keep_tasks(struct acct_cache_entry *e, const struct array_rec *arr,
 		ALLOC_GROW(tasks, nnew + 1, alloc);
 		tasks[nnew++] = old->tasks[t];
 	}
-	qsort(tasks, nnew, sizeof(*tasks), by_id);
+	qsort(tasks, nnew, sizeof(*tasks), slb_cmp_u32);
 	e->tasks = tasks;
 	e->ntasks = nnew;
 	return true;
