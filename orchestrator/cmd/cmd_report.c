@@ -782,13 +782,14 @@ static void describe_report(struct report *rep, const struct report_opts *o,
 }
 
 static void print_report(const struct report_opts *o, const struct report *rep,
-                         const struct loaded_sweep *l, const struct exclusions *excl)
+                         const struct loaded_sweep *l, const struct exclusions *excl,
+                         bool stages)
 {
 	switch (o->format) {
 	case FORMAT_TABLE:
 		report_print_table(stdout, rep);
 		print_reused(l->st, &l->rec);
-		if (loaded_stages(l->st, &l->rec))
+		if (stages)
 			print_staging(&l->rec, l->plan.ntasks);
 		break;
 	case FORMAT_JSON:
@@ -877,7 +878,8 @@ int cmd_report(int argc, char **argv)
 	describe_report(&rep, &o, &l.rec, &v);
 	if (!gate_complete(&v.gate) && attach_causes(&rc, &rep, &l) < 0)
 		goto out;
-	print_report(&o, &rep, &l, &excl);
+	/* The verdict read the sweep file already: `stage:` is in it. */
+	print_report(&o, &rep, &l, &excl, v.cfg.nstage > 0);
 
 	if (o.plot && (gate_complete(&v.gate) || o.allow_incomplete) &&
 	    write_plot(&o, &rep, &v.cfg) < 0)

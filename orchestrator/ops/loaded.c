@@ -128,10 +128,23 @@ int loaded_spec(struct cfg *cfg, struct store *st, const struct sweep_rec *rec)
 bool loaded_stages(struct store *st, const struct sweep_rec *rec)
 {
 	struct cfg cfg;
-	bool stages;
+	char *spec = NULL;
+	bool stages = false;
 
+	/*
+	 * Parsed only when the text may have it: most sweep files have no
+	 * `stage:`, and one kept from an older sweep that no longer reads
+	 * would say so on every status.
+	 */
+	if (store_load_spec(st, &spec, rec->id) < 0 || !strstr(spec, "stage")) {
+		free(spec);
+		return false;
+	}
 	cfg_init(&cfg);
-	stages = loaded_spec(&cfg, st, rec) == 0 && cfg.nstage;
+	stages = cfg_load_string(&cfg, rec->source ? rec->source : "the sweep file", spec,
+	                         strlen(spec)) == 0 &&
+	         cfg.nstage;
 	cfg_release(&cfg);
+	free(spec);
 	return stages;
 }

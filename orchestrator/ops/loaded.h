@@ -73,7 +73,8 @@ int loaded_spec(struct cfg *cfg, struct store *st, const struct sweep_rec *rec);
 
 /*
  * Whether rec's sweep file has `stage:`: only then do its tasks leave
- * staging notes worth looking for (one file per task).
+ * staging notes worth looking for (one file per task). A file without the
+ * word is not parsed, so a kept file that no longer reads says nothing.
  */
 bool loaded_stages(struct store *st, const struct sweep_rec *rec);
 
