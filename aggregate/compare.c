@@ -74,7 +74,7 @@ int compare_goals_parse(struct compare_goals *g, const char *text)
 	for (;;) {
 		size_t len = strcspn(item, ",");
 		char *one = xstrndup(item, len), *eq = strchr(one, '=');
-		enum compare_goal goal;
+		enum compare_goal goal = GOAL_NONE;
 		int ret = 0;
 
 		if (!eq || eq == one)

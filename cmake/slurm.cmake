@@ -69,9 +69,28 @@ if(SLURM_ROOT)
   list(APPEND CMAKE_INSTALL_RPATH ${_slurm_libdir})
 endif()
 message(STATUS "Slurm ${SLURM_VERSION}: ${SLURM_INCLUDE_DIR}, ${SLURM_LIBRARY} (${SLURM_SONAME})")
+if(SLURM_VERSION VERSION_LESS 22.05)
+  message(WARNING "Slurm ${SLURM_VERSION} is older than 22.05, the oldest release sweep is built and tested against")
+endif()
+
+# Where this libslurm looks for slurm.conf when SLURM_CONF is unset: its
+# sysconfdir, PREFIX/etc for a Slurm built with --sysconfdir=PREFIX/etc (as
+# tests/cluster/build-slurm does), /etc/slurm for Debian's. sweep checks that
+# file before calling slurm_init(), which would exit the process without one.
+if(SLURM_ROOT AND NOT SLURM_ROOT STREQUAL "/usr")
+  set(_slurm_conf_default "${SLURM_ROOT}/etc/slurm.conf")
+else()
+  set(_slurm_conf_default "/etc/slurm/slurm.conf")
+endif()
+set(SLURM_CONF_DEFAULT "${_slurm_conf_default}" CACHE STRING
+    "slurm.conf that the Slurm built against reads when SLURM_CONF is unset")
+if(DEFINED _SWEEP_SLURM_CONF_ROOT AND NOT "${SLURM_ROOT}" STREQUAL "${_SWEEP_SLURM_CONF_ROOT}")
+  set(SLURM_CONF_DEFAULT "${_slurm_conf_default}" CACHE STRING "" FORCE)
+endif()
+set(_SWEEP_SLURM_CONF_ROOT "${SLURM_ROOT}" CACHE INTERNAL "")
 
 add_library(Slurm::slurm UNKNOWN IMPORTED)
 set_target_properties(Slurm::slurm PROPERTIES
   IMPORTED_LOCATION ${SLURM_LIBRARY}
   INTERFACE_INCLUDE_DIRECTORIES ${SLURM_INCLUDE_DIR}
-  INTERFACE_COMPILE_DEFINITIONS "SWEEP_SLURM_SONAME=\"${SLURM_SONAME}\";SWEEP_SLURM_API=${_slurm_api}")
+  INTERFACE_COMPILE_DEFINITIONS "SWEEP_SLURM_SONAME=\"${SLURM_SONAME}\";SWEEP_SLURM_API=${_slurm_api};SWEEP_SLURM_CONF_DEFAULT=\"${SLURM_CONF_DEFAULT}\"")

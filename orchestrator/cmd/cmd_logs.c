@@ -73,7 +73,7 @@ static int parse_options(struct logs_opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	unsigned long long v;
+	unsigned long long v = 0;
 	int opt, code;
 
 	cli_getopt_start();

@@ -42,9 +42,53 @@ DB_PASS=${SWEEP_CLUSTER_DB_PASS:-sweep-cluster-db}
 MYSQL_DATADIR=${SWEEP_CLUSTER_MYSQL_DATADIR:-/var/lib/mysql}
 MYSQL_SOCKET=/run/mysqld/mysqld.sock
 
-SLURM_CONF=/etc/slurm/slurm.conf
-SLURMDBD_CONF=/etc/slurm/slurmdbd.conf
 PACKAGES=(slurm-wlm slurmdbd libslurm-dev munge mariadb-server)
+
+# Which Slurm runs the cluster. Debian's (22.05, /usr) unless SWEEP_SLURM_PREFIX
+# names a release built by tests/cluster/build-slurm (/opt/slurm/26.05.3). Only
+# one release runs at a time, on the same ports: `up` of another release stops
+# the running one's slurmd, slurmctld and slurmdbd first (munge and MariaDB
+# serve every release). `daemon` and `down` without SWEEP_SLURM_PREFIX act on
+# the release that is running ($STATE/release). Each release keeps its own
+# config (its prefix's etc/, where its commands and libslurm look by default),
+# slurmctld state, slurmd spool, logs and accounting database, so switching
+# back and forth never makes a release read another's state.
+SLURM_PREFIX=${SWEEP_SLURM_PREFIX:-}
+if [[ -z $SLURM_PREFIX && ${CLUSTER_FOLLOWS_RUNNING:-0} == 1 && -r $STATE/release ]]; then
+    read -r _r <"$STATE/release" || true
+    [[ ${_r:-debian} == debian ]] || SLURM_PREFIX=$_r
+    unset _r
+fi
+SLURM_PREFIX=${SLURM_PREFIX%/}
+if [[ -n $SLURM_PREFIX ]]; then
+    if [[ ! -x $SLURM_PREFIX/sbin/slurmctld ]]; then
+        echo "cluster: error: no Slurm built in '$SLURM_PREFIX' (tests/cluster/build-slurm VERSION builds one)" >&2
+        exit 1
+    fi
+    RELEASE_TAG=$(basename "$SLURM_PREFIX")
+    SLURM_VERSION=$("$SLURM_PREFIX/sbin/slurmctld" -V | awk '{ print $2 }')
+    SLURM_CONF=$SLURM_PREFIX/etc/slurm.conf
+    SLURMDBD_CONF=$SLURM_PREFIX/etc/slurmdbd.conf
+    SLURM_STATE=$STATE/slurm-$RELEASE_TAG
+    SLURM_LOGS=$LOGS/slurm-$RELEASE_TAG
+    DB_NAME=slurm_acct_db_${RELEASE_TAG//[^0-9A-Za-z]/_}
+    export PATH=$SLURM_PREFIX/bin:$SLURM_PREFIX/sbin:$PATH
+else
+    RELEASE_TAG=debian
+    SLURM_VERSION=$(dpkg-query -W -f='${Version}' slurm-wlm 2>/dev/null | sed 's/-.*//')
+    SLURM_CONF=/etc/slurm/slurm.conf
+    SLURMDBD_CONF=/etc/slurm/slurmdbd.conf
+    SLURM_STATE=$STATE
+    SLURM_LOGS=$LOGS
+fi
+# The config keys each release expects (tests/cluster/RELEASES.md): 22.05
+# sends the job's --signal at preemption only with a SlurmctldParameters
+# flag; 23.02 on read PreemptParameters=send_user_signal (and still accept the
+# old flag).
+case ${SLURM_VERSION:-22.05} in
+    2[0-2].*) PREEMPT_SIGNAL_LINE=SlurmctldParameters=preempt_send_user_signal ;;
+    *)        PREEMPT_SIGNAL_LINE=PreemptParameters=send_user_signal ;;
+esac
 
 # The scripts only ever talk to the cluster they configure.
 export SLURM_CONF
@@ -109,8 +153,9 @@ daemon_comm() {
 
 daemon_log() {
     case $1 in
-        munge) echo "$LOGS/munged.log" ;;
-        *)     echo "$LOGS/$1.log" ;;
+        munge)   echo "$LOGS/munged.log" ;;
+        mariadb) echo "$LOGS/mariadb.log" ;;
+        *)       echo "$SLURM_LOGS/$1.log" ;;
     esac
 }
 
@@ -249,8 +294,9 @@ ensure_packages() {
 }
 
 setup_dirs() {
-    mkdir -p "$STATE" "$RUN" "$STATE/slurmctld" "$STATE/slurmd" "$STATE/rendered" "$LOGS" /etc/slurm
-    chmod 755 "$STATE" "$RUN" "$LOGS"
+    mkdir -p "$STATE" "$RUN" "$SLURM_STATE/slurmctld" "$SLURM_STATE/slurmd" "$SLURM_STATE/rendered" \
+        "$LOGS" "$SLURM_LOGS" "$(dirname "$SLURM_CONF")"
+    chmod 755 "$STATE" "$RUN" "$LOGS" "$SLURM_LOGS"
     install -d -o munge -g munge -m 755 /run/munge "$RUN/munge"
     install -d -o mysql -g mysql -m 755 /run/mysqld "$RUN/mysql"
     # Files the non-root daemons open themselves.
@@ -261,9 +307,11 @@ setup_dirs() {
 render() {  # render TEMPLATE OUTPUT
     sed -e "s|@HOST@|$HOST|g" \
         -e "s|@CLUSTER_NAME@|$CLUSTER_NAME|g" \
-        -e "s|@STATE@|$STATE|g" \
+        -e "s|@STATE@|$SLURM_STATE|g" \
         -e "s|@RUN@|$RUN|g" \
-        -e "s|@LOGS@|$LOGS|g" \
+        -e "s|@LOGS@|$SLURM_LOGS|g" \
+        -e "s|@RELEASE@|$RELEASE_TAG (Slurm ${SLURM_VERSION:-?})|g" \
+        -e "s|@PREEMPT_SIGNAL_LINE@|$PREEMPT_SIGNAL_LINE|g" \
         -e "s|@MAX_ARRAY@|$MAX_ARRAY|g" \
         -e "s|@MAX_JOBS@|$MAX_JOBS|g" \
         -e "s|@MSG_TIMEOUT@|$MSG_TIMEOUT|g" \
@@ -351,20 +399,20 @@ start_slurmdbd() {
         say "slurmdbd is running but not listening yet"
     else
         say "starting slurmdbd"
-        slurmdbd </dev/null >>"$LOGS/slurmdbd.start.log" 2>&1 9>&- ||
-            die "slurmdbd failed to start" "$LOGS/slurmdbd.start.log" "$LOGS/slurmdbd.log"
-        wait_pidfile slurmdbd "$LOGS/slurmdbd.start.log" "$LOGS/slurmdbd.log"
+        slurmdbd </dev/null >>"$SLURM_LOGS/slurmdbd.start.log" 2>&1 9>&- ||
+            die "slurmdbd failed to start" "$SLURM_LOGS/slurmdbd.start.log" "$SLURM_LOGS/slurmdbd.log"
+        wait_pidfile slurmdbd "$SLURM_LOGS/slurmdbd.start.log" "$SLURM_LOGS/slurmdbd.log"
     fi
     wait_until "slurmdbd listens on port 6819" "$WAIT" slurmdbd \
-        "$LOGS/slurmdbd.start.log" "$LOGS/slurmdbd.log" -- slurmdbd_ok
+        "$SLURM_LOGS/slurmdbd.start.log" "$SLURM_LOGS/slurmdbd.log" -- slurmdbd_ok
 }
 
 # The cluster, an account and user root must exist in accounting (sacctmgr -i).
 ensure_accounting() {
-    local log=$LOGS/sacctmgr.log
+    local log=$SLURM_LOGS/sacctmgr.log
     sacct_has() { [[ -n $(timeout 20 sacctmgr -n -P "$@" 2>>"$log") ]]; }
     sacctmgr_do() {
-        timeout 20 sacctmgr -i "$@" >>"$log" 2>&1 || die "sacctmgr $* failed" "$log" "$LOGS/slurmdbd.log"
+        timeout 20 sacctmgr -i "$@" >>"$log" 2>&1 || die "sacctmgr $* failed" "$log" "$SLURM_LOGS/slurmdbd.log"
     }
     sacct_has show cluster "$CLUSTER_NAME" format=cluster ||
         sacctmgr_do add cluster "$CLUSTER_NAME"
@@ -389,30 +437,30 @@ start_slurmctld() {
         say "slurmctld is running but does not answer yet"
     else
         say "starting slurmctld"
-        slurmctld </dev/null >>"$LOGS/slurmctld.start.log" 2>&1 9>&- ||
-            die "slurmctld failed to start" "$LOGS/slurmctld.start.log" "$LOGS/slurmctld.log"
-        wait_pidfile slurmctld "$LOGS/slurmctld.start.log" "$LOGS/slurmctld.log"
+        slurmctld </dev/null >>"$SLURM_LOGS/slurmctld.start.log" 2>&1 9>&- ||
+            die "slurmctld failed to start" "$SLURM_LOGS/slurmctld.start.log" "$SLURM_LOGS/slurmctld.log"
+        wait_pidfile slurmctld "$SLURM_LOGS/slurmctld.start.log" "$SLURM_LOGS/slurmctld.log"
     fi
     wait_until "slurmctld answers (scontrol ping)" "$WAIT" slurmctld \
-        "$LOGS/slurmctld.start.log" "$LOGS/slurmctld.log" -- slurmctld_ok
+        "$SLURM_LOGS/slurmctld.start.log" "$SLURM_LOGS/slurmctld.log" -- slurmctld_ok
 }
 
 start_slurmd() {
     if ! is_running slurmd; then
         say "starting slurmd"
-        slurmd </dev/null >>"$LOGS/slurmd.start.log" 2>&1 9>&- ||
-            die "slurmd failed to start" "$LOGS/slurmd.start.log" "$LOGS/slurmd.log"
-        wait_pidfile slurmd "$LOGS/slurmd.start.log" "$LOGS/slurmd.log"
+        slurmd </dev/null >>"$SLURM_LOGS/slurmd.start.log" 2>&1 9>&- ||
+            die "slurmd failed to start" "$SLURM_LOGS/slurmd.start.log" "$SLURM_LOGS/slurmd.log"
+        wait_pidfile slurmd "$SLURM_LOGS/slurmd.start.log" "$SLURM_LOGS/slurmd.log"
     fi
     wait_until "slurmd listens on port 6818" "$WAIT" slurmd \
-        "$LOGS/slurmd.start.log" "$LOGS/slurmd.log" -- slurmd_ok
+        "$SLURM_LOGS/slurmd.start.log" "$SLURM_LOGS/slurmd.log" -- slurmd_ok
 }
 
 # Wait until the node is usable; resume it once if an earlier run left it drained/down.
 wait_node_ready() {
     local deadline=$((SECONDS + WAIT)) st resumed=0 since=$SECONDS
     until node_ready; do
-        is_running slurmd || die "slurmd exited while waiting for node $HOST" "$LOGS/slurmd.log"
+        is_running slurmd || die "slurmd exited while waiting for node $HOST" "$SLURM_LOGS/slurmd.log"
         st=$(node_state || true)
         if ((!resumed)) && ((SECONDS - since >= 2)) && [[ $st =~ ^(drained|down|drain|draining)$ ]]; then
             say "node $HOST is $st ($(timeout 10 sinfo -h -n "$HOST" -o %E | awk 'NR == 1')); resuming it"
@@ -421,7 +469,7 @@ wait_node_ready() {
         fi
         ((SECONDS < deadline)) ||
             die "timed out after ${WAIT}s waiting for node $HOST to be idle (state: ${st:-?})" \
-                "$LOGS/slurmd.log" "$LOGS/slurmctld.log"
+                "$SLURM_LOGS/slurmd.log" "$SLURM_LOGS/slurmctld.log"
         sleep 0.25
     done
 }
@@ -431,14 +479,14 @@ wait_node_ready() {
 check_accounting_e2e() {
     local jid st deadline
     jid=$(timeout "$WAIT" srun -J sweep-cluster-check -n1 -c1 --mem=10M -t 1 --priority=TOP --quiet \
-          printenv SLURM_JOB_ID </dev/null 9>&- 2>>"$LOGS/check.log") ||
-        die "test job (srun) did not run within ${WAIT}s" "$LOGS/check.log" "$LOGS/slurmctld.log" "$LOGS/slurmd.log"
-    [[ $jid =~ ^[0-9]+$ ]] || die "test job printed '$jid' instead of its job id" "$LOGS/check.log"
+          printenv SLURM_JOB_ID </dev/null 9>&- 2>>"$SLURM_LOGS/check.log") ||
+        die "test job (srun) did not run within ${WAIT}s" "$SLURM_LOGS/check.log" "$SLURM_LOGS/slurmctld.log" "$SLURM_LOGS/slurmd.log"
+    [[ $jid =~ ^[0-9]+$ ]] || die "test job printed '$jid' instead of its job id" "$SLURM_LOGS/check.log"
     deadline=$((SECONDS + WAIT))
-    until st=$(timeout 10 sacct -n -X -P -j "$jid" -o State 2>>"$LOGS/check.log") && [[ $st == COMPLETED ]]; do
+    until st=$(timeout 10 sacct -n -X -P -j "$jid" -o State 2>>"$SLURM_LOGS/check.log") && [[ $st == COMPLETED ]]; do
         ((SECONDS < deadline)) ||
             die "test job $jid not COMPLETED in sacct after ${WAIT}s (sacct says '${st:-nothing}')" \
-                "$LOGS/check.log" "$LOGS/slurmdbd.log" "$LOGS/slurmctld.log"
+                "$SLURM_LOGS/check.log" "$SLURM_LOGS/slurmdbd.log" "$SLURM_LOGS/slurmctld.log"
         sleep 0.25
     done
     say "accounting works: test job $jid is COMPLETED in sacct"

@@ -3,9 +3,10 @@
  * fills them (values checked against Slurm 22.05 on the test cluster), and
  * slb_acct_fetch's failures when the daemons are not there.
  */
-#include <slurm/slurmdb.h>
+#include "slurm_compat.h"
 
 #include "slurm_acct.h"
+#include "slurm_conn.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,7 +136,13 @@ static void test_acct_states(void **state)
 	    {JOB_RUNNING | JOB_COMPLETING, TS_RUNNING},
 	    {JOB_PENDING | JOB_REQUEUE_HOLD, TS_PENDING},
 	    {JOB_PENDING | JOB_SPECIAL_EXIT, TS_PENDING},
-	    {JOB_COMPLETE | JOB_UPDATE_DB, TS_COMPLETED},
+	    {JOB_COMPLETE | JOB_SIGNALING, TS_COMPLETED},
+	    /* Bit 9: JOB_UPDATE_DB up to 24.05, unused in 24.11 and 25.x,
+	     * JOB_GETENV_FAILED from 26.05 (over a FAILED base). */
+	    {JOB_COMPLETE | SLURM_BIT(9), TS_COMPLETED},
+	    {JOB_FAILED | SLURM_BIT(9), TS_FAILED},
+	    /* 26.05's JOB_EXPEDITING (bit 24) on a pending requeue check. */
+	    {JOB_PENDING | SLURM_BIT(24), TS_PENDING},
 	    /* A base state newer than this build. */
 	    {0x42, TS_FAILED},
 	};
@@ -691,6 +698,24 @@ static void test_acct_fetch_without_slurm_conf(void **state)
 	acct_set_release(&set);
 }
 
+/*
+ * A binary started against another release's libslurm (a same-named soname
+ * put first on LD_LIBRARY_PATH, a site upgrade under an old build) says so
+ * before any call into it.
+ */
+static void test_conn_check_release(void **state)
+{
+	(void)state;
+	/* 0: built without a known soname; the same API: the build's own. */
+	assert_int_equal(slb_conn_check_release(0, SLURM_VERSION_NUM(40, 0, 0)), 0);
+	assert_int_equal(slb_conn_check_release(45, SLURM_VERSION_NUM(45, 0, 0)), 0);
+	assert_int_equal(captured.len, 0);
+	assert_int_equal(slb_conn_check_release(45, SLURM_VERSION_NUM(38, 0, 0)), SWEEP_ERR);
+	assert_non_null(strstr(captured.buf, "but runs with another release's libslurm (API 38"));
+	assert_non_null(strstr(captured.buf, "rebuild sweep against the cluster's Slurm (cmake "
+	                                     "-DSLURM_ROOT=PREFIX"));
+}
+
 /* A TCP port on which nothing listens (taken from the kernel, then let go). */
 static int free_port(void)
 {
@@ -987,6 +1012,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_acct_finished_task, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_conn_check_release, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_states, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_revoked_and_resizing_skipped, setup,
 	                                    teardown),

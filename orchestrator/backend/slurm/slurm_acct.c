@@ -21,18 +21,6 @@
 
 #include "banned.h"
 
-/*
- * 22.05 names its list types List and ListIterator; 23.02 adds list_t and
- * list_itr_t; 24.05 removes the old names.
- */
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-#define SLIST      list_t *
-#define SLIST_ITER list_itr_t *
-#else
-#define SLIST      List
-#define SLIST_ITER ListIterator
-#endif
-
 #define TRES_CPU 1
 #define TRES_MEM 2
 
@@ -105,10 +93,10 @@ static bool tres_value(uint64_t *out, const char *tres, uint32_t id)
 }
 
 /* The job's MaxRSS and per-node need (acct_node_need): the maximum over its steps. */
-static void step_memory(struct acct_rec *rec, SLIST steps)
+static void step_memory(struct acct_rec *rec, slb_list_t steps)
 {
 	slurmdb_step_rec_t *step;
-	SLIST_ITER it;
+	slb_list_itr_t it;
 
 	if (!steps)
 		return;
@@ -131,11 +119,11 @@ static void step_memory(struct acct_rec *rec, SLIST steps)
 }
 
 /* The peak of TRES id over the steps' tres_usage_in_max; ACCT_NO_VALUE when none has it. */
-static uint64_t max_tres(SLIST steps, uint32_t id)
+static uint64_t max_tres(slb_list_t steps, uint32_t id)
 {
 	uint64_t best = ACCT_NO_VALUE;
 	slurmdb_step_rec_t *step;
-	SLIST_ITER it;
+	slb_list_itr_t it;
 
 	if (!steps || !id)
 		return best;
@@ -164,7 +152,7 @@ static uint64_t total_cpu_us(const slurmdb_job_rec_t *job)
 	uint64_t sum = 0;
 	bool any = false;
 	slurmdb_step_rec_t *step;
-	SLIST_ITER it;
+	slb_list_itr_t it;
 
 	if (!job->steps)
 		return ACCT_NO_VALUE;
@@ -185,10 +173,10 @@ static uint64_t total_cpu_us(const slurmdb_job_rec_t *job)
 }
 
 /* Every step ended: its statistics are the last slurmdbd will have. */
-static bool steps_ended(SLIST steps)
+static bool steps_ended(slb_list_t steps)
 {
 	slurmdb_step_rec_t *step;
-	SLIST_ITER it;
+	slb_list_itr_t it;
 	bool ended = true;
 
 	if (!steps || !slurm_list_count(steps))
@@ -239,7 +227,7 @@ static void decode_steps(struct acct_set *out, const slurmdb_job_rec_t *job,
 	/* A copy: adding records may move the set's array. */
 	const struct acct_rec copy = *job_rec, *jrec = &copy;
 	slurmdb_step_rec_t *step;
-	SLIST_ITER it;
+	slb_list_itr_t it;
 
 	if (!job->steps)
 		return;
@@ -336,7 +324,7 @@ int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job, bool
 	return 1;
 }
 
-static void add_selected(SLIST list, uint32_t job_id, uint32_t task, uint32_t step)
+static void add_selected(slb_list_t list, uint32_t job_id, uint32_t task, uint32_t step)
 {
 	slurm_selected_step_t *sel = xcalloc(1, sizeof(*sel));
 
@@ -401,8 +389,8 @@ static void find_gpu_tres(struct acct_set *out, void *conn)
 	static uint32_t gpuutil, gpumem;
 	slurmdb_tres_cond_t cond;
 	slurmdb_tres_rec_t *tres;
-	SLIST list;
-	SLIST_ITER it;
+	slb_list_t list;
+	slb_list_itr_t it;
 
 	if (known) {
 		out->tres_gpuutil = gpuutil;
@@ -461,8 +449,8 @@ static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
 {
 	slurmdb_job_cond_t cond;
 	void *conn = NULL;
-	SLIST jobs = NULL;
-	SLIST_ITER it;
+	slb_list_t jobs = NULL;
+	slb_list_itr_t it;
 	slurmdb_job_rec_t *job;
 	int ret;
 
@@ -489,7 +477,7 @@ static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
 	queries++;
 	jobs = slurmdb_jobs_get(conn, &cond);
 	if (!jobs) {
-		int e = slurm_get_errno() ? slurm_get_errno() : errno;
+		int e = slb_errno() ? slb_errno() : errno;
 
 		ret =
 		    error("slurmdbd did not return the records of %zu array job%s: %s", n + nparts,

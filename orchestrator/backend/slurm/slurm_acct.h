@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <slurm/slurmdb.h>
+#include "slurm_compat.h"
 
 #include "acct.h"
 

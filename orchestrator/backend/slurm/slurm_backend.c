@@ -17,13 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-#include <slurm/slurm_version.h>
-
 #include "acct_cache.h"
 #include "array.h"
 #include "slurm_acct.h"
+#include "slurm_compat.h"
 #include "slurm_conn.h"
 #include "error.h"
 #include "store.h"
@@ -72,9 +69,9 @@ int slb_max_array_size(uint32_t *out)
 	if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS)
 		return error("cannot reach slurmctld to read MaxArraySize: %s (is the controller "
 		             "running? 'scontrol ping' tells)",
-		             slurm_strerror(slurm_get_errno()));
+		             slurm_strerror(slb_errno()));
 	*out = conf->max_array_sz;
-	slurm_free_ctl_conf(conf);
+	slb_free_ctl_conf(conf);
 	return 0;
 }
 
@@ -87,9 +84,9 @@ int slb_cancel(const uint32_t *job_ids, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		int err;
 
-		if (slurm_kill_job(job_ids[i], SIGKILL, 0) == SLURM_SUCCESS)
+		if (slb_kill_job(job_ids[i], SIGKILL, 0) == SLURM_SUCCESS)
 			continue;
-		err = slurm_get_errno();
+		err = slb_errno();
 		if (err == ESLURM_ALREADY_DONE || err == ESLURM_INVALID_JOB_ID)
 			continue; /* finished, or long gone from the controller */
 		ret = error("cannot cancel job %u: %s", job_ids[i], slurm_strerror(err));
@@ -417,7 +414,7 @@ static int slb_find(struct array_rec **out, size_t *n, const struct sweep_rec *r
 		return SWEEP_ERR;
 	if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS)
 		return error("cannot reach slurmctld to look for the jobs of sweep '%s': %s",
-		             rec->name, slurm_strerror(slurm_get_errno()));
+		             rec->name, slurm_strerror(slb_errno()));
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		const slurm_job_info_t *job = &msg->job_array[i];
 		const char *cmd = job->command, *arg;

@@ -3,11 +3,8 @@
  * every array task is one job for MaxJobCount and for the QOS and
  * association MaxSubmitJobs limits, pending or running.
  */
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-#include <slurm/slurmdb.h>
-
 #include "slurm_backend.h"
+#include "slurm_compat.h"
 #include "slurm_conn.h"
 
 #include <errno.h>
@@ -24,14 +21,6 @@
 #include "strbuf.h"
 
 #include "banned.h"
-
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-#define SLIST      list_t *
-#define SLIST_ITER list_itr_t *
-#else
-#define SLIST      List
-#define SLIST_ITER ListIterator
-#endif
 
 static int job_is_queued(const slurm_job_info_t *job)
 {
@@ -78,7 +67,7 @@ static int count_usage(struct usage *u, uid_t uid, const char *account, const ch
 		return error(
 		    "cannot reach slurmctld to count the jobs queued: %s (is the controller "
 		    "running? 'scontrol ping' tells)",
-		    slurm_strerror(slurm_get_errno()));
+		    slurm_strerror(slb_errno()));
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		const slurm_job_info_t *job = &msg->job_array[i];
 		uint64_t n = jobs_of(job);
@@ -124,9 +113,9 @@ static void add_limit(struct rollout_limit **arr, size_t *n, uint32_t max, uint6
 	va_end(ap);
 }
 
-static SLIST str_list(const char *s)
+static slb_list_t str_list(const char *s)
 {
-	SLIST l = slurm_list_create(free);
+	slb_list_t l = slurm_list_create(free);
 
 	slurm_list_append(l, xstrdup(s));
 	return l;
@@ -138,12 +127,12 @@ static SLIST str_list(const char *s)
  * account where unset), and the QOS it names.
  */
 static int read_db(struct quota *q, const char *account, const char *qos, void *conn,
-                   slurmdb_assoc_rec_t **assoc_out, SLIST *assocs_out, SLIST *qoses_out)
+                   slurmdb_assoc_rec_t **assoc_out, slb_list_t *assocs_out, slb_list_t *qoses_out)
 {
 	slurmdb_assoc_cond_t acond;
 	slurmdb_qos_cond_t qcond;
-	SLIST assocs, qoses;
-	SLIST_ITER it;
+	slb_list_t assocs, qoses;
+	slb_list_itr_t it;
 	slurmdb_assoc_rec_t *a, *pick = NULL;
 	const char *cluster = slb_conn_name();
 
@@ -181,9 +170,9 @@ static int read_db(struct quota *q, const char *account, const char *qos, void *
 	return qoses ? 0 : -1;
 }
 
-static slurmdb_qos_rec_t *find_qos(SLIST qoses, const char *name, uint32_t id)
+static slurmdb_qos_rec_t *find_qos(slb_list_t qoses, const char *name, uint32_t id)
 {
-	SLIST_ITER it = slurm_list_iterator_create(qoses);
+	slb_list_itr_t it = slurm_list_iterator_create(qoses);
 	slurmdb_qos_rec_t *r;
 
 	while ((r = slurm_list_next(it)))
@@ -199,7 +188,7 @@ int slb_quota_read(struct quota *q, const char *account, const char *qos)
 	struct passwd *pw;
 	struct usage u;
 	void *conn = NULL;
-	SLIST assocs = NULL, qoses = NULL;
+	slb_list_t assocs = NULL, qoses = NULL;
 	slurmdb_assoc_rec_t *assoc = NULL;
 	slurmdb_qos_rec_t *qrec = NULL;
 	uint32_t max_jobs;
@@ -211,10 +200,10 @@ int slb_quota_read(struct quota *q, const char *account, const char *qos)
 	if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS)
 		return error("cannot reach slurmctld to read its limits: %s (is the controller "
 		             "running? 'scontrol ping' tells)",
-		             slurm_strerror(slurm_get_errno()));
+		             slurm_strerror(slb_errno()));
 	q->max_array = conf->max_array_sz;
 	max_jobs = conf->max_job_cnt;
-	slurm_free_ctl_conf(conf);
+	slb_free_ctl_conf(conf);
 
 	pw = getpwuid(getuid());
 	q->user = pw ? xstrdup(pw->pw_name) : xstrfmt("%u", (unsigned)getuid());
