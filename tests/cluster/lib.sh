@@ -66,20 +66,22 @@ if [[ -n $SLURM_PREFIX ]]; then
         exit 1
     fi
     RELEASE_TAG=$(basename "$SLURM_PREFIX")
-    SLURM_VERSION=$("$SLURM_PREFIX/sbin/slurmctld" -V | awk '{ print $2 }')
+    SLURM_VERSION=$("$SLURM_PREFIX/sbin/slurmctld" -V 2>/dev/null | awk '{ print $2 }' || true)
     SLURM_CONF=$SLURM_PREFIX/etc/slurm.conf
     SLURMDBD_CONF=$SLURM_PREFIX/etc/slurmdbd.conf
     SLURM_STATE=$STATE/slurm-$RELEASE_TAG
     SLURM_LOGS=$LOGS/slurm-$RELEASE_TAG
     DB_NAME=slurm_acct_db_${RELEASE_TAG//[^0-9A-Za-z]/_}
+    RELEASE_LABEL="Slurm ${SLURM_VERSION:-?} built in $SLURM_PREFIX"
     export PATH=$SLURM_PREFIX/bin:$SLURM_PREFIX/sbin:$PATH
 else
     RELEASE_TAG=debian
-    SLURM_VERSION=$(dpkg-query -W -f='${Version}' slurm-wlm 2>/dev/null | sed 's/-.*//')
+    SLURM_VERSION=$(dpkg-query -W -f='${Version}' slurm-wlm 2>/dev/null | sed 's/-.*//' || true)
     SLURM_CONF=/etc/slurm/slurm.conf
     SLURMDBD_CONF=/etc/slurm/slurmdbd.conf
     SLURM_STATE=$STATE
     SLURM_LOGS=$LOGS
+    RELEASE_LABEL="Debian's Slurm ${SLURM_VERSION:-22.05}"
 fi
 # The config keys each release expects (tests/cluster/RELEASES.md): 22.05
 # sends the job's --signal at preemption only with a SlurmctldParameters
