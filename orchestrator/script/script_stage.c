@@ -366,7 +366,8 @@ static int remove_below(int fd, const char *path)
 			else
 				ret = remove_below(subfd, sub);
 			close(subfd);
-			if (ret == 0 && unlinkat(dirfd(d), name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			if (ret == 0 && unlinkat(dirfd(d), name, AT_REMOVEDIR) < 0 &&
+			    errno != ENOENT)
 				ret = error("cannot remove '%s': %s", sub, strerror(errno));
 		}
 		free(sub);

@@ -74,10 +74,11 @@ static void test_script_stage_remove_refuses_other_owner(void **state)
 {
 	(void)state;
 	/* Made first by someone else, open to all, its leases a link into home. */
-	expect_refused("set -e; mkdir -m 777 \"$1/st\"; : >\"$1/st/lock\"; chmod 666 \"$1/st/lock\";"
-	               "ln -s \"$1/home/leases\" \"$1/st/leases\"; ln -s \"$1/home\" \"$1/st/data\";"
-	               "chown -h -R 65534:65534 \"$1/st\"",
-	               "belongs to user 'nobody' (uid 65534), not to you");
+	expect_refused(
+	    "set -e; mkdir -m 777 \"$1/st\"; : >\"$1/st/lock\"; chmod 666 \"$1/st/lock\";"
+	    "ln -s \"$1/home/leases\" \"$1/st/leases\"; ln -s \"$1/home\" \"$1/st/data\";"
+	    "chown -h -R 65534:65534 \"$1/st\"",
+	    "belongs to user 'nobody' (uid 65534), not to you");
 }
 
 static void test_script_stage_remove_refuses_wrong_mode(void **state)
@@ -104,11 +105,12 @@ static void test_script_stage_remove_own_stage_keeps_link_targets(void **state)
 	struct stat st;
 
 	(void)state;
-	free(run_bash("set -e; umask 077; mkdir -p \"$1/st/leases\" \"$1/st/data/a/b\";"
-	              ": >\"$1/st/lock\"; : >\"$1/st/leases/9.0.1\"; echo x >\"$1/st/data/a/b/f\";"
-	              "ln -s \"$1/home\" \"$1/st/data/home\"; ln -s \"$1/home/file\" \"$1/st/data/a/f\";"
-	              "ln -s \"$1/home/data\" \"$1/st/data/a/b/d\"; mkfifo \"$1/st/data/fifo\"",
-	              args));
+	free(run_bash(
+	    "set -e; umask 077; mkdir -p \"$1/st/leases\" \"$1/st/data/a/b\";"
+	    ": >\"$1/st/lock\"; : >\"$1/st/leases/9.0.1\"; echo x >\"$1/st/data/a/b/f\";"
+	    "ln -s \"$1/home\" \"$1/st/data/home\"; ln -s \"$1/home/file\" \"$1/st/data/a/f\";"
+	    "ln -s \"$1/home/data\" \"$1/st/data/a/b/d\"; mkfifo \"$1/st/data/fifo\"",
+	    args));
 	assert_int_equal(script_stage_remove(base, "st"), 1);
 	assert_int_equal(lstat(stage, &st), -1);
 	assert_home_intact(base);
