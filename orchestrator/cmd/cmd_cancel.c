@@ -41,11 +41,13 @@ static const char options[] =
  */
 #define STAGE_WAIT_S 30
 
-static void remove_stage(struct store *st, const struct sweep_rec *rec)
+/* Fails (reported) when a stage there is not the caller's to remove. */
+static int remove_stage(struct store *st, const struct sweep_rec *rec)
 {
 	const char *bases[3] = {getenv("TMPDIR"), NULL, "/tmp"};
 	struct cfg cfg;
 	char *name = script_stage_name(rec->id, rec->dir);
+	int failed = 0;
 
 	cfg_init(&cfg);
 	if (loaded_spec(&cfg, st, rec) < 0 || !cfg.nstage)
@@ -61,7 +63,7 @@ static void remove_stage(struct store *st, const struct sweep_rec *rec)
 		     t++) {
 			struct stat sb;
 			char *dir = xstrfmt("%s/%s", bases[b], name);
-			bool gone = stat(dir, &sb) < 0;
+			bool gone = lstat(dir, &sb) < 0;
 
 			free(dir);
 			if (gone)
@@ -70,10 +72,12 @@ static void remove_stage(struct store *st, const struct sweep_rec *rec)
 		}
 		if (ret > 0)
 			printf("removed the stage %s/%s\n", bases[b], name);
+		failed |= ret < 0;
 	}
 out:
 	cfg_release(&cfg);
 	free(name);
+	return failed ? SWEEP_ERR : 0;
 }
 
 int cmd_cancel(int argc, char **argv)
@@ -123,7 +127,8 @@ int cmd_cancel(int argc, char **argv)
 	for (size_t i = 0; i < l.narrays; i++)
 		printf(" %" PRIu32, l.arrays[i].job_id);
 	printf(" (tasks that had ended are unchanged)\n");
-	remove_stage(l.st, &l.rec);
+	if (remove_stage(l.st, &l.rec) < 0)
+		goto out;
 	ret = EXIT_OK;
 out:
 	loaded_release(&l);

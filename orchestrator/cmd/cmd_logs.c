@@ -2,7 +2,11 @@
  * sweep logs: one task's log files, of its latest (or Nth) attempt, as the
  * generated script names them (<logs>/<name>_%A_%a.out and .err), on either
  * backend. -f follows them while the task runs, as tail -f does, and ends
- * once the task has ended.
+ * once the task has ended. What a task wrote is not trusted: a log that is
+ * a link or not a regular file (a link to /dev/zero would never end) is
+ * refused, and on a terminal control characters are shown as cat -v does,
+ * so a log cannot set the clipboard (OSC 52), clear the screen or forge
+ * links (OSC 8). Piped, and with --raw, the bytes go out as they are.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +24,7 @@
 #include "error.h"
 #include "loaded.h"
 #include "outcome.h"
+#include "quote.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -39,6 +44,8 @@ static const char options[] =
     "  --out                only stdout\n"
     "  --err                only stderr\n"
     "  -f, --follow         keep printing what the task writes until it ends\n"
+    "  --raw                write control characters as they are, even to a terminal\n"
+    "                       (by default a terminal shows them as cat -v does)\n"
     "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -49,7 +56,7 @@ struct logs_opts {
 	const char *which;
 	size_t index;
 	unsigned attempt; /* 0: the latest */
-	bool out, err, follow;
+	bool out, err, follow, raw;
 };
 
 static int parse_number(unsigned long long *out, const char *s, const char *what)
@@ -69,6 +76,7 @@ static int parse_options(struct logs_opts *o, int argc, char **argv)
 	    {"out", no_argument, NULL, 'o'},
 	    {"err", no_argument, NULL, 'e'},
 	    {"follow", no_argument, NULL, 'f'},
+	    {"raw", no_argument, NULL, 'r'},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -96,6 +104,9 @@ static int parse_options(struct logs_opts *o, int argc, char **argv)
 			break;
 		case 'f':
 			o->follow = true;
+			break;
+		case 'r':
+			o->raw = true;
 			break;
 		default:
 			code =
@@ -157,28 +168,57 @@ static int find_run(struct task_outcome *out, const struct loaded_sweep *l, size
 	return ret;
 }
 
-/* Copies what path holds from *pos on to stdout; a file not there yet is fine when following. */
-static int copy_from(const char *path, off_t *pos, bool quiet_missing)
+/*
+ * Copies what path holds from *pos on to stdout, made visible (quote_visible)
+ * when visible; a file not there yet is fine when following. Only a regular
+ * file is read: never through a link, never a device or a FIFO.
+ */
+static int copy_from(const char *path, off_t *pos, bool quiet_missing, bool visible)
 {
+	struct strbuf shown = STRBUF_INIT;
 	char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+	struct stat st;
+	ssize_t n = 0;
+	int ret = 0;
 
 	if (fd < 0) {
 		if (errno == ENOENT && quiet_missing)
 			return 0;
+		if (errno == ELOOP)
+			return error("refusing the log '%s': it is a symbolic link, not a log the "
+			             "task wrote",
+			             path);
 		return error("cannot read '%s': %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = error("refusing the log '%s': it is not a regular file", path);
+		goto out;
 	}
 	if (lseek(fd, *pos, SEEK_SET) < 0) {
-		close(fd);
-		return error("cannot read '%s': %s", path, strerror(errno));
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+		goto out;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		fwrite(buf, 1, (size_t)n, stdout);
+		if (visible) {
+			strbuf_reset(&shown);
+			quote_visible(&shown, buf, (size_t)n);
+			fwrite(shown.buf, 1, shown.len, stdout);
+		} else {
+			fwrite(buf, 1, (size_t)n, stdout);
+		}
 		*pos += n;
 	}
+	if (n < 0)
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+out:
 	close(fd);
-	return n < 0 ? error("cannot read '%s': %s", path, strerror(errno)) : 0;
+	strbuf_release(&shown);
+	return ret;
 }
 
 struct log_file {
@@ -188,20 +228,20 @@ struct log_file {
 };
 
 /* Copies the new bytes of each file, with a header whenever the file changes (tail's way). */
-static int copy_new(struct log_file *files, size_t n, int *shown, bool follow)
+static int copy_new(struct log_file *files, size_t n, int *shown, bool follow, bool visible)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 
-		if (stat(files[i].path, &st) == 0 && st.st_size < files[i].pos)
+		if (lstat(files[i].path, &st) == 0 && st.st_size < files[i].pos)
 			files[i].pos = 0; /* rewritten from the start (a requeued run) */
 		if (*shown != (int)i &&
-		    (!follow || (stat(files[i].path, &st) == 0 && st.st_size > files[i].pos))) {
+		    (!follow || (lstat(files[i].path, &st) == 0 && st.st_size > files[i].pos))) {
 			printf("%s==> %s (%s) <==\n", *shown >= 0 ? "\n" : "", files[i].path,
 			       files[i].what);
 			*shown = (int)i;
 		}
-		if (copy_from(files[i].path, &files[i].pos, follow) < 0)
+		if (copy_from(files[i].path, &files[i].pos, follow, visible) < 0)
 			return SWEEP_ERR;
 	}
 	return fflush(stdout) == 0 ? 0 : SWEEP_ERR;
@@ -209,14 +249,14 @@ static int copy_new(struct log_file *files, size_t n, int *shown, bool follow)
 
 /* -f: until the task's latest run has ended, then what it wrote last. */
 static int follow(struct log_file *files, size_t n, int *shown, struct loaded_sweep *l,
-                  size_t index)
+                  size_t index, bool visible)
 {
 	time_t asked = time(NULL);
 
 	while (!task_state_is_final(l->outcomes[index].state) ||
 	       l->outcomes[index].state == TS_REQUEUED) {
 		sleep(FOLLOW_POLL_S);
-		if (copy_new(files, n, shown, true) < 0)
+		if (copy_new(files, n, shown, true, visible) < 0)
 			return SWEEP_ERR;
 		if (time(NULL) - asked < FOLLOW_STATE_S)
 			continue;
@@ -224,7 +264,7 @@ static int follow(struct log_file *files, size_t n, int *shown, struct loaded_sw
 		if (loaded_outcomes(l) < 0)
 			return SWEEP_ERR;
 	}
-	return copy_new(files, n, shown, true);
+	return copy_new(files, n, shown, true, visible);
 }
 
 /*
@@ -248,6 +288,7 @@ static int show(struct loaded_sweep *l, const struct logs_opts *o)
 	struct task_outcome run;
 	struct log_file files[2];
 	size_t n = 0;
+	bool visible = !o->raw && isatty(STDOUT_FILENO);
 	int shown = -1, ret;
 	char *out;
 
@@ -271,9 +312,9 @@ static int show(struct loaded_sweep *l, const struct logs_opts *o)
 		files[n++] = (struct log_file){xstrdup(out), "stderr", 0};
 	}
 	free(out);
-	ret = copy_new(files, n, &shown, run.state == TS_PENDING);
+	ret = copy_new(files, n, &shown, run.state == TS_PENDING, visible);
 	if (ret == 0 && o->follow && !o->attempt)
-		ret = follow(files, n, &shown, l, o->index);
+		ret = follow(files, n, &shown, l, o->index, visible);
 	for (size_t i = 0; i < n; i++)
 		free(files[i].path);
 	return ret;

@@ -222,70 +222,215 @@ int script_keep_check(const struct cfg *cfg, const struct plan *plan)
 	return ret;
 }
 
-/* Whether some live task holds a lease in dir (removing the files of dead ones). */
-static int leases_held(const char *dir)
+/*
+ * The removal below never goes through a link, and never into a folder that
+ * is not the caller's: the stage's name is predictable, in a folder every
+ * user may write (/tmp), so another user can make it first, or plant a
+ * link there or in it (to the caller's home, say). Everything is opened
+ * relative to the stage's descriptor, with O_NOFOLLOW and
+ * AT_SYMLINK_NOFOLLOW, as rm -rf and systemd-tmpfiles do.
+ */
+
+/* Why the entry name of dirfd (shown as path) is not a folder to open. */
+static int refuse_entry(int dirfd, const char *name, const char *path, int err)
 {
-	DIR *d = opendir(dir);
+	struct stat st;
+	char *owner;
+	int ret;
+
+	if ((err != ELOOP && err != ENOTDIR) || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return error("cannot open '%s': %s", path, strerror(err));
+	owner = path_owner_name(st.st_uid);
+	ret = error("refusing the stage '%s': it is %s (owned by %s), not a folder sweep made; "
+	            "sweep never removes anything through it",
+	            path, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a folder", owner);
+	free(owner);
+	return ret;
+}
+
+/*
+ * Opens the stage folder name of basefd (shown as path) into *out, once it
+ * is known to be the caller's own: a folder, not a link, owned by the
+ * caller, mode 0700 (as the task script makes it). *out is -1 when it is
+ * not there.
+ */
+static int stage_open(int *out, int basefd, const char *name, const char *path)
+{
+	struct stat st;
+	char *owner;
+	int fd, ret = 0;
+
+	*out = -1;
+	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : refuse_entry(basefd, name, path, errno);
+	if (fstat(fd, &st) < 0) {
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+	} else if (st.st_uid != geteuid()) {
+		owner = path_owner_name(st.st_uid);
+		ret = error("refusing the stage '%s': it belongs to %s, not to you; sweep "
+		            "removes only a stage of its own (someone else may have made it "
+		            "first to have your files removed through it)",
+		            path, owner);
+		free(owner);
+	} else if ((st.st_mode & 07777) != PATH_PRIVATE_DIR) {
+		ret = error("refusing the stage '%s': its mode is %04o, not %04o as sweep makes "
+		            "it; remove it yourself if it is yours",
+		            path, (unsigned)(st.st_mode & 07777), PATH_PRIVATE_DIR);
+	}
+	if (ret < 0)
+		close(fd);
+	else
+		*out = fd;
+	return ret;
+}
+
+/* Whether some live task holds a lease in the stage's leases/ (removing the files of dead ones). */
+static int leases_held(int stagefd, const char *path)
+{
+	char *leases = xstrfmt("%s/leases", path);
+	int fd = openat(stagefd, "leases", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
 	int held = 0;
+	DIR *d;
 
-	if (!d)
-		return errno == ENOENT ? 0 : error("cannot read '%s': %s", dir, strerror(errno));
+	if (fd < 0) {
+		held = errno == ENOENT ? 0 : refuse_entry(stagefd, "leases", leases, errno);
+		goto out;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		held = error("cannot read '%s': %s", leases, strerror(errno));
+		goto out;
+	}
 	while ((de = readdir(d))) {
-		int fd;
+		struct stat st;
 
 		if (de->d_name[0] == '.')
 			continue;
-		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(dirfd(d), de->d_name,
+		            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-			held = 1;
-		else
-			unlinkat(dirfd(d), de->d_name, 0);
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+				held = 1;
+			else
+				unlinkat(dirfd(d), de->d_name, 0);
+		}
 		close(fd);
 	}
 	closedir(d);
+out:
+	free(leases);
 	return held;
 }
 
-static int remove_tree(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+/* Removes everything in the folder fd (shown as path), never following a link. */
+static int remove_below(int fd, const char *path)
 {
-	(void)sb;
-	(void)ftw;
-	if ((type == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT)
-		return error("cannot remove '%s': %s", path, strerror(errno));
-	return 0;
+	int dfd = dup(fd), ret = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return error("cannot read '%s': %s", path, strerror(errno));
+	}
+	while (ret == 0 && (de = readdir(d))) {
+		const char *name = de->d_name;
+		char *sub;
+		struct stat st, opened;
+		int subfd;
+
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		sub = xstrfmt("%s/%s", path, name);
+		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT)
+				ret = error("cannot read '%s': %s", sub, strerror(errno));
+		} else if (!S_ISDIR(st.st_mode)) {
+			/* A link is removed, never what it points to. */
+			if (unlinkat(dirfd(d), name, 0) < 0 && errno != ENOENT)
+				ret = error("cannot remove '%s': %s", sub, strerror(errno));
+		} else if ((subfd = openat(dirfd(d), name,
+		                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			ret = error("cannot open '%s': %s", sub, strerror(errno));
+		} else {
+			/* The folder looked at is the one opened (not swapped meanwhile). */
+			if (fstat(subfd, &opened) < 0 || opened.st_dev != st.st_dev ||
+			    opened.st_ino != st.st_ino)
+				ret = error("'%s' changed while it was being removed", sub);
+			else
+				ret = remove_below(subfd, sub);
+			close(subfd);
+			if (ret == 0 && unlinkat(dirfd(d), name, AT_REMOVEDIR) < 0 &&
+			    errno != ENOENT)
+				ret = error("cannot remove '%s': %s", sub, strerror(errno));
+		}
+		free(sub);
+	}
+	closedir(d);
+	return ret;
 }
 
 int script_stage_remove(const char *base, const char *name)
 {
 	char *dir = xstrfmt("%s/%s", base, name), *lock = xstrfmt("%s/lock", dir);
-	char *leases = xstrfmt("%s/leases", dir);
-	int fd = -1, ret = 0;
+	int basefd, stagefd = -1, fd = -1, ret = 0;
+	struct stat st, now;
 
-	fd = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	basefd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (basefd < 0) {
+		if (errno != ENOENT)
+			ret = error("cannot open '%s': %s", base, strerror(errno));
+		goto out;
+	}
+	ret = stage_open(&stagefd, basefd, name, dir);
+	if (ret < 0 || stagefd < 0)
+		goto out;
+	fd = openat(stagefd, "lock", O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno != ENOENT)
 			ret = error("cannot open '%s': %s", lock, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		ret = error("refusing the stage '%s': its lock is not a regular file", dir);
 		goto out;
 	}
 	if (flock(fd, LOCK_EX) < 0) {
 		ret = error("cannot lock '%s': %s", lock, strerror(errno));
 		goto out;
 	}
-	ret = leases_held(leases);
-	if (ret == 0) {
-		ret = nftw(dir, remove_tree, 16, FTW_DEPTH | FTW_PHYS) < 0 ? SWEEP_ERR : 1;
-	} else if (ret > 0) {
-		ret = 0;
+	ret = leases_held(stagefd, dir);
+	if (ret != 0) {
+		ret = ret > 0 ? 0 : ret;
+		goto out;
 	}
+	ret = remove_below(stagefd, dir);
+	if (ret < 0)
+		goto out;
+	/* The name still the folder just emptied: else leave what is there now. */
+	if (fstat(stagefd, &st) < 0 || fstatat(basefd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st.st_dev != now.st_dev || st.st_ino != now.st_ino) {
+		ret = error("'%s' changed while it was being removed", dir);
+		goto out;
+	}
+	ret = unlinkat(basefd, name, AT_REMOVEDIR) < 0
+	          ? error("cannot remove '%s': %s", dir, strerror(errno))
+	          : 1;
 out:
 	if (fd >= 0)
 		close(fd);
+	if (stagefd >= 0)
+		close(stagefd);
+	if (basefd >= 0)
+		close(basefd);
 	free(dir);
 	free(lock);
-	free(leases);
 	return ret;
 }
 

@@ -54,8 +54,12 @@ int script_keep_check(const struct cfg *cfg, const struct plan *plan);
 
 /*
  * sweep cancel on this machine: removes base/name when no task holds a
- * lease on it (as the last task's sweep_stage_out would). Returns 1 when
- * removed, 0 when absent or still leased, negative on error.
+ * lease on it (as the last task's sweep_stage_out would). Only a stage of
+ * the caller's own: a folder (not a link) that the caller owns, mode 0700;
+ * anything else is refused with an error, and nothing is removed. Below it,
+ * everything is opened relative to its descriptor and no link is followed:
+ * a link inside is removed, never what it points to. Returns 1 when
+ * removed, 0 when absent or still leased, negative on error (reported).
  */
 int script_stage_remove(const char *base, const char *name);
 

@@ -48,7 +48,7 @@ out:
 	return ret;
 }
 
-static char *owner_name(uid_t uid)
+char *path_owner_name(uid_t uid)
 {
 	struct passwd *pw = getpwuid(uid);
 
@@ -75,7 +75,7 @@ char *path_private_problem(const char *path, const char *what)
 	if (!S_ISDIR(st.st_mode))
 		return xstrfmt("the %s '%s' is not a folder", what, path);
 	if (st.st_uid != geteuid()) {
-		owner = owner_name(st.st_uid);
+		owner = path_owner_name(st.st_uid);
 		why = xstrfmt("refusing the %s '%s': it belongs to %s, not to you, who could "
 		              "change what sweep reads and runs; use a folder of your own",
 		              what, path, owner);

@@ -46,6 +46,9 @@ int path_mkdir_p(const char *path);
  */
 int path_check_private(const char *path, const char *what);
 
+/* "user 'NAME' (uid N)", or "uid N" for a uid with no name. Caller frees. */
+char *path_owner_name(uid_t uid);
+
 /* What path_check_private would report (newly allocated), or NULL when path is fine. */
 char *path_private_problem(const char *path, const char *what);
 

@@ -16,6 +16,23 @@ void quote_sh(struct strbuf *out, const char *value)
 	strbuf_addch(out, '\'');
 }
 
+void quote_visible(struct strbuf *out, const char *buf, size_t len)
+{
+	const char *run = buf;
+
+	for (const char *p = buf; p < buf + len; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
+			continue;
+		strbuf_add(out, run, (size_t)(p - run));
+		strbuf_addch(out, '^');
+		strbuf_addch(out, c == 0x7f ? '?' : (char)(c + '@'));
+		run = p + 1;
+	}
+	strbuf_add(out, run, (size_t)(buf + len - run));
+}
+
 static int is_alpha(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';

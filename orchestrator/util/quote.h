@@ -12,6 +12,14 @@
  */
 void quote_sh(struct strbuf *out, const char *value);
 
+/*
+ * buf[0..len) for a terminal, its control characters made visible as
+ * cat -v shows them: ESC as ^[, each other C0 control as ^ and the letter
+ * (^A, ^M), DEL as ^?. Newline and tab, and every other byte (UTF-8 text),
+ * are kept as they are. Appends to out.
+ */
+void quote_visible(struct strbuf *out, const char *buf, size_t len);
+
 /* True when name is a shell identifier: [A-Za-z_][A-Za-z0-9_]*. */
 int quote_is_identifier(const char *name);
 
