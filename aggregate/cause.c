@@ -60,11 +60,41 @@ static bool slurmstepd_line(const char *s, size_t len)
 	return i + 1 < len && s[i] == ':' && s[i + 1] == ' ';
 }
 
+/*
+ * slurmstepd's lines as 23.02 on write them into the task's log: a
+ * timestamp, not its name ("[2026-12-06T05:20:39.295] error: StepId=756.batch
+ * exceeded memory limit ..."; tests/data/causes/oom_26_05.err, recorded on
+ * 26.05). "[" date "T" time, an optional fraction, "] ", then a log level.
+ */
+static bool stepd_stamped_line(const char *s, size_t len)
+{
+	static const char *const levels[] = {"error: ", "fatal: ", "warning: ", "info: ",
+	                                     "debug: ", "verbose: "};
+	static const char shape[] = "[dddd-dd-ddTdd:dd:dd";
+	size_t i = 0;
+
+	if (len < sizeof(shape) - 1)
+		return false;
+	for (; i < sizeof(shape) - 1; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
+			return false;
+	if (i < len && s[i] == '.')
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++)
+			;
+	if (len - i < 2 || s[i] != ']' || s[i + 1] != ' ')
+		return false;
+	i += 2;
+	for (size_t k = 0; k < sizeof(levels) / sizeof(*levels); k++)
+		if (starts_with(s + i, len - i, levels[k]))
+			return true;
+	return false;
+}
+
 /* Lines sweep's script, slurmstepd or srun wrote, not the program. */
 static bool not_the_program(const char *s, size_t len)
 {
 	return starts_with(s, len, "sweep: ") || slurmstepd_line(s, len) ||
-	       starts_with(s, len, "srun: ");
+	       stepd_stamped_line(s, len) || starts_with(s, len, "srun: ");
 }
 
 /*
@@ -212,6 +242,24 @@ static char *shown_line(const char *s, size_t n)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* A line of slurmstepd's (either form) says the step exceeded its memory limit. */
+static bool stepd_said_oom(const char *text, size_t len)
+{
+	const char *end = text + len, *p = text;
+
+	while ((p = find_in(p, (size_t)(end - p), "exceeded memory limit"))) {
+		const char *line = p;
+
+		while (line > text && line[-1] != '\n' && line[-1] != '\0')
+			line--;
+		if (slurmstepd_line(line, (size_t)(end - line)) ||
+		    stepd_stamped_line(line, (size_t)(end - line)))
+			return true;
+		p += sizeof("exceeded memory limit") - 1;
+	}
+	return false;
+}
+
 static const char *pick_in(const char *text, size_t len, size_t *n)
 {
 	const char *line;
@@ -232,9 +280,7 @@ void cause_pick(struct cause_pick *out, const char *err, size_t errlen, const ch
 	line = pick_in(err, errlen, &n);
 	if (!line)
 		line = pick_in(out_text, outlen, &n);
-	if (err && find_in(err, errlen, "slurmstepd") &&
-	    find_in(err, errlen, "exceeded memory limit"))
-		out->log_oom = true;
+	out->log_oom = err && stepd_said_oom(err, errlen);
 	if (!line)
 		return;
 	drop_script_prefix(&line, &n);

@@ -28,6 +28,12 @@ write_sweep slow slow
 submit slow.yaml
 SLOW=$SWEEP_ID
 wait_until 60 "sweep $SLOW to show as running" is "$SLOW" "running (0 of 2 ended)"
+# Cancelled while they run, the tasks have rows of their own: a task
+# cancelled while still pending is final only through the pending record,
+# which is kept only after ACCT_CACHE_STATS_SETTLE_S (the list below would
+# then ask slurmdbd, rightly). 26.05 started them later than 22.05 here.
+running_tasks() { [ "$(squeue -h -r -t R -j "${JOBS[0]}" 2>/dev/null | wc -l)" -eq 2 ]; }
+wait_until 60 "both tasks of sweep $SLOW to run" running_tasks
 
 write_sweep good ok
 submit good.yaml
