@@ -57,6 +57,39 @@ int submission_lock(const char *sweep_dir)
 	return fd;
 }
 
+int submission_lock_wait(const char *sweep_dir, unsigned wait_s)
+{
+	char *path = xstrfmt("%s/submit.lock", sweep_dir);
+	int fd = path_open_private(path, O_RDWR, PATH_PRIVATE_FILE);
+	struct timespec pause = {0, 50 * 1000 * 1000};
+	time_t deadline = time(NULL) + wait_s;
+
+	if (fd < 0) {
+		error("cannot lock '%s': %s", path, strerror(errno));
+		free(path);
+		return SWEEP_ERR;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			error("cannot lock '%s': %s", path, strerror(errno));
+			goto fail;
+		}
+		if (time(NULL) >= deadline) {
+			error("cannot lock '%s': another sweep command still holds it after %u s; "
+			      "try again when it has ended",
+			      path, wait_s);
+			goto fail;
+		}
+		nanosleep(&pause, NULL);
+	}
+	free(path);
+	return fd;
+fail:
+	close(fd);
+	free(path);
+	return SWEEP_ERR;
+}
+
 static char *intent_path(const char *sweep_dir)
 {
 	return xstrfmt("%s/submit.intent", sweep_dir);
