@@ -487,6 +487,9 @@ int cmd_confirm(int argc, char **argv)
 		if (v.cfg.metrics[i].has_goal)
 			compare_goals_set(&goals, v.cfg.metrics[i].name,
 			                  v.cfg.metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
+	/* A --goal for a metric the sweep does not report would rank by the file's goal. */
+	if (compare_goals_check(&o.goals, v.gate.metrics, v.gate.nmetrics) < 0)
+		goto out;
 	for (size_t i = 0; i < o.goals.n; i++)
 		compare_goals_set(&goals, o.goals.items[i].name, o.goals.items[i].goal);
 	/* Held until submit has recorded the sweep: a confirm beside it waits (confirms.h). */

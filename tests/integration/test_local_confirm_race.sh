@@ -24,6 +24,11 @@ submit_local tiny.yaml
 BASE=$SWEEP_ID
 wait_until 120 "the sweep to finish" bash -c "'$SWEEP' status $BASE | grep -q '^4/4 done'"
 
+# A goal for a metric the sweep does not report is an error, not the file's goal.
+"$SWEEP" confirm "$BASE" --goal nosuch=max --dry-run >nosuch.out 2>&1 && fail "confirm took --goal nosuch: $(cat nosuch.out)"
+grep -q "error: --goal 'nosuch': no metric 'nosuch' is reported; the metrics are 'acc'" nosuch.out ||
+	fail "no error naming the metrics: $(cat nosuch.out)"
+
 # Five rounds of two confirms of the sweep at once.
 for round in 1 2 3 4 5; do
 	"$SWEEP" confirm "$BASE" --top 1 --seeds 2 >"a$round.out" 2>&1 &
