@@ -150,6 +150,35 @@ static const char *last_line(const char *text, size_t len, size_t *linelen)
 }
 
 /*
+ * The line with which the task script refused to go on before the command
+ * ran ("sweep: cannot stage: it needs up to 41MB ...", "sweep: refusing
+ * the folder ..."), when no line of the program follows it; else NULL.
+ */
+static const char *script_refusal(const char *text, size_t len, size_t *linelen)
+{
+	const char *end = text + len;
+
+	while (end > text) {
+		const char *start = end, *s;
+		size_t n;
+
+		while (start > text && start[-1] != '\n')
+			start--;
+		s = start;
+		n = (size_t)(end - start);
+		trim(&s, &n);
+		end = start > text ? start - 1 : text;
+		if (starts_with(s, n, "sweep: cannot ") || starts_with(s, n, "sweep: refusing ")) {
+			*linelen = n;
+			return s;
+		}
+		if (n && !not_the_program(s, n))
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
  * The first needle in [s, s + len), or NULL. Not strstr: a NUL byte (the
  * hole a crashed node leaves in a log that a requeued run appends to) is
  * a byte like any other and hides nothing after it.
@@ -277,7 +306,9 @@ void cause_pick(struct cause_pick *out, const char *err, size_t errlen, const ch
 	size_t n = 0;
 
 	memset(out, 0, sizeof(*out));
-	line = pick_in(err, errlen, &n);
+	line = err && errlen ? script_refusal(err, errlen, &n) : NULL;
+	if (!line)
+		line = pick_in(err, errlen, &n);
 	if (!line)
 		line = pick_in(out_text, outlen, &n);
 	out->log_oom = err && stepd_said_oom(err, errlen);

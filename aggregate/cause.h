@@ -35,7 +35,10 @@ void cause_pick_release(struct cause_pick *p);
  * the last line of the last Python traceback; else the last non-empty
  * line of stderr; of stdout when stderr has none. sweep's own lines
  * ("sweep: ...") and slurmstepd's are not the program's and are skipped
- * (slurmstepd's "exceeded memory limit" sets log_oom). Of a line that a
+ * (slurmstepd's "exceeded memory limit" sets log_oom), except the line
+ * with which the task script refused to run the command ("sweep: cannot
+ * stage: ...", "sweep: refusing ..."), which is the cause when no line
+ * of the program follows it. Of a line that a
  * progress bar rewrote with carriage returns, the last part. Control bytes
  * are escaped (\t, \x1b) and the line cut to CAUSE_LINE_MAX bytes with
  * "...". Either text may be NULL.

@@ -67,6 +67,28 @@ enum compare_goal compare_goals_get(const struct compare_goals *g, const char *n
 	return GOAL_NONE;
 }
 
+int compare_goals_check(const struct compare_goals *g, char *const *metrics, size_t n)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		struct strbuf names = STRBUF_INIT;
+		size_t m = 0;
+		int ret;
+
+		while (m < n && strcmp(metrics[m], g->items[i].name))
+			m++;
+		if (m < n)
+			continue;
+		for (m = 0; m < n; m++)
+			strbuf_addf(&names, "%s'%s'", m ? ", " : "", metrics[m]);
+		ret = error("--goal '%s': no metric '%s' is reported; %s%s", g->items[i].name,
+		            g->items[i].name, n ? "the metrics are " : "there are no metrics",
+		            names.buf);
+		strbuf_release(&names);
+		return ret;
+	}
+	return 0;
+}
+
 int compare_goals_parse(struct compare_goals *g, const char *text)
 {
 	const char *item = text;

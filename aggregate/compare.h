@@ -56,6 +56,14 @@ enum compare_goal compare_goals_get(const struct compare_goals *g, const char *n
 int compare_goals_parse(struct compare_goals *g, const char *text);
 
 /*
+ * Whether every goal of g names one of the n metrics: reports the first
+ * that does not with error(), naming the metrics there are ("--goal
+ * 'nosuch': no metric 'nosuch' is reported; the metrics are 'acc',
+ * 'loss'"), and returns SWEEP_ERR.
+ */
+int compare_goals_check(const struct compare_goals *g, char *const *metrics, size_t n);
+
+/*
  * Welch's test of equal means. defined is false (and t, df, p NAN) when
  * either side has n < 2, or both have zero variance: then there is no
  * estimate of the noise to compare the difference with.

@@ -78,9 +78,12 @@ struct backend_ops {
 	 * How commands show this side to the user: the program that submits
 	 * ("sbatch"), the command line printed for a submission ("sbatch
 	 * --parsable"), and why tasks have no record while their records may
-	 * still be on their way, and after.
+	 * still be on their way, and after; who accepts array jobs ("Slurm",
+	 * "the local runner") and how recovery found them.
 	 */
 	const char *submitter;
+	const char *taker;
+	const char *found_by;
 	const char *submit_command;
 	const char *no_record_yet;
 	const char *no_record;
@@ -95,10 +98,11 @@ struct backend_ops {
 	int (*cancel)(struct store *st, const struct sweep_rec *rec, const struct array_rec *arrays,
 	              size_t narrays);
 	/*
-	 * The array jobs this side accepted for the sweep's script, found by
-	 * the job name and the script (job_id, offset and attempt 1 set; spec
-	 * NULL), after a submission that died before recording them. NULL when
-	 * this side records its jobs itself.
+	 * The array jobs this side accepted for the sweep's script (job_id,
+	 * offset and attempt 1 set; spec NULL), after a submission that died
+	 * before recording them: Slurm's by the job name and the script, the
+	 * local runner's from its tables in the state store. NULL when this
+	 * side records its jobs itself.
 	 */
 	int (*find)(struct array_rec **out, size_t *n, const struct sweep_rec *rec);
 	/*

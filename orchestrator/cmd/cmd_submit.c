@@ -611,7 +611,7 @@ static int render_dry(struct submit *s)
 	in->source = s->source;
 	in->array_limit = s->quota.max_array;
 	if (script_stage_measure(&in->stage_need, &s->cfg, s->cwd) < 0 ||
-	    script_keep_check(&s->cfg, &s->plan) < 0)
+	    script_keep_check(&s->cfg, &s->plan, s->cwd) < 0)
 		return SWEEP_ERR;
 	s->state_dir = path_absolute(cli_state_dir(s->o.state_dir), s->cwd);
 	s->dry_dir = xstrfmt("%s/sweeps/DRY-RUN", s->state_dir);

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cfg.h"
 #include "confirm.h"
@@ -14,6 +15,7 @@
 #include "plan.h"
 #include "store.h"
 #include "strbuf.h"
+#include "submission.h"
 
 #include "banned.h"
 
@@ -43,14 +45,22 @@ static int64_t confirm_of(struct store *st, const struct sweep_rec *rec)
 	return of;
 }
 
+/* The position in recs of a sweep, or n. */
+static size_t find(const struct sweep_rec *recs, size_t n, int64_t id)
+{
+	size_t i = 0;
+
+	while (i < n && recs[i].id != id)
+		i++;
+	return i;
+}
+
 /* The sweep at the start of id's chain of confirms (of[] by position in recs). */
 static int64_t chain_root(const struct sweep_rec *recs, const int64_t *of, size_t n, int64_t id)
 {
 	for (int depth = 0; depth < 64; depth++) {
-		size_t i = 0;
+		size_t i = find(recs, n, id);
 
-		while (i < n && recs[i].id != id)
-			i++;
 		if (i == n || !of[i])
 			return id;
 		id = of[i];
@@ -58,14 +68,48 @@ static int64_t chain_root(const struct sweep_rec *recs, const int64_t *of, size_
 	return id;
 }
 
-int confirms_used_seeds(int64_t **used, size_t *nused, unsigned *others, struct store *st,
-                        const struct sweep_rec *rec)
+/* The family's lock: the submission lock of its first sweep still in the store. */
+static int lock_family(struct store *st, const struct sweep_rec *rec)
+{
+	struct sweep_rec *recs = NULL;
+	int64_t *of;
+	size_t n = 0, at;
+	int ret = store_list_sweeps(st, &recs, &n);
+
+	if (ret < 0)
+		return ret;
+	of = xcalloc(n ? n : 1, sizeof(*of));
+	for (size_t i = 0; i < n; i++)
+		of[i] = confirm_of(st, &recs[i]);
+	at = find(recs, n, rec->id);
+	for (int depth = 0; at < n && of[at] && depth < 64; depth++) {
+		size_t up = find(recs, n, of[at]);
+
+		if (up == n)
+			break;
+		at = up;
+	}
+	ret = submission_lock_wait(at < n ? recs[at].dir : rec->dir, CONFIRMS_LOCK_WAIT_S);
+	free(of);
+	sweep_recs_free(recs, n);
+	return ret;
+}
+
+int confirms_used_seeds(int64_t **used, size_t *nused, unsigned *others, int *lock_fd,
+                        struct store *st, const struct sweep_rec *rec)
 {
 	struct sweep_rec *recs = NULL;
 	int64_t *of, root;
 	size_t n = 0;
-	int ret = store_list_sweeps(st, &recs, &n);
+	int ret;
 
+	if (lock_fd) {
+		*lock_fd = lock_family(st, rec);
+		if (*lock_fd < 0)
+			return SWEEP_ERR;
+	}
+	/* Read after the lock: a confirm recorded just before it counts. */
+	ret = store_list_sweeps(st, &recs, &n);
 	of = xcalloc(n ? n : 1, sizeof(*of));
 	for (size_t i = 0; ret == 0 && i < n; i++)
 		of[i] = confirm_of(st, &recs[i]);
@@ -84,6 +128,10 @@ int confirms_used_seeds(int64_t **used, size_t *nused, unsigned *others, struct 
 	}
 	free(of);
 	sweep_recs_free(recs, n);
+	if (ret < 0 && lock_fd) {
+		close(*lock_fd);
+		*lock_fd = -1;
+	}
 	return ret;
 }
 
@@ -96,14 +144,15 @@ char *confirms_provenance(struct store *st, const struct cfg *cfg, const struct 
 		return NULL;
 	plan_init(&parent);
 	if (store_load_plan(st, &parent, cfg->confirm_of) < 0)
-		strbuf_addf(&sb, "selected in sweep %u (no longer in the state store); estimated on "
-		            "seeds ", cfg->confirm_of);
+		strbuf_addf(&sb,
+		            "selected in sweep %u (no longer in the state store); estimated on "
+		            "seeds ",
+		            cfg->confirm_of);
 	if (!sb.len)
-		confirm_add_provenance(&sb, cfg->confirm_of, parent.seeds, parent.nseeds, plan->seeds,
-		                       plan->nseeds);
+		confirm_add_provenance(&sb, cfg->confirm_of, parent.seeds, parent.nseeds,
+		                       plan->seeds, plan->nseeds);
 	else
 		confirm_add_ranges(&sb, plan->seeds, plan->nseeds);
 	plan_release(&parent);
 	return strbuf_detach(&sb, NULL);
 }
-

@@ -57,6 +57,39 @@ int submission_lock(const char *sweep_dir)
 	return fd;
 }
 
+int submission_lock_wait(const char *sweep_dir, unsigned wait_s)
+{
+	char *path = xstrfmt("%s/submit.lock", sweep_dir);
+	int fd = path_open_private(path, O_RDWR, PATH_PRIVATE_FILE);
+	struct timespec pause = {0, 50 * 1000 * 1000};
+	time_t deadline = time(NULL) + wait_s;
+
+	if (fd < 0) {
+		error("cannot lock '%s': %s", path, strerror(errno));
+		free(path);
+		return SWEEP_ERR;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			error("cannot lock '%s': %s", path, strerror(errno));
+			goto fail;
+		}
+		if (time(NULL) >= deadline) {
+			error("cannot lock '%s': another sweep command still holds it after %u s; "
+			      "try again when it has ended",
+			      path, wait_s);
+			goto fail;
+		}
+		nanosleep(&pause, NULL);
+	}
+	free(path);
+	return fd;
+fail:
+	close(fd);
+	free(path);
+	return SWEEP_ERR;
+}
+
 static char *intent_path(const char *sweep_dir)
 {
 	return xstrfmt("%s/submit.intent", sweep_dir);
@@ -168,38 +201,38 @@ static int adopt(struct store *st, struct sweep_rec *rec, const struct backend_o
 	if (rec->status == SWEEP_SUBMITTED) {
 		/* An interrupted resubmission. */
 		if (nadded)
-			warning(
-			    "a resubmission of sweep %" PRId64 " '%s' was interrupted; Slurm had "
-			    "accepted array job%s %s (found by job name and script): recorded now",
-			    rec->id, rec->name, nadded == 1 ? "" : "s", ids.buf);
+			warning("a resubmission of sweep %" PRId64 " '%s' was interrupted; %s had "
+			        "accepted array job%s %s (%s): recorded now",
+			        rec->id, rec->name, ops->taker, nadded == 1 ? "" : "s", ids.buf,
+			        ops->found_by);
 	} else if (nadded || nknown) {
 		ret = store_finish_sweep(st, rec->id, SWEEP_SUBMITTED, NULL);
 		if (!ret)
-			warning("the submission of sweep %" PRId64
-			        " '%s' was interrupted; Slurm had "
-			        "accepted array job%s %s (found by job name and script): recorded "
-			        "now. Tasks of arrays never submitted show as missing: 'sweep "
-			        "resubmit' runs them",
-			        rec->id, rec->name, nadded == 1 ? "" : "s",
-			        ids.len ? ids.buf : "(none new)");
+			warning("the submission of sweep %" PRId64 " '%s' was interrupted; %s had "
+			        "accepted array job%s %s (%s): recorded now. Tasks of arrays never "
+			        "submitted show as missing: 'sweep resubmit' runs them",
+			        rec->id, rec->name, ops->taker, nadded == 1 ? "" : "s",
+			        ids.len ? ids.buf : "(none new)", ops->found_by);
 		if (!ret) {
 			rec->status = SWEEP_SUBMITTED;
 			free(rec->error);
 			rec->error = NULL;
 		}
 	} else if (conclude && rec->status == SWEEP_SUBMITTING) {
-		ret = store_finish_sweep(
-		    st, rec->id, SWEEP_FAILED,
-		    "submission interrupted before Slurm accepted any array job");
+		char *why = xstrfmt("submission interrupted before %s accepted any array job",
+		                    ops->taker);
+
+		ret = store_finish_sweep(st, rec->id, SWEEP_FAILED, why);
 		if (!ret) {
 			warning("the submission of sweep %" PRId64 " '%s' was interrupted before "
-			        "Slurm accepted any array job: marked failed; submit it again",
-			        rec->id, rec->name);
+			        "%s accepted any array job: marked failed; submit it again",
+			        rec->id, rec->name, ops->taker);
 			rec->status = SWEEP_FAILED;
 			free(rec->error);
-			rec->error = xstrdup("submission interrupted before Slurm accepted any "
-			                     "array job");
+			rec->error = why;
+			why = NULL;
 		}
+		free(why);
 	}
 	/* Settled: whatever the interrupted command meant is now in the store. */
 	if (!ret && has_intent && rec->status != SWEEP_SUBMITTING)

@@ -79,6 +79,14 @@ typedef int (*submission_opts_fn)(void *data, size_t i, struct strbuf *opt1, str
 int submission_lock(const char *sweep_dir);
 
 /*
+ * The same lock, waiting up to wait_s seconds while another command holds
+ * it (a confirm of the same family records its sweep meanwhile). Returns
+ * the descriptor, or a negative code after error() ("... still held after
+ * N s").
+ */
+int submission_lock_wait(const char *sweep_dir, unsigned wait_s);
+
+/*
  * Repairs what an interrupted submission left, once nobody holds the
  * submission lock (neither the command nor the sbatch it started): for a
  * sweep left SUBMITTING, records the array jobs the scheduler accepted for

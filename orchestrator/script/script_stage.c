@@ -167,7 +167,8 @@ void script_checkpoint_dir(struct strbuf *out, const struct cfg *cfg, const stru
 	strbuf_addstr(out, "\nexport SWEEP_CHECKPOINT_DIR");
 }
 
-/* Task i's checkpoint folder, placeholders filled in. */
+/* Task i's checkpoint folder, placeholders filled in ({stage}: STAGE_STANDIN, known on the node). */
+#define STAGE_STANDIN "$SWEEP_STAGE"
 static void task_dir(struct strbuf *out, const char *dir, const struct plan *plan, size_t i)
 {
 	struct placeholder_piece pc;
@@ -176,6 +177,8 @@ static void task_dir(struct strbuf *out, const char *dir, const struct plan *pla
 	for (const char *p = dir; (n = placeholder_next(&pc, p)); p += n) {
 		if (pc.kind == PLACEHOLDER_TEXT) {
 			strbuf_add(out, pc.start, pc.len);
+		} else if (pc.len == 5 && !strncmp(pc.start, "stage", 5)) {
+			strbuf_addstr(out, STAGE_STANDIN);
 		} else if (pc.len == 4 && !strncmp(pc.start, "seed", 4)) {
 			strbuf_addf(out, "%" PRId64, plan_seed_of(plan, i));
 		} else if (pc.len == 5 && !strncmp(pc.start, "index", 5)) {
@@ -194,20 +197,101 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int script_keep_check(const struct cfg *cfg, const struct plan *plan)
+/* path with its empty and '.' segments dropped, absolute when it starts with '/'; false on '..'. */
+static bool normalize(struct strbuf *out, const char *path)
+{
+	const char *p = path;
+
+	strbuf_reset(out);
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if (len == 2 && !strncmp(p, "..", 2))
+			return false;
+		if (len && !(len == 1 && *p == '.')) {
+			if (out->len || path[0] == '/')
+				strbuf_addch(out, '/');
+			strbuf_add(out, p, len);
+		}
+		p += len;
+		while (*p == '/')
+			p++;
+	}
+	if (!out->len && path[0] == '/')
+		strbuf_addch(out, '/');
+	return true;
+}
+
+/*
+ * Task i's checkpoint folder, path: under the submit folder cwd, or an
+ * absolute folder the sweep file writes itself (or {stage}); no '..', and
+ * never '/', the home folder or the submit folder itself, which pruning
+ * would empty of the user's own files.
+ */
+static int check_task_dir(const char *dir, const char *path, size_t i, const char *cwd)
+{
+	struct strbuf norm = STRBUF_INIT, full = STRBUF_INIT, other = STRBUF_INIT;
+	bool stage = !strncmp(path, STAGE_STANDIN, strlen(STAGE_STANDIN));
+	bool absolute = path[0] == '/' || stage;
+	const char *home = getenv("HOME"), *what = NULL;
+	int ret = 0;
+
+	if (!normalize(&norm, path)) {
+		ret = error("'checkpoint.dir' '%s' is '%s' for task %zu: a '..' in it leaves the "
+		            "folder; a checkpoint folder must stay under the submit folder '%s' or "
+		            "be an absolute folder written in the sweep file",
+		            dir, path, i, cwd);
+		goto out;
+	}
+	if (absolute && !stage && dir[0] != '/') {
+		ret = error("'checkpoint.dir' '%s' is '%s' for task %zu: a value made it an absolute "
+		            "path; a checkpoint folder must stay under the submit folder '%s' or be "
+		            "an absolute folder written in the sweep file",
+		            dir, path, i, cwd);
+		goto out;
+	}
+	if (stage)
+		goto out;
+	if (absolute)
+		strbuf_add(&full, norm.buf, norm.len);
+	else
+		strbuf_addf(&full, "%s%s%s", cwd, norm.len ? "/" : "", norm.buf);
+	if (!strcmp(full.buf, "/"))
+		what = "the root folder";
+	if (!what && home && normalize(&other, home) && !strcmp(full.buf, other.buf))
+		what = "your home folder";
+	if (!what && normalize(&other, cwd) && !strcmp(full.buf, other.buf))
+		what = "the submit folder";
+	if (what)
+		ret = error("'checkpoint.dir' '%s' is '%s' for task %zu, %s itself: with "
+		            "'checkpoint.keep' a task deletes the files of its folder; give each task "
+		            "a folder of its own, such as 'ckpt/{index}'",
+		            dir, path, i, what);
+out:
+	strbuf_release(&norm);
+	strbuf_release(&full);
+	strbuf_release(&other);
+	return ret;
+}
+
+int script_keep_check(const struct cfg *cfg, const struct plan *plan, const char *cwd)
 {
 	char **dirs;
 	int ret = 0;
 
-	if (!cfg->checkpoint.keep_given || !cfg->checkpoint.dir || plan->ntasks < 2)
+	if (!cfg->checkpoint.dir)
 		return 0;
-	dirs = xcalloc(plan->ntasks, sizeof(*dirs));
+	dirs = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*dirs));
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		struct strbuf sb = STRBUF_INIT;
 
 		task_dir(&sb, cfg->checkpoint.dir, plan, i);
 		dirs[i] = strbuf_detach(&sb, NULL);
+		if (!ret)
+			ret = check_task_dir(cfg->checkpoint.dir, dirs[i], i, cwd);
 	}
+	if (ret || !cfg->checkpoint.keep_given || plan->ntasks < 2)
+		goto out;
 	qsort(dirs, plan->ntasks, sizeof(*dirs), cmp_str);
 	for (size_t i = 1; i < plan->ntasks && !ret; i++)
 		if (!strcmp(dirs[i - 1], dirs[i]))
@@ -216,6 +300,7 @@ int script_keep_check(const struct cfg *cfg, const struct plan *plan)
 			    "'checkpoint.keep' each task deletes old files in its own folder; "
 			    "add '{index}' (or '{seed}' and every parameter)",
 			    cfg->checkpoint.dir, dirs[i]);
+out:
 	for (size_t i = 0; i < plan->ntasks; i++)
 		free(dirs[i]);
 	free(dirs);

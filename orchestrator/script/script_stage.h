@@ -47,10 +47,16 @@ void script_stage_variables(struct strbuf *out, const struct script_input *in);
 void script_checkpoint_dir(struct strbuf *out, const struct cfg *cfg, const struct plan *plan);
 
 /*
- * With checkpoint.keep, every task must prune a folder of its own: fails,
- * naming two tasks, when checkpoint.dir gives them the same folder.
+ * Each task's checkpoint.dir, placeholders filled in, must be a folder
+ * under the submit folder cwd (a relative one) or an absolute folder the
+ * sweep file writes itself (or one under {stage}): no '..' segment, and
+ * never '/', $HOME or the submit folder itself. Fails naming the first
+ * task and its folder that is not. With checkpoint.keep, every task must
+ * also prune a folder of its own: fails, naming two tasks, when
+ * checkpoint.dir gives them the same folder. The task script checks again
+ * before it prunes (templates/array.sbatch, sweep_prune).
  */
-int script_keep_check(const struct cfg *cfg, const struct plan *plan);
+int script_keep_check(const struct cfg *cfg, const struct plan *plan, const char *cwd);
 
 /*
  * sweep cancel on this machine: removes base/name when no task holds a

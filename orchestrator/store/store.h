@@ -201,6 +201,15 @@ int store_local_add(struct store *st, struct local_array_rec *arr, const uint32_
 int store_local_set_runner(struct store *st, uint32_t job_id, int64_t pid, uint64_t start);
 /* One local array job; reports "no local array job N" when there is none. */
 int store_local_load_array(struct store *st, struct local_array_rec *out, uint32_t job_id);
+/*
+ * The local array jobs of the sweep that run its script, oldest first, for
+ * recovery (backend_ops.find): job_id, offset, submitted_at and attempt 1
+ * set, spec NULL. One whose every task was cancelled before it started
+ * (a submission that failed and cancelled it) ran nothing: left out. Free
+ * with array_recs_free.
+ */
+int store_local_find(struct store *st, struct array_rec **out, size_t *n, int64_t sweep_id,
+                     const char *script);
 /* Its tasks, by array task id. Free with local_task_recs_free. */
 int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t *n,
                            uint32_t array_job_id);

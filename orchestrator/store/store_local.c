@@ -200,6 +200,45 @@ int store_local_load_array(struct store *st, struct local_array_rec *out, uint32
 	return ret;
 }
 
+int store_local_find(struct store *st, struct array_rec **out, size_t *n, int64_t sweep_id,
+                     const char *script)
+{
+	sqlite3_stmt *stmt = NULL;
+	struct array_rec *found = NULL;
+	size_t nf = 0, alloc = 0;
+	int rc, ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (store_prepare(st, &stmt,
+	                  "SELECT a.job_id, a.index_offset, a.submit_time FROM local_arrays a"
+	                  " WHERE a.sweep_id = ? AND a.script = ? AND EXISTS (SELECT 1 FROM"
+	                  " local_tasks t WHERE t.array_job_id = a.job_id AND NOT"
+	                  " (t.state = 'CANCELLED' AND t.start_time = 0))"
+	                  " ORDER BY a.job_id") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	sqlite3_bind_text(stmt, 2, script, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		ALLOC_GROW(found, nf + 1, alloc);
+		memset(&found[nf], 0, sizeof(found[nf]));
+		found[nf].job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
+		found[nf].offset = (uint32_t)sqlite3_column_int64(stmt, 1);
+		found[nf].submitted_at = sqlite3_column_int64(stmt, 2);
+		found[nf].attempt = 1;
+		nf++;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_db_error(st, "cannot read the local array jobs");
+		array_recs_free(found, nf);
+	} else {
+		*out = found;
+		*n = nf;
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
 int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t *n,
                            uint32_t array_job_id)
 {

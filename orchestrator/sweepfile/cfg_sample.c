@@ -6,6 +6,8 @@
 #include "cfg.h"
 
 #include <errno.h>
+#include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,9 @@ static int parse_real(double *out, const char *s)
 	return 0;
 }
 
+/* int bounds: a double holds every whole number below 2^53 exactly. */
+#define SAMPLE_INT_LIMIT (INT64_C(1) << 53)
+
 static int read_bound(struct loader *ld, double *out, const struct ytree_node *n, const char *name,
                       enum cfg_sample_kind kind)
 {
@@ -39,8 +44,18 @@ static int read_bound(struct loader *ld, double *out, const struct ytree_node *n
 		return AT(ld, n, "'sample.%s': expected a number as bound, found %s", name,
 		          ytree_kind_name(n));
 	if (kind == CFG_SAMPLE_INT) {
-		if (cfg_parse_int64(&i, n->text) || i <= -(INT64_C(1) << 53) ||
-		    i >= INT64_C(1) << 53)
+		const char *digits = n->text + (n->text[0] == '-');
+		bool whole = *digits && !digits[strspn(digits, "0123456789")];
+
+		if (whole && (cfg_parse_int64(&i, n->text) || i <= -SAMPLE_INT_LIMIT ||
+		              i >= SAMPLE_INT_LIMIT))
+			return AT(ld, n,
+			          "'sample.%s': '%s' is past the largest whole number a draw holds "
+			          "exactly: the bounds of int must lie from -%" PRId64 " to %" PRId64
+			          " (2^53 - 1)",
+			          name, cfg_show(ld, n->text), SAMPLE_INT_LIMIT - 1,
+			          SAMPLE_INT_LIMIT - 1);
+		if (!whole || cfg_parse_int64(&i, n->text))
 			return AT(ld, n, "'sample.%s': expected a whole number, found '%s'", name,
 			          cfg_show(ld, n->text));
 		*out = (double)i;
@@ -68,6 +83,14 @@ static int read_bounds(struct loader *ld, struct cfg_sample *s, const struct ytr
 		          "'sample.%s.%s': the bounds are out of order: '%s' is not above '%s'",
 		          s->name, kind, cfg_show(ld, list->items[1]->text),
 		          cfg_show(ld, list->items[0]->text));
+	/* A draw is lo + u (hi - lo): past the largest double, every draw is inf. */
+	if (s->kind == CFG_SAMPLE_UNIFORM && !isfinite(s->hi - s->lo))
+		return AT(ld, list->items[1],
+		          "'sample.%s.uniform': the bounds '%s' and '%s' are too far apart: their "
+		          "distance passes the largest number (%g) and every draw would be inf; "
+		          "narrow them",
+		          s->name, cfg_show(ld, list->items[0]->text),
+		          cfg_show(ld, list->items[1]->text), DBL_MAX);
 	if (s->kind == CFG_SAMPLE_LOGUNIFORM && s->lo <= 0)
 		return AT(ld, list->items[0],
 		          "'sample.%s.loguniform': the bounds must be above 0, found '%s'", s->name,

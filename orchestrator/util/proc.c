@@ -76,6 +76,7 @@ int proc_run(struct proc_result *res, const char *const *argv, const char *const
 	char **env = build_env(env_extra);
 	pid_t pid;
 	int rc, wstatus, ret = 0, open_fds = 2;
+	const char *too_much = NULL; /* the stream that passed PROC_OUTPUT_MAX */
 	double deadline = now_s() + (timeout_s ? timeout_s : 60);
 
 	if (pipe(outp) < 0 || pipe(errp) < 0) {
@@ -119,7 +120,12 @@ int proc_run(struct proc_result *res, const char *const *argv, const char *const
 			if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			n = read(pfd[i].fd, buf, sizeof(buf));
-			if (n > 0) {
+			if (n > 0 && (i ? &res->err : &res->out)->len + (size_t)n > PROC_OUTPUT_MAX) {
+				kill(pid, SIGKILL);
+				too_much = i ? "error" : "output";
+				open_fds = 0;
+				break;
+			} else if (n > 0) {
 				strbuf_add(i ? &res->err : &res->out, buf, (size_t)n);
 			} else if (n == 0 || errno != EINTR) {
 				if (i == 0) {
@@ -138,6 +144,12 @@ int proc_run(struct proc_result *res, const char *const *argv, const char *const
 			ret = error("cannot wait for '%s': %s", argv[0], strerror(errno));
 			goto out;
 		}
+	}
+	if (too_much) {
+		ret = error("'%s' printed more than %d MiB on its standard %s: stopped reading it and "
+		            "killed it",
+		            argv[0], PROC_OUTPUT_MAX >> 20, too_much);
+		goto out;
 	}
 	if (WIFEXITED(wstatus)) {
 		res->exited = 1;

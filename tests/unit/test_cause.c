@@ -88,6 +88,36 @@ static void test_cause_escapes_and_cuts(void **state)
 }
 
 /*
+ * A task the script stopped before its command (staging refused): the
+ * script's line is the cause, not "exit code 1"; a program line after
+ * such a line (an earlier run's, appended) is the program's failure.
+ */
+static void test_cause_pick_script_refusal(void **state)
+{
+	static const char staged[] =
+	    "sweep: cannot stage: it needs up to 41MB and /tmp/sweep-stage-0-3-1f2e3d4c has "
+	    "12MB free; set slurm.tmp_base to a larger node-local folder\n";
+	static const char refused[] = "sweep: refusing the folder '/p/.sweep': it is writable by "
+	                              "group or others\n";
+	static const char later[] = "sweep: cannot stage /d/data.tar\nTraceback (most recent "
+	                            "call last):\n  File \"t.py\"\nValueError: bad\n";
+	struct cause_pick p;
+
+	(void)state;
+	cause_pick(&p, staged, strlen(staged), "sweep: task 0 (setting 0)\n", 26);
+	assert_string_equal(p.line, "sweep: cannot stage: it needs up to 41MB and "
+	                            "/tmp/sweep-stage-0-3-1f2e3d4c has 12MB free; set slurm.tmp_base to a larger...");
+	cause_pick_release(&p);
+	cause_pick(&p, refused, strlen(refused), NULL, 0);
+	assert_string_equal(p.line, "sweep: refusing the folder '/p/.sweep': it is writable by "
+	                            "group or others");
+	cause_pick_release(&p);
+	cause_pick(&p, later, strlen(later), NULL, 0);
+	assert_string_equal(p.line, "ValueError: bad");
+	cause_pick_release(&p);
+}
+
+/*
  * A NUL byte (the hole a crashed node left in a log that the requeued run
  * appended to) hides neither the traceback after it nor the OOM line.
  */
@@ -268,6 +298,7 @@ static void test_cause_not_kept(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cause_pick_script_refusal),
 	    cmocka_unit_test(test_cause_recorded_logs),
 	    cmocka_unit_test(test_cause_escapes_and_cuts),
 	    cmocka_unit_test(test_cause_after_nul_bytes),

@@ -526,6 +526,18 @@ static const struct bad_case sample_errors[] = {
      "t.yaml:4:25: 'sample.lr': expected a number as bound, found a list"},
     {SBASE "sample: {w: {int: [1.5, 4]}}\n",
      "t.yaml:4:20: 'sample.w': expected a whole number, found '1.5'"},
+    {SBASE "sample: {w: {int: [0, 9007199254740992]}}\n",
+     "t.yaml:4:23: 'sample.w': '9007199254740992' is past the largest whole number a draw "
+     "holds exactly: the bounds of int must lie from -9007199254740991 to 9007199254740991 "
+     "(2^53 - 1)"},
+    {SBASE "sample: {w: {int: [-99999999999999999999, 0]}}\n",
+     "t.yaml:4:20: 'sample.w': '-99999999999999999999' is past the largest whole number a "
+     "draw holds exactly: the bounds of int must lie from -9007199254740991 to "
+     "9007199254740991 (2^53 - 1)"},
+    {SBASE "sample: {lr: {uniform: [-1e308, 1e308]}}\n",
+     "t.yaml:4:33: 'sample.lr.uniform': the bounds '-1e308' and '1e308' are too far apart: "
+     "their distance passes the largest number (1.79769e+308) and every draw would be inf; "
+     "narrow them"},
     {SBASE "sample: {w: {int: [0, 4], log: true}}\n",
      "t.yaml:4:20: 'sample.w': int with log: true needs bounds of 1 or more, found '0'"},
     {SBASE "sample: {w: {uniform: [0, 4], log: true}}\n",

@@ -320,6 +320,29 @@ static void test_compare_goal_names(void **state)
 	assert_string_equal(compare_goal_name(GOAL_NONE), "none");
 }
 
+/* A goal for a metric that is not reported is an error naming those that are. */
+static void test_compare_goals_check(void **state)
+{
+	char *metrics[] = {"acc", "loss"};
+	struct compare_goals g;
+
+	(void)state;
+	compare_goals_init(&g);
+	assert_int_equal(compare_goals_parse(&g, "acc=max,loss=min"), 0);
+	assert_int_equal(compare_goals_check(&g, metrics, 2), 0);
+	assert_int_equal(compare_goals_parse(&g, "nosuch=max"), 0);
+	capture_errors();
+	assert_true(compare_goals_check(&g, metrics, 2) < 0);
+	assert_string_equal(captured.buf, "error: --goal 'nosuch': no metric 'nosuch' is "
+	                                  "reported; the metrics are 'acc', 'loss'");
+	strbuf_reset(&captured);
+	assert_true(compare_goals_check(&g, NULL, 0) < 0);
+	assert_string_equal(captured.buf,
+	                    "error: --goal 'acc': no metric 'acc' is reported; there are no metrics");
+	release_captured();
+	compare_goals_release(&g);
+}
+
 static void test_compare_goals_parse(void **state)
 {
 	static const struct {
@@ -368,6 +391,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_metric_ties_and_gaps),
 	    cmocka_unit_test(test_compare_goal_names),
 	    cmocka_unit_test(test_compare_goals_parse),
+	    cmocka_unit_test(test_compare_goals_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

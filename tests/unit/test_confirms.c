@@ -2,11 +2,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cfg.h"
 #include "helpers.h"
 #include "plan.h"
 #include "store.h"
+#include "submission.h"
 
 #include "banned.h"
 
@@ -59,7 +61,7 @@ static char *family_seeds(struct store *st, int64_t id, unsigned *others)
 	sweep_rec_init(&rec);
 	assert_int_equal(store_find_sweep(st, &rec, which), 0);
 	*others = 0;
-	assert_int_equal(confirms_used_seeds(&used, &n, others, st, &rec), 0);
+	assert_int_equal(confirms_used_seeds(&used, &n, others, NULL, st, &rec), 0);
 	qsort(used, n, sizeof(*used), cmp_seed);
 	for (size_t i = 0; i < n; i++)
 		if (!i || used[i] != used[i - 1])
@@ -109,6 +111,52 @@ static void test_confirms_family(void **state)
 	free(dir);
 }
 
+/*
+ * With lock_fd, the seeds are read under the submission lock of the
+ * family's first sweep, whichever sweep of the family is confirmed.
+ */
+static void test_confirms_used_seeds_lock(void **state)
+{
+	char *dir = make_tmpdir();
+	struct store *st;
+	struct sweep_rec root, rec;
+	int64_t s0[] = {0, 1}, s1[] = {2, 3}, *used = NULL;
+	int64_t search, first;
+	size_t n = 0;
+	unsigned others = 0;
+	int fd = -1, held;
+	char spec[128], which[32];
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	search = add_sweep(st, "name: search\ncommand: x\n", s0, 2);
+	snprintf(spec, sizeof(spec), "name: c\ncommand: x\nconfirm_of: %lld\n", (long long)search);
+	first = add_sweep(st, spec, s1, 2);
+	sweep_rec_init(&root);
+	sweep_rec_init(&rec);
+	snprintf(which, sizeof(which), "%lld", (long long)search);
+	assert_int_equal(store_find_sweep(st, &root, which), 0);
+	snprintf(which, sizeof(which), "%lld", (long long)first);
+	assert_int_equal(store_find_sweep(st, &rec, which), 0);
+	assert_int_equal(confirms_used_seeds(&used, &n, &others, &fd, st, &rec), 0);
+	assert_true(fd >= 0);
+	assert_int_equal(n, 4);
+	capture_errors();
+	held = submission_lock(root.dir);
+	release_captured();
+	assert_true(held < 0);
+	close(fd);
+	held = submission_lock(root.dir);
+	assert_true(held >= 0);
+	close(held);
+	free(used);
+	sweep_rec_release(&root);
+	sweep_rec_release(&rec);
+	store_close(st);
+	remove_tree(dir);
+	free(dir);
+}
+
 /* Where a confirm's settings come from, and nothing for another sweep. */
 static void test_confirms_provenance(void **state)
 {
@@ -135,8 +183,8 @@ static void test_confirms_provenance(void **state)
 	capture_errors();
 	got = confirms_provenance(st, &cfg, &plan);
 	release_captured();
-	assert_string_equal(got,
-	                    "selected in sweep 7 (no longer in the state store); estimated on seeds 5-9");
+	assert_string_equal(
+	    got, "selected in sweep 7 (no longer in the state store); estimated on seeds 5-9");
 	free(got);
 	cfg_release(&cfg);
 	store_close(st);
@@ -149,6 +197,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_confirms_family),
 	    cmocka_unit_test(test_confirms_provenance),
+	    cmocka_unit_test(test_confirms_used_seeds_lock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

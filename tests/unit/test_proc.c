@@ -81,6 +81,36 @@ static void test_proc_run_missing_program(void **state)
 	release_captured();
 }
 
+/*
+ * A child that prints without end (yes) on either stream: the read stops
+ * at PROC_OUTPUT_MAX with an error naming the program and the limit, long
+ * before the timeout, and what was kept stays under the limit.
+ */
+static void test_proc_run_output_limit(void **state)
+{
+	const char *out_argv[] = {"yes", NULL};
+	const char *err_argv[] = {"bash", "-c", "yes >&2", NULL};
+	struct proc_result res;
+
+	(void)state;
+	capture_errors();
+	proc_result_init(&res);
+	assert_true(proc_run(&res, out_argv, NULL, 20) < 0);
+	assert_int_equal(res.timed_out, 0);
+	assert_true(res.out.len <= PROC_OUTPUT_MAX);
+	assert_string_equal(captured.buf, "error: 'yes' printed more than 16 MiB on its standard "
+	                                  "output: stopped reading it and killed it");
+	proc_result_release(&res);
+	strbuf_reset(&captured);
+	assert_true(proc_run(&res, err_argv, NULL, 20) < 0);
+	assert_int_equal(res.timed_out, 0);
+	assert_true(res.err.len <= PROC_OUTPUT_MAX);
+	assert_string_equal(captured.buf, "error: 'bash' printed more than 16 MiB on its standard "
+	                                  "error: stopped reading it and killed it");
+	proc_result_release(&res);
+	release_captured();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +119,7 @@ int main(void)
 	    cmocka_unit_test(test_proc_run_env_extra),
 	    cmocka_unit_test(test_proc_run_timeout),
 	    cmocka_unit_test(test_proc_run_missing_program),
+	    cmocka_unit_test(test_proc_run_output_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

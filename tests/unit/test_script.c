@@ -10,6 +10,7 @@
 #include "cfg.h"
 #include "plan.h"
 #include "quote.h"
+#include "script_stage.h"
 
 #include "helpers.h"
 
@@ -121,6 +122,85 @@ static void test_script_values_reach_command_exactly(void **state)
 		strbuf_release(&want);
 	}
 	assert_int_equal(access("/tmp/sweep-pwned", F_OK), -1);
+}
+
+/*
+ * checkpoint.dir after substitution, for every task: under the submit
+ * folder or an absolute folder written in the file; never '..', '/',
+ * $HOME or the submit folder itself. Each refusal names the task and the
+ * folder.
+ */
+static void test_script_keep_check_checkpoint_dir(void **state)
+{
+	static const struct {
+		const char *checkpoint, *values, *want;
+	} cases[] = {
+	    {"{keep: 1, dir: 'ck/{run}'}", "[a, b]", NULL},
+	    {"{keep: 1, dir: '/scratch/ck/{run}'}", "[a, b]", NULL},
+	    {"{keep: 1, dir: '{stage}/ck/{run}'}\nstage: [data.tar]", "[a, b]", NULL},
+	    {"{dir: 'ck/{run}/./x'}", "[a, b]", NULL},
+	    {"{keep: 1, dir: 'ck/{run}'}", "[a, '..']",
+	     "error: 'checkpoint.dir' 'ck/{run}' is 'ck/..' for task 1: a '..' in it leaves the "
+	     "folder; a checkpoint folder must stay under the submit folder '/work/proj' or be an "
+	     "absolute folder written in the sweep file"},
+	    {"{keep: 1, dir: '/scratch/{run}/ck'}", "['../..', b]",
+	     "error: 'checkpoint.dir' '/scratch/{run}/ck' is '/scratch/../../ck' for task 0: a '..' "
+	     "in it leaves the folder; a checkpoint folder must stay under the submit folder "
+	     "'/work/proj' or be an absolute folder written in the sweep file"},
+	    {"{keep: 1, dir: '{run}'}", "[a, /etc]",
+	     "error: 'checkpoint.dir' '{run}' is '/etc' for task 1: a value made it an absolute "
+	     "path; a checkpoint folder must stay under the submit folder '/work/proj' or be an "
+	     "absolute folder written in the sweep file"},
+	    {"{keep: 1, dir: '/'}", "[a]",
+	     "error: 'checkpoint.dir' '/' is '/' for task 0, the root folder itself: with "
+	     "'checkpoint.keep' a task deletes the files of its folder; give each task a folder "
+	     "of its own, such as 'ckpt/{index}'"},
+	    {"{keep: 1, dir: '/home/u/'}", "[a]",
+	     "error: 'checkpoint.dir' '/home/u/' is '/home/u/' for task 0, your home folder "
+	     "itself: with 'checkpoint.keep' a task deletes the files of its folder; give each "
+	     "task a folder of its own, such as 'ckpt/{index}'"},
+	    {"{keep: 1, dir: './{run}'}", "['.']",
+	     "error: 'checkpoint.dir' './{run}' is './.' for task 0, the submit folder itself: "
+	     "with 'checkpoint.keep' a task deletes the files of its folder; give each task a "
+	     "folder of its own, such as 'ckpt/{index}'"},
+	    {"{keep: 1, dir: 'ck'}", "[a, b]",
+	     "error: 'checkpoint.dir' 'ck' gives several tasks the folder 'ck': with "
+	     "'checkpoint.keep' each task deletes old files in its own folder; add '{index}' (or "
+	     "'{seed}' and every parameter)"},
+	};
+	char *home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+
+	(void)state;
+	setenv("HOME", "/home/u", 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = xstrfmt("name: t\ncommand: x {run}\nseeds: 1\ngrid:\n  run: %s\n"
+		                     "checkpoint: %s\n",
+		                     cases[i].values, cases[i].checkpoint);
+		struct cfg cfg;
+		struct plan plan;
+		int ret;
+
+		cfg_init(&cfg);
+		plan_init(&plan);
+		if (cfg_load_string(&cfg, "t.yaml", text, strlen(text)) < 0 ||
+		    plan_expand(&plan, &cfg) < 0)
+			fail_msg("case %zu does not load: %s", i, text);
+		capture_errors();
+		ret = script_keep_check(&cfg, &plan, "/work/proj");
+		if (cases[i].want) {
+			assert_true(ret < 0);
+			assert_string_equal(captured.buf, cases[i].want);
+		} else if (ret != 0) {
+			fail_msg("case %zu refused: %s", i, captured.buf);
+		}
+		release_captured();
+		plan_release(&plan);
+		cfg_release(&cfg);
+		free(text);
+	}
+	if (home)
+		setenv("HOME", home, 1);
+	free(home);
 }
 
 static void test_script_placeholder_rendering(void **state)
@@ -741,6 +821,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_script_values_reach_command_exactly),
 	    cmocka_unit_test(test_script_placeholder_rendering),
+	    cmocka_unit_test(test_script_keep_check_checkpoint_dir),
 	    cmocka_unit_test(test_script_unknown_placeholder),
 	    cmocka_unit_test(test_script_render_full),
 	    cmocka_unit_test(test_script_template_errors),

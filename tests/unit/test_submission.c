@@ -1,6 +1,8 @@
 #include "submission.h"
 
 #include <stdint.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -87,12 +89,64 @@ static void test_submission_lock(void **state)
 	free(dir);
 }
 
+/*
+ * submission_lock_wait waits for a holder that lets go, and gives up with
+ * its message after the wait while one holds on.
+ */
+static void test_submission_lock_wait(void **state)
+{
+	char *dir = make_tmpdir();
+	char *want;
+	int fd, again, ready[2], status;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	fd = submission_lock(dir);
+	assert_true(fd >= 0);
+	capture_errors();
+	again = submission_lock_wait(dir, 1);
+	assert_true(again < 0);
+	want = xstrfmt("error: cannot lock '%s/submit.lock': another sweep command still holds "
+	               "it after 1 s; try again when it has ended",
+	               dir);
+	assert_string_equal(captured.buf, want);
+	release_captured();
+	close(fd);
+	/* A holder that lets go after a moment (another process): the wait gets the lock. */
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct timespec t = {0, 300 * 1000 * 1000};
+		int held = submission_lock(dir);
+
+		if (write(ready[1], "x", 1) != 1 || held < 0)
+			_exit(1);
+		nanosleep(&t, NULL);
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_true(submission_lock(dir) < 0);
+	fd = submission_lock_wait(dir, 5);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(status, 0);
+	close(ready[0]);
+	close(ready[1]);
+	remove_tree(dir);
+	free(want);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_submission_jobs_of_chunks),
 	    cmocka_unit_test(test_submission_jobs_sparse),
 	    cmocka_unit_test(test_submission_lock),
+	    cmocka_unit_test(test_submission_lock_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

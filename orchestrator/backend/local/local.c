@@ -287,6 +287,30 @@ out:
 	return ret;
 }
 
+/*
+ * backend_ops.find: the local runner's array jobs are in the state store
+ * as soon as they start, so a submission killed after starting one
+ * (before recording it as the sweep's) leaves them to be found there.
+ */
+static int local_find(struct array_rec **out, size_t *n, const struct sweep_rec *rec)
+{
+	struct store *st = NULL;
+	char *state_dir = NULL;
+	int64_t sweep_id;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = locate_sweep(&state_dir, &sweep_id, rec->script);
+	if (ret == 0)
+		ret = store_open(&st, state_dir, 0);
+	if (ret == 0)
+		ret = store_local_find(st, out, n, rec->id, rec->script);
+	store_close(st);
+	free(state_dir);
+	return ret;
+}
+
 static int local_max_array_size(uint32_t *out)
 {
 	*out = 0;
@@ -507,12 +531,15 @@ const struct backend_ops local_backend = {
     .name = "local",
     .submitter = "local",
     .submit_command = "submit",
+    .taker = "the local runner",
+    .found_by = "found in the state store by its script",
     .no_record_yet = "the local runner has no record yet",
     .no_record = "the local runner has no record of these array jobs",
     .max_array_size = local_max_array_size,
     .submit = local_submit,
     .records = local_records,
     .cancel = local_cancel,
+    .find = local_find,
 };
 
 int local_job_done(bool *done, struct store *st, uint32_t id)

@@ -450,6 +450,8 @@ const struct backend_ops slb_backend = {
     .name = "slurm",
     .submitter = "sbatch",
     .submit_command = "sbatch --parsable",
+    .taker = "Slurm",
+    .found_by = "found by job name and script",
     .no_record_yet = "slurmdbd has no record yet: it hears of new array jobs a moment after "
                      "sbatch returns",
     .no_record = "slurmdbd has no record of these array jobs: purged from accounting, or "
