@@ -312,7 +312,7 @@ render() {  # render TEMPLATE OUTPUT
         -e "s|@STATE@|$SLURM_STATE|g" \
         -e "s|@RUN@|$RUN|g" \
         -e "s|@LOGS@|$SLURM_LOGS|g" \
-        -e "s|@RELEASE@|$RELEASE_TAG (Slurm ${SLURM_VERSION:-?})|g" \
+        -e "s|@RELEASE@|$RELEASE_LABEL|g" \
         -e "s|@PREEMPT_SIGNAL_LINE@|$PREEMPT_SIGNAL_LINE|g" \
         -e "s|@MAX_ARRAY@|$MAX_ARRAY|g" \
         -e "s|@MAX_JOBS@|$MAX_JOBS|g" \

@@ -247,6 +247,44 @@ static void test_acct_over_memory_kill(void **state)
 	acct_set_release(&set);
 }
 
+/*
+ * Recorded on 26.05.3 (test_preemption): a task preempted with the user's
+ * signal saved and requeued itself (REQUEUED, batch FAILED 75), came back and
+ * finished (batch COMPLETED 0:0), yet slurmctld still held its grace
+ * preemption flag and recorded that run PREEMPTED 0:0 and requeued it. The
+ * run is a preemption, not a completion: a later run follows.
+ */
+static void test_acct_preempted_after_self_requeue_26_05(void **state)
+{
+	slurmdb_job_rec_t job;
+	slurmdb_step_rec_t batch;
+	struct acct_set set;
+	struct acct_rec *rec;
+
+	(void)state;
+	finished_job(&job);
+	job.state = JOB_REQUEUE | JOB_PENDING;
+	memset(&batch, 0, sizeof(batch));
+	batch.state = JOB_FAILED;
+	batch.exitcode = 75 << 8;
+	job.steps = slurm_list_create(NULL);
+	slurm_list_append(job.steps, &batch);
+	rec = decode_one(&set, &job);
+	assert_int_equal(rec->state, TS_REQUEUED);
+	acct_set_release(&set);
+
+	job.state = JOB_PREEMPTED;
+	job.exitcode = 0;
+	batch.state = JOB_COMPLETE;
+	batch.exitcode = 0;
+	rec = decode_one(&set, &job);
+	slurm_list_destroy(job.steps);
+	assert_int_equal(rec->state, TS_PREEMPTED);
+	assert_int_equal(rec->exit_code, 0);
+	assert_int_equal(rec->signal, 0);
+	acct_set_release(&set);
+}
+
 static void test_acct_memory_request(void **state)
 {
 	static const struct {
@@ -1013,6 +1051,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_acct_finished_task, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conn_check_release, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_preempted_after_self_requeue_26_05, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_states, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_revoked_and_resizing_skipped, setup,
 	                                    teardown),
