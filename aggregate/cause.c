@@ -61,8 +61,9 @@ static bool slurmstepd_line(const char *s, size_t len)
 }
 
 /*
- * slurmstepd's lines as 23.02 on write them into the task's log: a
- * timestamp, not its name ("[2026-12-06T05:20:39.295] error: StepId=756.batch
+ * slurmstepd's lines as newer releases write them into the task's log: a
+ * timestamp, not its name (22.05: "slurmstepd-vm: ", 23.11: "slurmstepd: ";
+ * 26.05: stamped) ("[2026-12-06T05:20:39.295] error: StepId=756.batch
  * exceeded memory limit ..."; tests/data/causes/oom_26_05.err, recorded on
  * 26.05). "[" date "T" time, an optional fraction, "] ", then a log level.
  */

@@ -43,7 +43,8 @@ static void test_cause_recorded_logs(void **state)
 	    {"oom", "allocating 4096 MiB", true, false},
 	    /* Slurm 22.05 names slurmstepd after the node: "slurmstepd-vm: error: ..." */
 	    {"oom_named_node", "allocating the embedding table", true, false},
-	    /* 23.02 on: slurmstepd's lines carry a timestamp, not its name (26.05.3) */
+	    /* 23.11 names it "slurmstepd: "; 26.05 stamps the line instead (recorded) */
+	    {"oom_23_11", "allocating the embedding table", true, false},
 	    {"oom_26_05", "allocating the embedding table", true, false},
 	    {"stdout_only", "error: diverged at step 1200 (loss nan) in /scratch/run_0x7f3a/ckpt",
 	     false, false},
