@@ -124,6 +124,12 @@ struct submission {
 	const char *who; /* "submit", "resubmit": names the fault points (fault.h) */
 	/* set by submission_commit: the jobs ran but the store could not mark the sweep */
 	bool unrecorded;
+	/*
+	 * set by submission_commit: how many jobs the backend accepted (on a
+	 * failure they are cancelled again); 0 after a failure means nothing ran
+	 * (a refusal, no room on the disk), which a caller may try again later
+	 */
+	size_t accepted;
 };
 
 /*
