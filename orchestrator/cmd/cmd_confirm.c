@@ -5,8 +5,9 @@
  * replaced by the K best as `cases:`, its seeds by fresh ones, and
  * `confirm_of:` naming the sweep; sweepfile/cfg_rewrite.h) into the sweep's
  * folder and submits it through ops/submit.h as `sweep submit` does, from
- * the folder the sweep was submitted from, on the same backend. The link lives in the new sweep's own file, so it is
- * recorded with the sweep in one transaction.
+ * the folder the sweep was submitted from, on the same backend. The link
+ * lives in the new sweep's own file, so it is recorded with the sweep in
+ * one transaction.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -83,7 +83,6 @@ static int parse_options(struct submit_opts *o, int argc, char **argv)
 	return CLI_CONTINUE;
 }
 
-
 int cmd_submit(int argc, char **argv)
 {
 	struct submit_opts o = {0};

@@ -1,7 +1,7 @@
 /*
  * Rolling submission, the acting half: what a follow-up does while a sweep
  * still has chunks to submit. The planning is rollout.c (pure); the limits
- * come from quota.c.
+ * come from quota.c; each chunk goes in through submission.c's protocol.
  */
 #include "rolling.h"
 

@@ -1,8 +1,8 @@
 /*
- * The one submission protocol of submit, resubmit, retry rounds and the
- * recovery every command runs: the lock, the intent file, the room kept on
- * the disk around sbatch, recording each accepted array job, and commit or
- * roll back.
+ * The one submission protocol of submit, resubmit, retry rounds, rolling
+ * chunks and the recovery every command runs: the lock, the intent file,
+ * the room kept on the disk around sbatch, recording each accepted array
+ * job, and commit or roll back.
  */
 #include "submission.h"
 

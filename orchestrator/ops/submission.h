@@ -13,8 +13,9 @@ struct strbuf;
 struct sweep_rec;
 
 /*
- * The one submission protocol: submit, resubmit and retry rounds hand array
- * jobs to a backend through it, and every command's recovery of an
+ * The one submission protocol: submit (ops/submit.h, for submit, confirm
+ * and --extend), resubmit, retry rounds and rolling chunks hand array jobs
+ * to a backend through it, and every command's recovery of an
  * interrupted one (submission_recover) reads what it leaves.
  */
 

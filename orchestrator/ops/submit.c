@@ -86,7 +86,6 @@ static int load_template(struct strbuf *out, const struct cfg *cfg, const char *
 	return ret;
 }
 
-
 int submit_check_checkpoint_space(const struct cfg *cfg, const struct plan *plan, const char *cwd,
                                   const char *state_dir, FILE *show)
 {
@@ -114,7 +113,6 @@ int submit_check_checkpoint_space(const struct cfg *cfg, const struct plan *plan
 	free(dir);
 	return ret;
 }
-
 
 /* The rollout plan's chunks as sweep indices: array task a covers pack tasks. */
 static struct array_chunk *plan_chunks(const struct rollout_plan *rp, unsigned pack, size_t *n)
@@ -158,7 +156,6 @@ static int read_limits(struct quota *q, struct rollout_plan *rp, const struct ba
 	q->max_array = max_array;
 	return rollout_plan_make(rp, units, max_array, q->submit, q->nsubmit, ROLLOUT_HEADROOM);
 }
-
 
 /* The reused tasks of an extending sweep: recorded, and their results copied over. */
 static int record_reused(struct store *st, const struct sweep_rec *rec, const struct extend *x)
@@ -231,7 +228,6 @@ static int record_program(struct store *st, int64_t sweep_id, const char *comman
 	return ret;
 }
 
-
 void submit_init(struct submit *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -270,7 +266,6 @@ void submit_release(struct submit *s)
 	cfg_release(&s->cfg);
 }
 
-
 /* The sweep file, read once (what is checked is what the store keeps: a pipe has no second read).
  */
 static int read_sweep_file(struct submit *s)
@@ -284,8 +279,7 @@ static int read_sweep_file(struct submit *s)
 		return SWEEP_ERR;
 	if (cfg->signal_note)
 		warning("%s", cfg->signal_note);
-	if (s->o.resources_from &&
-	    sizing_apply(cfg, s->o.state_dir, s->o.resources_from) < 0)
+	if (s->o.resources_from && sizing_apply(cfg, s->o.state_dir, s->o.resources_from) < 0)
 		return SWEEP_ERR;
 	if (s->o.gpus) {
 		/* The script carries it, so a resubmission asks the same. */
@@ -376,7 +370,6 @@ static int render_dry(struct submit *s)
 	                                 s->cfg.slurm.max_concurrent, &s->njobs);
 	return 0;
 }
-
 
 /*
  * Records the sweep (SUBMITTING) and takes the submission lock, held until

@@ -44,7 +44,7 @@ struct submit_opts {
 	 * script's --chdir is it. The process's current folder is not used.
 	 */
 	const char *workdir;
-	const char *state_dir; /* the state folder */
+	const char *state_dir;      /* the state folder */
 	const char *resources_from; /* a sweep to size slurm.mem and slurm.time from, or NULL */
 	const char *extend_from;    /* a sweep whose passed tasks are reused, or NULL */
 	const char *gpus;           /* --gpus-per-task, digits, or NULL */

@@ -36,7 +36,6 @@ static void print_storage(const struct cfg *cfg, const struct script_input *in)
 		printf("#   %s\n", cfg->stage[i].path);
 }
 
-
 static void print_task_table(const struct plan *plan)
 {
 	printf("index\tsetting\tseed");
@@ -77,7 +76,6 @@ static void print_chunks(const struct backend_ops *ops, const struct array_chunk
 		       chunk_last(&chunks[c], pack, ntasks));
 	}
 }
-
 
 static void print_plan(const struct quota *q, const struct rollout_plan *rp, size_t ntasks,
                        unsigned pack, uint64_t units)
@@ -150,7 +148,6 @@ static void print_settings(const struct extend *x, const struct plan *plan)
 	strbuf_release(&sb);
 }
 
-
 static void print_followup(const struct sweep_policy *p, const struct sweep_rec *rec,
                            uint32_t job_id)
 {
@@ -172,7 +169,6 @@ static void print_followup(const struct sweep_policy *p, const struct sweep_rec 
 		       "%s/runner-*.log)\n",
 		       rec->dir);
 }
-
 
 /* --dry-run: the script, the checks and the plan; nothing is submitted or recorded. */
 int submit_print_dry_run(const struct submit *s)
@@ -200,7 +196,6 @@ int submit_print_dry_run(const struct submit *s)
 	}
 	return 0;
 }
-
 
 /* What was submitted, and what comes next. */
 void submit_print_submitted(const struct submit *s)
@@ -241,5 +236,3 @@ void submit_print_submitted(const struct submit *s)
 	else if (followup_wanted(&s->policy) && s->njobs)
 		print_followup(&s->policy, rec, s->followup_job);
 }
-
-

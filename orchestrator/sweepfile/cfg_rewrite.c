@@ -22,8 +22,8 @@
 /* Keys of the sweep's file that say which settings and seeds run: replaced. */
 static bool replaced_key(const char *k)
 {
-	static const char *const keys[] = {"name",   "seeds",  "grid",        "zip",
-	                                   "cases",  "sample", "trials",      "sample_seed",
+	static const char *const keys[] = {"name",          "seeds",     "grid",   "zip",
+	                                   "cases",         "sample",    "trials", "sample_seed",
 	                                   "sample_digits", "confirm_of"};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
@@ -182,9 +182,9 @@ int cfg_rewrite(struct strbuf *out, const char *text, const struct cfg_rewrite *
 	ok = ok && yaml_document_append_mapping_pair(
 	               &dst, root, add_text(&dst, "seeds", YAML_PLAIN_SCALAR_STYLE),
 	               add_seed_list(&dst, rw->seeds, rw->nseeds));
-	ok = ok && yaml_document_append_mapping_pair(
-	               &dst, root, add_text(&dst, "cases", YAML_PLAIN_SCALAR_STYLE),
-	               add_cases(&dst, rw));
+	ok = ok &&
+	     yaml_document_append_mapping_pair(
+	         &dst, root, add_text(&dst, "cases", YAML_PLAIN_SCALAR_STYLE), add_cases(&dst, rw));
 	yaml_document_delete(&src);
 	if (!ok) {
 		yaml_document_delete(&dst);

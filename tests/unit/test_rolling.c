@@ -115,8 +115,8 @@ static int fake_submit(uint32_t *job_id, const struct backend_submit *req)
 	return 0;
 }
 
-static int fake_cancel(struct store *st, const struct sweep_rec *rec, const struct array_rec *arrays,
-                       size_t narrays)
+static int fake_cancel(struct store *st, const struct sweep_rec *rec,
+                       const struct array_rec *arrays, size_t narrays)
 {
 	(void)st;
 	(void)rec;
