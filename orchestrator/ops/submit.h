@@ -31,7 +31,7 @@ struct submission_job;
  * `sweep submit` and `sweep confirm` (and --extend) submit through it.
  */
 
-/* What the caller asks. Every pointer is borrowed for the call. */
+/* What the caller asks. The strings are borrowed: they outlive the struct submit run with them. */
 struct submit_opts {
 	/*
 	 * The sweep file, read once: a path or a pipe. It and state_dir are
@@ -41,7 +41,8 @@ struct submit_opts {
 	/*
 	 * The folder the sweep runs from, absolute: the sweep file's relative
 	 * paths (logs, template, stage, checkpoints) resolve against it, and the
-	 * script's --chdir is it. The process's current folder is not used.
+	 * script's --chdir is it. Nothing else reads the process's current
+	 * folder, so a caller need not chdir there.
 	 */
 	const char *workdir;
 	const char *state_dir;      /* the state folder */
