@@ -3,10 +3,11 @@
  * it did not use, so that the number a paper prints is not the winner's
  * curse. Writes a sweep file for them (the sweep's own, with its settings
  * replaced by the K best as `cases:`, its seeds by fresh ones, and
- * `confirm_of:` naming the sweep) into the sweep's folder and submits it as
- * `sweep submit` does, from the folder the sweep was submitted from, on the
- * same backend. The link lives in the new sweep's own file, so it is
- * recorded with the sweep in one transaction.
+ * `confirm_of:` naming the sweep; sweepfile/cfg_rewrite.h) into the sweep's
+ * folder and submits it through ops/submit.h as `sweep submit` does, from
+ * the folder the sweep was submitted from, on the same backend. The link
+ * lives in the new sweep's own file, so it is recorded with the sweep in
+ * one transaction.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <yaml.h>
-
 #include "cfg.h"
+#include "cfg_rewrite.h"
 #include "cli.h"
 #include "compare.h"
 #include "confirm.h"
@@ -35,6 +35,7 @@
 #include "report.h"
 #include "store.h"
 #include "strbuf.h"
+#include "submit.h"
 #include "verdict.h"
 
 #include "banned.h"
@@ -176,129 +177,6 @@ out:
 
 /* ---- The sweep file of the confirm -------------------------------------- */
 
-/* Keys of the sweep's file that say which settings and seeds run: replaced. */
-static bool replaced_key(const char *k)
-{
-	static const char *const keys[] = {"name",   "seeds",  "grid",        "zip",
-	                                   "cases",  "sample", "trials",      "sample_seed",
-	                                   "sample_digits", "confirm_of"};
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
-		if (!strcmp(k, keys[i]))
-			return true;
-	return false;
-}
-
-static int add_text(yaml_document_t *d, const char *text, yaml_scalar_style_t style)
-{
-	return yaml_document_add_scalar(d, NULL, (yaml_char_t *)text, (int)strlen(text), style);
-}
-
-/* A copy of node n of src in dst; its id there, or 0. */
-static int copy_node(yaml_document_t *dst, yaml_document_t *src, yaml_node_t *n)
-{
-	int id = 0;
-
-	switch (n->type) {
-	case YAML_SCALAR_NODE:
-		return yaml_document_add_scalar(dst, n->tag, n->data.scalar.value,
-		                                (int)n->data.scalar.length, n->data.scalar.style);
-	case YAML_SEQUENCE_NODE:
-		id = yaml_document_add_sequence(dst, n->tag, n->data.sequence.style);
-		for (yaml_node_item_t *it = n->data.sequence.items.start;
-		     id && it < n->data.sequence.items.top; it++) {
-			int child = copy_node(dst, src, yaml_document_get_node(src, *it));
-
-			if (!child || !yaml_document_append_sequence_item(dst, id, child))
-				return 0;
-		}
-		return id;
-	case YAML_MAPPING_NODE:
-		id = yaml_document_add_mapping(dst, n->tag, n->data.mapping.style);
-		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
-		     id && p < n->data.mapping.pairs.top; p++) {
-			int k = copy_node(dst, src, yaml_document_get_node(src, p->key));
-			int v = copy_node(dst, src, yaml_document_get_node(src, p->value));
-
-			if (!k || !v || !yaml_document_append_mapping_pair(dst, id, k, v))
-				return 0;
-		}
-		return id;
-	default:
-		return 0;
-	}
-}
-
-/* `cases:` of the chosen settings: each parameter's value, as the command received it. */
-static int add_cases(yaml_document_t *d, const struct plan *plan, const struct choice *c)
-{
-	int seq = yaml_document_add_sequence(d, NULL, YAML_BLOCK_SEQUENCE_STYLE);
-
-	for (size_t i = 0; seq && i < c->n; i++) {
-		int map = yaml_document_add_mapping(d, NULL, YAML_FLOW_MAPPING_STYLE);
-
-		for (size_t p = 0; map && p < plan->nparams; p++) {
-			const char *value = plan->values[c->settings[i] * plan->nparams + p];
-
-			if (value &&
-			    !yaml_document_append_mapping_pair(
-			        d, map, add_text(d, plan->params[p], YAML_PLAIN_SCALAR_STYLE),
-			        add_text(d, value, YAML_DOUBLE_QUOTED_SCALAR_STYLE)))
-				return 0;
-		}
-		if (!map || !yaml_document_append_sequence_item(d, seq, map))
-			return 0;
-	}
-	return seq;
-}
-
-static int add_seed_list(yaml_document_t *d, const int64_t *seeds, size_t n)
-{
-	int seq = yaml_document_add_sequence(d, NULL, YAML_FLOW_SEQUENCE_STYLE);
-
-	for (size_t i = 0; seq && i < n; i++) {
-		char text[32];
-
-		snprintf(text, sizeof(text), "%" PRId64, seeds[i]);
-		if (!yaml_document_append_sequence_item(d, seq,
-		                                        add_text(d, text, YAML_PLAIN_SCALAR_STYLE)))
-			return 0;
-	}
-	return seq;
-}
-
-/* "template:" is relative to the sweep file, which the confirm's file is not next to. */
-static int add_pair(yaml_document_t *dst, int root, yaml_document_t *src, yaml_node_pair_t *p,
-                    const char *source)
-{
-	yaml_node_t *k = yaml_document_get_node(src, p->key);
-	yaml_node_t *v = yaml_document_get_node(src, p->value);
-	const char *key = (const char *)k->data.scalar.value;
-	int kid = copy_node(dst, src, k), vid;
-
-	if (!strcmp(key, "template") && v->type == YAML_SCALAR_NODE &&
-	    v->data.scalar.value[0] != '/') {
-		char *dir = xstrdup(source), *slash = strrchr(dir, '/');
-		char *abs;
-
-		if (slash)
-			*slash = '\0';
-		abs = path_absolute((const char *)v->data.scalar.value, slash ? dir : ".");
-		vid = add_text(dst, abs, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
-		free(abs);
-		free(dir);
-	} else {
-		vid = copy_node(dst, src, v);
-	}
-	return kid && vid && yaml_document_append_mapping_pair(dst, root, kid, vid);
-}
-
-static int write_out(void *data, unsigned char *buffer, size_t size)
-{
-	strbuf_add(data, buffer, size);
-	return 1;
-}
-
 /*
  * The sweep file of the confirm: the sweep's stored file with its settings
  * and seeds replaced, and `confirm_of:`. Into out.
@@ -307,66 +185,33 @@ static int confirm_file(struct strbuf *out, const char *spec, const struct sweep
                         const struct plan *plan, const struct choice *c, const int64_t *seeds,
                         size_t nseeds)
 {
-	yaml_parser_t parser;
-	yaml_emitter_t emitter;
-	yaml_document_t src, dst;
-	yaml_node_t *top;
-	char name[128], id[32];
-	int root, ok = 1;
+	size_t nvalues = c->n * plan->nparams;
+	const char **values = xcalloc(nvalues ? nvalues : 1, sizeof(*values));
+	struct cfg_rewrite rw = {0};
+	char name[128], id[32], *what;
+	int ret;
 
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)spec, strlen(spec));
-	if (!yaml_parser_load(&parser, &src)) {
-		yaml_parser_delete(&parser);
-		return error("the sweep file of sweep %" PRId64 " no longer reads", rec->id);
-	}
-	yaml_parser_delete(&parser);
-	top = yaml_document_get_root_node(&src);
-	if (!top || top->type != YAML_MAPPING_NODE) {
-		yaml_document_delete(&src);
-		return error("the sweep file of sweep %" PRId64 " is not a mapping", rec->id);
-	}
-	yaml_document_initialize(&dst, NULL, NULL, NULL, 1, 1);
-	root = yaml_document_add_mapping(&dst, NULL, YAML_BLOCK_MAPPING_STYLE);
 	/* The name sweep report NAME finds it by; a job name of at most 100 bytes. */
 	snprintf(name, sizeof(name), "%.92s-confirm", rec->name);
 	snprintf(id, sizeof(id), "%" PRId64, rec->id);
-	ok = root && yaml_document_append_mapping_pair(
-	                 &dst, root, add_text(&dst, "name", YAML_PLAIN_SCALAR_STYLE),
-	                 add_text(&dst, name, YAML_PLAIN_SCALAR_STYLE));
-	ok = ok && yaml_document_append_mapping_pair(
-	               &dst, root, add_text(&dst, "confirm_of", YAML_PLAIN_SCALAR_STYLE),
-	               add_text(&dst, id, YAML_PLAIN_SCALAR_STYLE));
-	for (yaml_node_pair_t *p = top->data.mapping.pairs.start;
-	     ok && p < top->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(&src, p->key);
-
-		if (k->type == YAML_SCALAR_NODE && replaced_key((const char *)k->data.scalar.value))
-			continue;
-		ok = add_pair(&dst, root, &src, p, rec->source);
-	}
-	ok = ok && yaml_document_append_mapping_pair(
-	               &dst, root, add_text(&dst, "seeds", YAML_PLAIN_SCALAR_STYLE),
-	               add_seed_list(&dst, seeds, nseeds));
-	ok = ok && yaml_document_append_mapping_pair(
-	               &dst, root, add_text(&dst, "cases", YAML_PLAIN_SCALAR_STYLE),
-	               add_cases(&dst, plan, c));
-	yaml_document_delete(&src);
-	if (!ok) {
-		yaml_document_delete(&dst);
-		return error("cannot write the sweep file of the confirm: out of memory");
-	}
-	yaml_emitter_initialize(&emitter);
-	yaml_emitter_set_output(&emitter, write_out, out);
-	yaml_emitter_set_unicode(&emitter, 1);
-	yaml_emitter_set_width(&emitter, -1);
-	ok = yaml_emitter_open(&emitter) && yaml_emitter_dump(&emitter, &dst) &&
-	     yaml_emitter_close(&emitter) && yaml_emitter_flush(&emitter);
-	yaml_emitter_delete(&emitter);
-	if (!ok)
-		return error("cannot write the sweep file of the confirm: %s",
-		             emitter.problem ? emitter.problem : "the YAML emitter failed");
-	return 0;
+	what = xstrfmt("the sweep file of sweep %" PRId64, rec->id);
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t p = 0; p < plan->nparams; p++)
+			values[i * plan->nparams + p] = plan_value(plan, c->settings[i], p);
+	rw.name = name;
+	rw.confirm_of = id;
+	rw.seeds = seeds;
+	rw.nseeds = nseeds;
+	rw.params = (const char *const *)plan->params;
+	rw.nparams = plan->nparams;
+	rw.values = values;
+	rw.ncases = c->n;
+	rw.source = rec->source;
+	rw.what = what;
+	ret = cfg_rewrite(out, spec, &rw);
+	free(what);
+	free(values);
+	return ret;
 }
 
 /* ---- The command ----------------------------------------------------------- */
@@ -422,30 +267,49 @@ static int save(char **path, const struct sweep_rec *rec, const struct strbuf *f
 	return error("too many confirm files in '%s'", rec->dir);
 }
 
-/* sweep submit FILE, in workdir, on the sweep's backend. */
+/* What a chdir into dir would say, without going there: 0 or an errno value. */
+static int folder_error(const char *dir)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) < 0)
+		return errno;
+	if (!S_ISDIR(sb.st_mode))
+		return ENOTDIR;
+	return access(dir, X_OK) < 0 ? errno : 0;
+}
+
+/*
+ * The confirm's sweep file, submitted as `sweep submit` would from workdir
+ * (where the sweep was submitted from), on the sweep's backend. An exit code.
+ */
 static int submit(const struct confirm_opts *o, const char *file, const char *state_dir,
                   const struct sweep_rec *rec, const char *workdir)
 {
-	char *argv[10];
-	int argc = 0;
+	struct submit_opts so = {0};
+	struct submit s;
+	int ret = EXIT_ERROR, err = folder_error(workdir);
 
-	if (chdir(workdir) < 0)
+	if (err)
 		return error("cannot go to '%s', where sweep %" PRId64 " was submitted from: %s",
-		             workdir, rec->id, strerror(errno));
-	argv[argc++] = "submit";
-	argv[argc++] = (char *)file;
-	argv[argc++] = "--state-dir";
-	argv[argc++] = (char *)state_dir;
-	if (!strcmp(rec->backend, "local"))
-		argv[argc++] = "--local";
-	if (o->resources_from) {
-		argv[argc++] = "--resources-from";
-		argv[argc++] = (char *)o->resources_from;
-	}
-	if (o->dry_run)
-		argv[argc++] = "--dry-run";
-	argv[argc] = NULL;
-	return cmd_submit(argc, argv);
+		             workdir, rec->id, strerror(err));
+	so.file = file;
+	so.workdir = workdir;
+	so.state_dir = state_dir;
+	so.resources_from = o->resources_from;
+	so.dry_run = o->dry_run;
+	so.local = !strcmp(rec->backend, "local");
+	submit_init(&s);
+	if (submit_run(&s, &so) < 0)
+		goto out;
+	if (!o->dry_run)
+		submit_print_submitted(&s);
+	else if (submit_print_dry_run(&s) < 0)
+		goto out;
+	ret = EXIT_OK;
+out:
+	submit_release(&s);
+	return ret;
 }
 
 int cmd_confirm(int argc, char **argv)
@@ -513,7 +377,7 @@ int cmd_confirm(int argc, char **argv)
 		goto out;
 	if (o.dry_run)
 		printf("# the sweep file, %s:\n%s\n", path, file.buf);
-	/* submit opens the store itself; this connection holds no lock meanwhile. */
+	/* The submission opens the store itself; this connection holds no lock meanwhile. */
 	ret = submit(&o, path, state_dir, &l.rec, workdir);
 	/* A dry run leaves no file behind. */
 	if (o.dry_run)

@@ -1,7 +1,7 @@
 /*
  * Rolling submission, the acting half: what a follow-up does while a sweep
  * still has chunks to submit. The planning is rollout.c (pure); the limits
- * come from quota.c.
+ * come from quota.c; each chunk goes in through submission.c's protocol.
  */
 #include "rolling.h"
 
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "error.h"
@@ -16,13 +17,18 @@
 #include "quota.h"
 #include "rollout.h"
 #include "array.h"
+#include "sbopt.h"
 #include "store.h"
 #include "strbuf.h"
+#include "submission.h"
 
 #include "banned.h"
 
 /* How long a follow-up waits before trying again when nothing could be submitted. */
 #define ROLLING_BACKOFF_S 60
+
+/* How long a follow-up waits for the submission lock (a resubmit) before backing off. */
+#define ROLLING_LOCK_WAIT_S 60
 
 size_t rolling_next_index(const struct sweep_rec *rec, const struct array_rec *arrays, size_t n)
 {
@@ -40,24 +46,41 @@ size_t rolling_next_index(const struct sweep_rec *rec, const struct array_rec *a
 	return next < rec->ntasks ? next : rec->ntasks;
 }
 
-/* The value of "#SBATCH --name=value" in the script's text, or NULL; the caller frees. */
-static char *sbatch_value(const char *text, const char *name)
+/* The script's --account and --qos (the last of each), for reading the limits that apply. */
+struct script_assoc {
+	char *account, *qos;
+};
+
+static int remember_assoc(void *data, const char *name, const char *value)
 {
-	char *key = xstrfmt("#SBATCH --%s=", name), *value = NULL;
-	const char *p = text;
+	struct script_assoc *a = data;
+	char **slot = !strcmp(name, "account") ? &a->account : &a->qos;
 
-	while ((p = strstr(p, key))) {
-		const char *v = p + strlen(key);
-		size_t len = strcspn(v, "\n");
+	free(*slot);
+	*slot = value ? xstrdup(value) : NULL;
+	return 0;
+}
 
-		if (p == text || p[-1] == '\n') {
-			free(value);
-			value = xstrndup(v, len);
-		}
-		p = v;
-	}
-	free(key);
-	return value;
+static void read_assoc(struct script_assoc *out, const char *script)
+{
+	static const struct sbopt_name names[] = {{"account", 'A'}, {"qos", 'q'}};
+	struct strbuf text = STRBUF_INIT;
+
+	if (strbuf_read_file(&text, script) == 0)
+		sbopt_read_script(text.buf, names, 2, remember_assoc, out);
+	strbuf_release(&text);
+}
+
+/* submission_opts_fn: with a throttle, a chunk starts after the one before it ends. */
+static int after_previous(void *data, size_t i, struct strbuf *opt1, struct strbuf *opt2)
+{
+	const uint32_t *prev = data;
+
+	(void)i;
+	(void)opt2;
+	if (*prev)
+		strbuf_addf(opt1, "--dependency=afterany:%" PRIu32, *prev);
+	return 0;
 }
 
 /* The array job submitted last of the first submission (the throttle's chain), or 0. */
@@ -119,89 +142,103 @@ int rolling_continue(struct strbuf *note, struct store *st, const struct sweep_r
                      unsigned seq)
 {
 	const struct backend_ops *ops = backend_get(rec->backend);
-	struct strbuf text = STRBUF_INIT;
+
+	if (!ops)
+		return SWEEP_ERR;
+	return rolling_continue_on(ops, note, st, rec, p, arrays, narrays, seq);
+}
+
+int rolling_continue_on(const struct backend_ops *ops, struct strbuf *note, struct store *st,
+                        const struct sweep_rec *rec, const struct sweep_policy *p,
+                        const struct array_rec *arrays, size_t narrays, unsigned seq)
+{
+	struct script_assoc assoc = {NULL, NULL};
 	struct quota q;
 	struct rollout_plan rp = {0};
 	size_t pack = rec->pack > 1 ? rec->pack : 1,
 	       next = rolling_next_index(rec, arrays, narrays);
 	uint64_t units = (rec->ntasks - next + pack - 1) / pack;
 	uint32_t prev = last_chunk(arrays, narrays), first_job = 0, followup_job = 0;
-	char *account = NULL, *qos = NULL;
 	size_t submitted = 0;
-	int ret = 0;
+	int ret = 0, lock_fd = -1;
 
 	quota_init(&q);
-	if (!ops)
-		return SWEEP_ERR;
-	if (strbuf_read_file(&text, rec->script) == 0) {
-		account = sbatch_value(text.buf, "account");
-		qos = sbatch_value(text.buf, "qos");
-	}
+	read_assoc(&assoc, rec->script);
 	if (!ops->limits) {
 		strbuf_addstr(note, "rolling: this side has no limits to read");
 		goto next;
 	}
-	if (ops->limits(&q, account, qos) < 0) {
+	if (ops->limits(&q, assoc.account, assoc.qos) < 0) {
 		strbuf_addf(note, "rolling: cannot read the limits now (%s)", error_last());
 		goto next;
 	}
 	rollout_plan_make(&rp, units, rec->roll_chunk, q.submit, q.nsubmit, ROLLOUT_HEADROOM);
-	for (size_t c = 0; c < rp.nnow; c++) {
-		struct backend_submit req = {0};
-		struct array_rec arr = {0};
-		const char *extra[2] = {NULL, NULL};
-		char spec[64], dep[64];
-		uint32_t job = 0;
-
-		array_spec(spec, sizeof(spec), rp.chunks[c].count, rec->max_concurrent);
-		if (rec->max_concurrent && prev) {
-			snprintf(dep, sizeof(dep), "--dependency=afterany:%" PRIu32, prev);
-			extra[0] = dep;
+	/* The protocol's lock: a resubmit of the sweep meanwhile waits, or this backs off. */
+	if (rp.nnow) {
+		lock_fd = submission_lock_wait(rec->dir, ROLLING_LOCK_WAIT_S);
+		if (lock_fd < 0) {
+			strbuf_addf(note, "rolling: backing off: %s", error_last());
+			goto next;
 		}
-		req.script = rec->script;
-		req.array = spec;
-		req.offset = (uint32_t)(next + rp.chunks[c].first * pack);
-		req.extra_args = extra;
-		req.quota = &q;
-		if (ops->submit(&job, &req) < 0) {
+	}
+	for (size_t c = 0; c < rp.nnow; c++) {
+		struct submission sub = {0};
+		struct submission_job job = {0};
+		char spec[64];
+
+		/* One chunk per submission: a refusal keeps the chunks already in. */
+		array_spec(spec, sizeof(spec), rp.chunks[c].count, rec->max_concurrent);
+		job.array = spec;
+		job.offset = (uint32_t)(next + rp.chunks[c].first * pack);
+		job.quota = &q;
+		sub.ops = ops;
+		sub.st = st;
+		sub.rec = rec;
+		sub.jobs = &job;
+		sub.n = 1;
+		sub.attempt = 1;
+		sub.opts = rec->max_concurrent ? after_previous : NULL;
+		sub.data = &prev;
+		sub.who = "rolling";
+		if (submission_commit(&sub, lock_fd) < 0) {
+			/* Accepted but not recorded (so cancelled again): a failure. */
+			if (sub.accepted || sub.unrecorded) {
+				ret = SWEEP_ERR;
+				goto out;
+			}
 			/* A limit after all (others submitted meanwhile): try again later. */
 			strbuf_addf(note, "%sbacking off: %s",
 			            submitted ? "; " : "rolling: ", error_last());
 			break;
 		}
-		arr.job_id = job;
-		arr.offset = req.offset;
-		arr.spec = spec;
-		arr.attempt = 1;
-		arr.pack = (uint32_t)pack;
-		if (store_add_array(st, rec->id, &arr) < 0) {
-			ops->cancel(st, rec, &arr, 1);
-			ret = SWEEP_ERR;
-			goto out;
-		}
 		if (!first_job) {
-			first_job = job;
+			first_job = job.job_id;
 			strbuf_addf(note, "%srolling: submitted array job%s %" PRIu32,
-			            note->len ? "; " : "", rp.nnow > 1 ? "s" : "", job);
+			            note->len ? "; " : "", rp.nnow > 1 ? "s" : "", job.job_id);
 		} else {
-			strbuf_addf(note, ", %" PRIu32, job);
+			strbuf_addf(note, ", %" PRIu32, job.job_id);
 		}
-		prev = job;
+		prev = job.job_id;
 		submitted += (size_t)rp.chunks[c].count * pack;
 	}
 	if (!rp.nnow)
 		strbuf_addf(note, "rolling: no room now under %s; backing off",
 		            rp.bound >= 0 ? q.submit[rp.bound].what : "the limits");
 next:
+	if (lock_fd >= 0) {
+		close(lock_fd);
+		lock_fd = -1;
+	}
 	next = next + submitted < rec->ntasks ? next + submitted : rec->ntasks;
 	strbuf_addf(note, " (%zu of %zu tasks submitted)", next, rec->ntasks);
 	ret = arrange_next(&followup_job, note, st, rec, p, seq, next, first_job);
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
 	rollout_plan_release(&rp);
 	quota_release(&q);
-	strbuf_release(&text);
-	free(account);
-	free(qos);
+	free(assoc.account);
+	free(assoc.qos);
 	return ret;
 }
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 struct array_rec;
+struct backend_ops;
 struct store;
 struct strbuf;
 struct sweep_policy;
@@ -37,6 +38,21 @@ size_t rolling_next_index(const struct sweep_rec *rec, const struct array_rec *a
 int rolling_continue(struct strbuf *note, struct store *st, const struct sweep_rec *rec,
                      const struct sweep_policy *p, const struct array_rec *arrays, size_t narrays,
                      unsigned seq);
+
+/*
+ * rolling_continue on the side ops (rolling_continue passes the sweep's
+ * own, backend_get(rec->backend); the unit tests a fake one). Each chunk
+ * goes through the one submission protocol (submission_commit, under the
+ * submission lock, waited for up to a minute): intent file, signals
+ * blocked, room kept on the disk, recorded at once. The limits are read
+ * for the --account and --qos of the sweep's script (sbopt_read_script).
+ * A chunk that nothing ran for (sbatch refused it, no room on the disk, the
+ * lock still held) backs off; one the store could not record is cancelled
+ * and fails the call.
+ */
+int rolling_continue_on(const struct backend_ops *ops, struct strbuf *note, struct store *st,
+                        const struct sweep_rec *rec, const struct sweep_policy *p,
+                        const struct array_rec *arrays, size_t narrays, unsigned seq);
 
 /*
  * For status: "submitted 4,000 of 10,000 tasks; next batch when job N

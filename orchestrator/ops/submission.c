@@ -1,8 +1,8 @@
 /*
- * The one submission protocol of submit, resubmit, retry rounds and the
- * recovery every command runs: the lock, the intent file, the room kept on
- * the disk around sbatch, recording each accepted array job, and commit or
- * roll back.
+ * The one submission protocol of submit, resubmit, retry rounds, rolling
+ * chunks and the recovery every command runs: the lock, the intent file,
+ * the room kept on the disk around sbatch, recording each accepted array
+ * job, and commit or roll back.
  */
 #include "submission.h"
 
@@ -455,7 +455,8 @@ static void fault_at(const char *who, const char *step)
 /* Submits job i and records it. */
 static int submit_one(const struct backend_ops *ops, struct store *st, const struct sweep_rec *rec,
                       struct submission_job *jobs, size_t i, unsigned attempt,
-                      submission_opts_fn opts, void *data, int lock_fd, const char *who)
+                      submission_opts_fn opts, void *data, int lock_fd, const char *who,
+                      size_t *accepted)
 {
 	struct strbuf opt1 = STRBUF_INIT, opt2 = STRBUF_INIT;
 	const char *extra[4] = {NULL, NULL, NULL, NULL};
@@ -497,8 +498,10 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
 	if (ret == 0) {
 		fault_at(who, "before-sbatch");
 		ret = ops->submit(&jobs[i].job_id, &req);
-		if (ret == 0)
+		if (ret == 0) {
+			(*accepted)++;
 			fault_at(who, "after-sbatch");
+		}
 		/* Freed for the writes that record the answer. */
 		release_space(rec->dir);
 	}
@@ -527,13 +530,13 @@ static int submit_one(const struct backend_ops *ops, struct store *st, const str
  * Writes the intent file, then submits the jobs in order and records each
  * accepted one at once; fails (reported) at the first job that fails.
  */
-static int submit_all(const struct submission *s, int lock_fd)
+static int submit_all(struct submission *s, int lock_fd)
 {
 	if (write_intent(s->rec, s->jobs, s->n, s->attempt) < 0)
 		return SWEEP_ERR;
 	for (size_t i = 0; i < s->n; i++) {
 		if (submit_one(s->ops, s->st, s->rec, s->jobs, i, s->attempt, s->opts, s->data,
-		               lock_fd, s->who) < 0)
+		               lock_fd, s->who, &s->accepted) < 0)
 			return SWEEP_ERR;
 	}
 	return 0;
@@ -546,6 +549,7 @@ int submission_commit(struct submission *s, int lock_fd)
 	int ret;
 
 	s->unrecorded = false;
+	s->accepted = 0;
 	hold_signals(&old);
 	ret = submit_all(s, lock_fd);
 	if (ret == 0 && s->arrange)

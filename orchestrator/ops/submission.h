@@ -13,8 +13,9 @@ struct strbuf;
 struct sweep_rec;
 
 /*
- * The one submission protocol: submit, resubmit and retry rounds hand array
- * jobs to a backend through it, and every command's recovery of an
+ * The one submission protocol: submit (ops/submit.h, for submit, confirm
+ * and --extend), resubmit, retry rounds and rolling chunks hand array jobs
+ * to a backend through it, and every command's recovery of an
  * interrupted one (submission_recover) reads what it leaves.
  */
 
@@ -124,6 +125,12 @@ struct submission {
 	const char *who; /* "submit", "resubmit": names the fault points (fault.h) */
 	/* set by submission_commit: the jobs ran but the store could not mark the sweep */
 	bool unrecorded;
+	/*
+	 * set by submission_commit: how many jobs the backend accepted (on a
+	 * failure they are cancelled again); 0 after a failure means nothing ran
+	 * (a refusal, no room on the disk), which a caller may try again later
+	 */
+	size_t accepted;
 };
 
 /*
