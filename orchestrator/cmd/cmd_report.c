@@ -346,42 +346,16 @@ static void check_metric_names(const struct gate_result *gate, const struct resu
 	}
 }
 
-/*
- * The sweep file as stored at submission, into cfg (initialised here; the
- * caller releases it). A sweep file that no longer reads (an older sweep)
- * leaves cfg empty but for what was read, with a warning naming what is
- * left out.
- */
-static void load_spec(struct cfg *cfg, struct store *st, const struct sweep_rec *rec,
-                      const char *what)
-{
-	char *text = NULL;
-
-	cfg_init(cfg);
-	if (store_load_spec(st, &text, rec->id) == 0 && *text &&
-	    cfg_load_string(cfg, rec->source, text, strlen(text)) < 0)
-		warning("the %s of the sweep file are left out: it no longer reads", what);
-	free(text);
-}
-
-/*
- * The goals of the sweep file's `metrics:`, read from the text stored at
- * submission, then --goal's over them. A sweep file that no longer reads
- * (an older sweep) only costs its goals, with a warning.
- */
-static void load_goals(struct compare_goals *out, struct store *st, const struct sweep_rec *rec,
+/* The goals of the sweep file's `metrics:` (cfg), then --goal's over them. */
+static void load_goals(struct compare_goals *out, const struct cfg *cfg,
                        const struct compare_goals *cli)
 {
-	struct cfg cfg;
-
-	load_spec(&cfg, st, rec, "goals");
-	for (size_t i = 0; i < cfg.nmetrics; i++)
-		if (cfg.metrics[i].has_goal)
-			compare_goals_set(out, cfg.metrics[i].name,
-			                  cfg.metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
+	for (size_t i = 0; i < cfg->nmetrics; i++)
+		if (cfg->metrics[i].has_goal)
+			compare_goals_set(out, cfg->metrics[i].name,
+			                  cfg->metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
 	for (size_t i = 0; i < cli->n; i++)
 		compare_goals_set(out, cli->items[i].name, cli->items[i].goal);
-	cfg_release(&cfg);
 }
 
 /*
@@ -755,14 +729,16 @@ static int load_outcomes(struct loaded_sweep *l, const struct report_opts *o)
 /* --curves: the learning curves instead of the report; the exit code. */
 static int report_curves(const struct report_opts *o, struct loaded_sweep *l)
 {
-	struct cfg cfg;
+	const struct cfg *cfg;
 	bool missing = false;
 	int ret;
 
-	/* Curves stand for the result files: the gate is the run's and the curve's. */
-	load_spec(&cfg, l->st, &l->rec, "axis labels");
-	ret = write_curves(o, &l->rec, &l->plan, l->outcomes, &cfg, &missing);
-	cfg_release(&cfg);
+	/*
+	 * Curves stand for the result files: the gate is the run's and the
+	 * curve's. A kept sweep file that does not read costs the axis labels.
+	 */
+	loaded_sweepfile(&cfg, l, LOADED_WARN);
+	ret = write_curves(o, &l->rec, &l->plan, l->outcomes, cfg, &missing);
 	if (missing)
 		return EXIT_INCOMPLETE;
 	return ret < 0 ? EXIT_ERROR : EXIT_OK;
@@ -854,16 +830,16 @@ int cmd_report(int argc, char **argv)
 	if (load_exclusions(&excl, &o, &l) < 0)
 		goto out;
 	v.excluded = excl.excluded;
-	if (verdict_check(&v, l.st, &l.rec, &l.plan, l.outcomes, o.metrics, o.nmetrics) < 0)
+	if (verdict_check_loaded(&v, &l, o.metrics, o.nmetrics) < 0)
 		goto out;
 	if (o.nmetrics)
 		check_metric_names(&v.gate, v.results, v.ntasks);
 	report_build(&rep, v.plan, &v.gate, v.results);
 	rep.exclusions = excl.lines;
 	rep.nexclusions = excl.n;
-	load_goals(&goals, l.st, &l.rec, &o.goals);
+	load_goals(&goals, v.cfg, &o.goals);
 	by_metric = goals_by_metric(&goals, &v.gate);
-	labels = metric_labels(&v.cfg, (const char *const *)v.gate.metrics, v.gate.nmetrics);
+	labels = metric_labels(v.cfg, (const char *const *)v.gate.metrics, v.gate.nmetrics);
 	rep.labels = labels;
 	report_rank(&rep, by_metric);
 	if (o.top && !report_ranked(&rep)) {
@@ -871,18 +847,18 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	/* Random search and confirm: the settings have no order of their own, best first is the one. */
-	if (o.top || v.cfg.nsample || v.cfg.confirm_of)
+	if (o.top || v.cfg->nsample || v.cfg->confirm_of)
 		report_order(&rep, o.top);
-	provenance = confirms_provenance(l.st, &v.cfg, &l.plan);
+	provenance = confirms_provenance(l.st, v.cfg, &l.plan);
 	rep.provenance = provenance;
 	describe_report(&rep, &o, &l.rec, &v);
 	if (!gate_complete(&v.gate) && attach_causes(&rc, &rep, &l) < 0)
 		goto out;
 	/* The verdict read the sweep file already: `stage:` is in it. */
-	print_report(&o, &rep, &l, &excl, v.cfg.nstage > 0);
+	print_report(&o, &rep, &l, &excl, v.cfg->nstage > 0);
 
 	if (o.plot && (gate_complete(&v.gate) || o.allow_incomplete) &&
-	    write_plot(&o, &rep, &v.cfg) < 0)
+	    write_plot(&o, &rep, v.cfg) < 0)
 		goto out;
 
 	ret = exit_code(&o, &v.gate);

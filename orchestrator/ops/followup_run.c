@@ -287,7 +287,7 @@ static unsigned char *metric_failures(const struct rerun *r)
 	struct verdict v;
 
 	verdict_init(&v);
-	if (verdict_check(&v, r->l->st, &r->l->rec, &r->l->plan, r->l->outcomes, NULL, 0) < 0) {
+	if (verdict_check_loaded(&v, r->l, NULL, 0) < 0) {
 		verdict_release(&v);
 		return NULL;
 	}

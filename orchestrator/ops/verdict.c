@@ -1,7 +1,8 @@
 /*
  * Which tasks of a sweep passed: where its metrics are (the sweep file's
- * `results:` key, from the sweep file as it was submitted, kept in the
- * store), each task's result read from there, and the gate.
+ * `results:` key, from the kept sweep file as loaded.h reads it: the
+ * loaded sweep's when there is one), each task's result read from there,
+ * and the gate.
  */
 #include "verdict.h"
 
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "loaded.h"
 #include "outcome.h"
 #include "path.h"
 #include "placeholder.h"
@@ -27,14 +29,14 @@
 void verdict_init(struct verdict *v)
 {
 	memset(v, 0, sizeof(*v));
-	cfg_init(&v->cfg);
+	kept_file_init(&v->own);
 	gate_result_init(&v->gate);
 	plan_init(&v->kept);
 }
 
 void verdict_release(struct verdict *v)
 {
-	cfg_release(&v->cfg);
+	kept_file_release(&v->own);
 	free(v->workdir);
 	result_log_spec_release(&v->log);
 	if (v->all) {
@@ -80,29 +82,19 @@ int verdict_workdir(char **out, const struct sweep_rec *rec, const char *what)
 	return ret;
 }
 
-static int source_load(struct verdict *v, struct store *st, const struct sweep_rec *rec)
+/* Where the results are, from the kept sweep file (kf: its cache). */
+static int source_load(struct verdict *v, struct kept_file *kf, struct store *st,
+                       const struct sweep_rec *rec)
 {
-	const struct cfg_results *r = &v->cfg.results;
+	const struct cfg_results *r;
 	const char **names = NULL, **patterns = NULL;
-	char *spec = NULL;
 	int ret;
 
-	ret = store_load_spec(st, &spec, rec->id);
+	/* A sweep recorded without its sweep file has sweep's own result files. */
+	ret = kept_file_get(&v->cfg, kf, st, rec, LOADED_ERROR);
 	if (ret < 0)
 		return ret;
-	if (!*spec) {
-		/* Recorded without its sweep file: sweep's own result files. */
-		free(spec);
-		return result_log_spec_init(&v->log, NULL, NULL, 0);
-	}
-	ret = cfg_load_string(&v->cfg, rec->source ? rec->source : "the sweep file", spec,
-	                      strlen(spec));
-	free(spec);
-	if (ret < 0)
-		return error("cannot tell where sweep %" PRId64
-		             "'s metrics are: its sweep file (above) "
-		             "no longer reads",
-		             rec->id);
+	r = &v->cfg->results;
 	v->format = r->format == CFG_RESULTS_CSV     ? RESULT_CSV
 	            : r->format == CFG_RESULTS_JSONL ? RESULT_JSONL
 	                                             : RESULT_JSON;
@@ -127,7 +119,7 @@ static char *task_file(const struct verdict *v, const struct sweep_rec *rec,
                        const struct plan *plan, size_t i)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *file = v->cfg.results.file;
+	const char *file = v->cfg->results.file;
 	struct placeholder_piece piece;
 	size_t n;
 
@@ -177,7 +169,7 @@ static void read_task_result(struct result *res, const struct verdict *v,
                              const struct sweep_rec *rec, const struct plan *plan, size_t i,
                              const struct task_outcome *o)
 {
-	const struct cfg_results *r = &v->cfg.results;
+	const struct cfg_results *r = &v->cfg->results;
 	char *path = NULL, *log;
 
 	if (!r->given || (r->file && !strcmp(r->file, CFG_SWEEP_RESULT))) {
@@ -232,7 +224,7 @@ static int read_reused(struct verdict *v, struct store *st, const struct sweep_r
 		if (ret == 0)
 			ret = store_load_plan(st, &oplan, from);
 		if (ret == 0)
-			ret = source_load(&origin, st, &orec);
+			ret = source_load(&origin, &origin.own, st, &orec);
 		for (; k < n && reused[k].from_sweep == from; k++) {
 			size_t i = reused[k].index, fi = reused[k].from_index;
 
@@ -252,7 +244,7 @@ static int read_reused(struct verdict *v, struct store *st, const struct sweep_r
 
 bool verdict_own_files(const struct verdict *v)
 {
-	return !v->cfg.results.given;
+	return !v->cfg->results.given;
 }
 
 /*
@@ -287,11 +279,12 @@ static void keep_settings(struct verdict *v, const struct plan *plan,
 	free(keep);
 }
 
-int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *rec,
-                  const struct plan *plan, const struct task_outcome *oc,
-                  const char *const *metrics, size_t nmetrics)
+/* verdict_check with the kept sweep file's cache kf. */
+static int check(struct verdict *v, struct kept_file *kf, struct store *st,
+                 const struct sweep_rec *rec, const struct plan *plan,
+                 const struct task_outcome *oc, const char *const *metrics, size_t nmetrics)
 {
-	int ret = source_load(v, st, rec);
+	int ret = source_load(v, kf, st, rec);
 
 	if (ret < 0)
 		return ret;
@@ -317,4 +310,17 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
 		v->gate.failures[k].index = v->kept_from[j / ns] * ns + j % ns;
 	}
 	return 0;
+}
+
+int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *rec,
+                  const struct plan *plan, const struct task_outcome *oc,
+                  const char *const *metrics, size_t nmetrics)
+{
+	return check(v, &v->own, st, rec, plan, oc, metrics, nmetrics);
+}
+
+int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
+                         size_t nmetrics)
+{
+	return check(v, &l->file, l->st, &l->rec, &l->plan, l->outcomes, metrics, nmetrics);
 }
