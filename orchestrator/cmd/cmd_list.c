@@ -155,7 +155,7 @@ static char *standing(struct store *st, const struct sweep_rec *rec)
 	for (size_t i = 0; i < rec->ntasks; i++) {
 		ended += task_state_is_final(oc[i].state);
 		cancelled += oc[i].state == TS_CANCELLED;
-		completed += oc[i].state == TS_COMPLETED && !oc[i].exit_code;
+		completed += gate_passed(&oc[i], NULL);
 		/* No record yet of a task of an array job still read from slurmdbd: on its way. */
 		waiting |= !task_state_is_final(oc[i].state) &&
 		           (oc[i].state != TS_MISSING || rd.kept < narrays);

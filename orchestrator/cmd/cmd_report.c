@@ -38,7 +38,6 @@
 #include "script_stage.h"
 #include "store.h"
 #include "strbuf.h"
-#include "units.h"
 #include "verdict.h"
 
 #include "banned.h"
@@ -467,8 +466,10 @@ static int read_curves(struct curve_set *cs, const struct report_opts *o,
 		if (ret < 0)
 			break;
 		strbuf_reset(&why);
-		if (!gate_run_failed(&why, &outcomes[i]) &&
-		    curve_read(&curves[i], path, o->step) < 0)
+		/* The one pass test, with the curve standing for the result. */
+		if (!gate_passed(&outcomes[i], NULL))
+			gate_run_failed(&why, &outcomes[i]);
+		else if (curve_read(&curves[i], path, o->step) < 0)
 			strbuf_addstr(&why, curves[i].error);
 		free(path);
 		if (why.len) {
@@ -600,21 +601,6 @@ static void print_reused(struct store *st, const struct sweep_rec *rec)
 	strbuf_release(&sb);
 	free(from);
 	free(reused);
-}
-
-/* SWEEP_RESULT_MAX: the largest result file read, in sbatch's memory form ("64M"). */
-static int set_result_limit(void)
-{
-	const char *env = getenv("SWEEP_RESULT_MAX"), *why;
-	uint64_t mb;
-
-	if (!env || !*env)
-		return 0;
-	if (units_parse_mem(&mb, env, &why) < 0 || mb > SIZE_MAX >> 20)
-		return error("SWEEP_RESULT_MAX='%s' is not a size such as '64M': %s", env,
-		             why ? why : "too large");
-	result_set_max_bytes((size_t)mb << 20);
-	return 0;
 }
 
 /* What report --exclude left out of a sweep: recorded, loaded and said. */
@@ -821,7 +807,7 @@ int cmd_report(int argc, char **argv)
 		ret = code;
 		goto out;
 	}
-	if (set_result_limit() < 0 || load_outcomes(&l, &o) < 0)
+	if (load_outcomes(&l, &o) < 0)
 		goto out;
 	if (o.curves) {
 		ret = report_curves(&o, &l);

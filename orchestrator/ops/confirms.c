@@ -1,7 +1,7 @@
 /*
  * The family of a sweep and its confirms, from the state store: which
- * sweep each confirms (its kept sweep file's `confirm_of:`, as loaded.h reads it), the seeds
- * they ran, and where a confirm's settings come from.
+ * sweep each confirms (its kept sweep file's `confirm_of:`, as loaded.h
+ * reads it), the seeds they ran, and where a confirm's settings come from.
  */
 #include "confirms.h"
 

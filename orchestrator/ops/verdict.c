@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "sbopt.h"
 #include "store.h"
 #include "strbuf.h"
+#include "units.h"
 
 #include "banned.h"
 
@@ -193,11 +195,6 @@ static void read_task_result(struct result *res, const struct verdict *v,
 	free(log);
 }
 
-static bool run_passed(const struct task_outcome *o)
-{
-	return o->state == TS_COMPLETED && !o->exit_code && !o->signal;
-}
-
 /*
  * The tasks rec reused from earlier sweeps: their results are where the
  * sweep that ran them put them (its folder, its results: file, its logs).
@@ -228,7 +225,7 @@ static int read_reused(struct verdict *v, struct store *st, const struct sweep_r
 		for (; k < n && reused[k].from_sweep == from; k++) {
 			size_t i = reused[k].index, fi = reused[k].from_index;
 
-			if (ret < 0 || i >= v->ntasks || fi >= oplan.ntasks || !run_passed(&oc[i]))
+			if (ret < 0 || i >= v->ntasks || fi >= oplan.ntasks || !gate_passed(&oc[i], NULL))
 				continue;
 			result_release(&v->results[i]);
 			result_init(&v->results[i]);
@@ -279,13 +276,34 @@ static void keep_settings(struct verdict *v, const struct plan *plan,
 	free(keep);
 }
 
+/*
+ * SWEEP_RESULT_MAX: the largest result file read, in sbatch's memory form
+ * ("64M"), set before any result is read, so every command that asks
+ * whether a task passed reads within the same limit.
+ */
+static int set_result_limit(void)
+{
+	const char *env = getenv("SWEEP_RESULT_MAX"), *why;
+	uint64_t mb;
+
+	if (!env || !*env)
+		return 0;
+	if (units_parse_mem(&mb, env, &why) < 0 || mb > SIZE_MAX >> 20)
+		return error("SWEEP_RESULT_MAX='%s' is not a size such as '64M': %s", env,
+		             why ? why : "too large");
+	result_set_max_bytes((size_t)mb << 20);
+	return 0;
+}
+
 /* verdict_check with the kept sweep file's cache kf. */
 static int check(struct verdict *v, struct kept_file *kf, struct store *st,
                  const struct sweep_rec *rec, const struct plan *plan,
                  const struct task_outcome *oc, const char *const *metrics, size_t nmetrics)
 {
-	int ret = source_load(v, kf, st, rec);
+	int ret = set_result_limit();
 
+	if (ret == 0)
+		ret = source_load(v, kf, st, rec);
 	if (ret < 0)
 		return ret;
 	v->plan = plan;
@@ -294,7 +312,7 @@ static int check(struct verdict *v, struct kept_file *kf, struct store *st,
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		result_init(&v->results[i]);
 		/* The others' results are not looked at. */
-		if (run_passed(&oc[i]))
+		if (gate_passed(&oc[i], NULL))
 			read_task_result(&v->results[i], v, rec, plan, i, &oc[i]);
 	}
 	ret = read_reused(v, st, rec, oc);
