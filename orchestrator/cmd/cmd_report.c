@@ -581,17 +581,16 @@ out:
 }
 
 /* An extending sweep pools what it reused: say from which sweeps. */
-static void print_reused(struct store *st, const struct sweep_rec *rec)
+static void print_reused(struct loaded_sweep *l)
 {
-	struct reused_rec *reused = NULL;
+	const struct sweep_rec *rec = &l->rec;
+	const struct reused_rec *reused;
 	struct strbuf sb = STRBUF_INIT;
 	int64_t *from;
-	size_t n = 0;
+	size_t n;
 
-	if (store_load_reused(st, &reused, &n, rec->id) < 0 || !n) {
-		free(reused);
+	if (loaded_reused(&reused, &n, l) < 0 || !n)
 		return;
-	}
 	from = xcalloc(rec->ntasks ? rec->ntasks : 1, sizeof(*from));
 	for (size_t k = 0; k < n; k++)
 		if (reused[k].index < rec->ntasks)
@@ -600,7 +599,6 @@ static void print_reused(struct store *st, const struct sweep_rec *rec)
 	printf("\n%s", sb.buf);
 	strbuf_release(&sb);
 	free(from);
-	free(reused);
 }
 
 /* What report --exclude left out of a sweep: recorded, loaded and said. */
@@ -744,13 +742,13 @@ static void describe_report(struct report *rep, const struct report_opts *o,
 }
 
 static void print_report(const struct report_opts *o, const struct report *rep,
-                         const struct loaded_sweep *l, const struct exclusions *excl,
+                         struct loaded_sweep *l, const struct exclusions *excl,
                          bool stages)
 {
 	switch (o->format) {
 	case FORMAT_TABLE:
 		report_print_table(stdout, rep);
-		print_reused(l->st, &l->rec);
+		print_reused(l);
 		if (stages)
 			print_staging(&l->rec, l->plan.ntasks);
 		break;

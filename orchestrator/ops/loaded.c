@@ -60,6 +60,7 @@ void loaded_release(struct loaded_sweep *l)
 		debug_parses();
 	release_outcomes(l);
 	kept_file_release(&l->file);
+	free(l->reused);
 	plan_release(&l->plan);
 	sweep_rec_release(&l->rec);
 	store_close(l->st);
@@ -118,14 +119,32 @@ int loaded_records(struct loaded_sweep *l)
 	return ret;
 }
 
+int loaded_reused(const struct reused_rec **out, size_t *n, struct loaded_sweep *l)
+{
+	int ret = 0;
+
+	if (!l->reused_read) {
+		ret = store_load_reused(l->st, &l->reused, &l->nreused, l->rec.id);
+		l->reused_read = ret == 0;
+	}
+	*out = l->reused;
+	*n = l->nreused;
+	return ret;
+}
+
 int loaded_outcomes(struct loaded_sweep *l)
 {
+	const struct reused_rec *reused;
+	size_t nreused;
 	int ret;
 
 	release_outcomes(l);
 	l->outcomes = xcalloc(l->rec.ntasks ? l->rec.ntasks : 1, sizeof(*l->outcomes));
-	ret = backend_load_outcomes(l->outcomes, &l->set, &l->arrays, &l->narrays, &l->read, l->st,
-	                            &l->rec);
+	ret = loaded_reused(&reused, &nreused, l);
+	if (ret < 0)
+		return ret;
+	ret = backend_outcomes_reusing(l->outcomes, &l->set, &l->arrays, &l->narrays, &l->read,
+	                               l->st, &l->rec, reused, nreused);
 	if (ret >= 0 && l->narrays)
 		backend_read_note(&l->read, l->narrays);
 	return ret;

@@ -82,6 +82,10 @@ struct loaded_sweep {
 	 */
 	struct backend_read read;
 	struct kept_file file; /* the kept sweep file: loaded_sweepfile */
+	/* The tasks reused from earlier sweeps (loaded_reused), by index; NULL when none. */
+	struct reused_rec *reused;
+	size_t nreused;
+	bool reused_read;
 };
 
 void loaded_init(struct loaded_sweep *l);
@@ -107,9 +111,18 @@ int loaded_records(struct loaded_sweep *l);
 /*
  * Loads (again, when called twice) the array jobs, one records query on the
  * sweep's backend (as l->read asks), and the outcomes
- * (backend_load_outcomes); says on stderr when the state store answered.
+ * (backend_outcomes_reusing, with loaded_reused's tasks); says on stderr
+ * when the state store answered.
  */
 int loaded_outcomes(struct loaded_sweep *l);
+
+/*
+ * The tasks the sweep reused from earlier sweeps (submit --extend), as
+ * store_load_reused has them: read from the store on the first call only,
+ * for the outcomes, the verdict and report's note alike. *out (borrowed
+ * from l; NULL when none) has *n entries.
+ */
+int loaded_reused(const struct reused_rec **out, size_t *n, struct loaded_sweep *l);
 
 /* kept_file_get for the loaded sweep (l->file). */
 int loaded_sweepfile(const struct cfg **out, struct loaded_sweep *l, enum loaded_say say);

@@ -199,12 +199,10 @@ static void read_task_result(struct result *res, const struct verdict *v,
  * The tasks rec reused from earlier sweeps: their results are where the
  * sweep that ran them put them (its folder, its results: file, its logs).
  */
-static int read_reused(struct verdict *v, struct store *st, const struct sweep_rec *rec,
-                       const struct task_outcome *oc)
+static int read_reused(struct verdict *v, struct store *st, const struct reused_rec *reused,
+                       size_t n, const struct task_outcome *oc)
 {
-	struct reused_rec *reused = NULL;
-	size_t n = 0;
-	int ret = store_load_reused(st, &reused, &n, rec->id);
+	int ret = 0;
 
 	for (size_t k = 0; ret == 0 && k < n;) {
 		int64_t from = reused[k].from_sweep;
@@ -235,7 +233,6 @@ static int read_reused(struct verdict *v, struct store *st, const struct sweep_r
 		sweep_rec_release(&orec);
 		plan_release(&oplan);
 	}
-	free(reused);
 	return ret;
 }
 
@@ -295,10 +292,11 @@ static int set_result_limit(void)
 	return 0;
 }
 
-/* verdict_check with the kept sweep file's cache kf. */
-static int check(struct verdict *v, struct kept_file *kf, struct store *st,
-                 const struct sweep_rec *rec, const struct plan *plan,
-                 const struct task_outcome *oc, const char *const *metrics, size_t nmetrics)
+/* verdict_check with the kept sweep file's cache kf and the sweep's reused tasks. */
+static int check(struct verdict *v, struct kept_file *kf, const struct reused_rec *reused,
+                 size_t nreused, struct store *st, const struct sweep_rec *rec,
+                 const struct plan *plan, const struct task_outcome *oc,
+                 const char *const *metrics, size_t nmetrics)
 {
 	int ret = set_result_limit();
 
@@ -315,7 +313,7 @@ static int check(struct verdict *v, struct kept_file *kf, struct store *st,
 		if (gate_passed(&oc[i], NULL))
 			read_task_result(&v->results[i], v, rec, plan, i, &oc[i]);
 	}
-	ret = read_reused(v, st, rec, oc);
+	ret = read_reused(v, st, reused, nreused, oc);
 	if (ret < 0)
 		return ret;
 	if (v->excluded && memchr(v->excluded, 1, plan->nsettings))
@@ -334,11 +332,25 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
                   const struct plan *plan, const struct task_outcome *oc,
                   const char *const *metrics, size_t nmetrics)
 {
-	return check(v, &v->own, st, rec, plan, oc, metrics, nmetrics);
+	struct reused_rec *reused = NULL;
+	size_t n = 0;
+	int ret = store_load_reused(st, &reused, &n, rec->id);
+
+	if (ret == 0)
+		ret = check(v, &v->own, reused, n, st, rec, plan, oc, metrics, nmetrics);
+	free(reused);
+	return ret;
 }
 
 int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
                          size_t nmetrics)
 {
-	return check(v, &l->file, l->st, &l->rec, &l->plan, l->outcomes, metrics, nmetrics);
+	const struct reused_rec *reused;
+	size_t n;
+	int ret = loaded_reused(&reused, &n, l);
+
+	if (ret == 0)
+		ret = check(v, &l->file, reused, n, l->st, &l->rec, &l->plan, l->outcomes, metrics,
+		            nmetrics);
+	return ret;
 }

@@ -70,7 +70,8 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
 
 /*
  * verdict_check of the loaded sweep's plan and outcomes, through its kept
- * sweep file (loaded_sweepfile: parsed once for the whole command).
+ * sweep file (loaded_sweepfile: parsed once for the whole command) and its
+ * reused tasks (loaded_reused: read once).
  */
 int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
                          size_t nmetrics);
