@@ -473,8 +473,7 @@ int cmd_confirm(int argc, char **argv)
 	cwd = getcwd(NULL, 0);
 	state_dir = path_absolute(cli_state_dir(o.state_dir), cwd ? cwd : ".");
 	if (loaded_open(&l, state_dir, o.which) < 0 || loaded_plan(&l) < 0 ||
-	    loaded_outcomes(&l) < 0 ||
-	    verdict_check_loaded(&v, &l, NULL, 0) < 0)
+	    loaded_outcomes(&l) < 0 || verdict_check_loaded(&v, &l, NULL, 0) < 0)
 		goto out;
 	/* The completeness gate: the best of a sweep with holes is not known. */
 	if (!gate_complete(&v.gate)) {

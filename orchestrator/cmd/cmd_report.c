@@ -742,8 +742,7 @@ static void describe_report(struct report *rep, const struct report_opts *o,
 }
 
 static void print_report(const struct report_opts *o, const struct report *rep,
-                         struct loaded_sweep *l, const struct exclusions *excl,
-                         bool stages)
+                         struct loaded_sweep *l, const struct exclusions *excl, bool stages)
 {
 	switch (o->format) {
 	case FORMAT_TABLE:

@@ -39,9 +39,9 @@ enum kept_state {
 
 struct kept_file {
 	enum kept_state state;
-	char *text;          /* as kept: "" for KEPT_NONE, NULL before reading or when unreadable */
-	struct cfg cfg;      /* KEPT_READ: the parse; otherwise empty */
-	char *why;           /* KEPT_BROKEN: what the store or the reader said */
+	char *text;     /* as kept: "" for KEPT_NONE, NULL before reading or when unreadable */
+	struct cfg cfg; /* KEPT_READ: the parse; otherwise empty */
+	char *why;      /* KEPT_BROKEN: what the store or the reader said */
 	enum loaded_say said; /* KEPT_BROKEN: the loudest way it was told */
 };
 

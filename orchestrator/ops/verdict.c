@@ -223,7 +223,8 @@ static int read_reused(struct verdict *v, struct store *st, const struct reused_
 		for (; k < n && reused[k].from_sweep == from; k++) {
 			size_t i = reused[k].index, fi = reused[k].from_index;
 
-			if (ret < 0 || i >= v->ntasks || fi >= oplan.ntasks || !gate_passed(&oc[i], NULL))
+			if (ret < 0 || i >= v->ntasks || fi >= oplan.ntasks ||
+			    !gate_passed(&oc[i], NULL))
 				continue;
 			result_release(&v->results[i]);
 			result_init(&v->results[i]);
@@ -295,8 +296,8 @@ static int set_result_limit(void)
 /* verdict_check with the kept sweep file's cache kf and the sweep's reused tasks. */
 static int check(struct verdict *v, struct kept_file *kf, const struct reused_rec *reused,
                  size_t nreused, struct store *st, const struct sweep_rec *rec,
-                 const struct plan *plan, const struct task_outcome *oc,
-                 const char *const *metrics, size_t nmetrics)
+                 const struct plan *plan, const struct task_outcome *oc, const char *const *metrics,
+                 size_t nmetrics)
 {
 	int ret = set_result_limit();
 

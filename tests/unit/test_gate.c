@@ -356,7 +356,7 @@ static void test_gate_log_metrics(void **state)
  */
 static void test_gate_passed(void **state)
 {
-	static const char small[] = "{\"loss\": 0.25}";        /* 14 bytes */
+	static const char small[] = "{\"loss\": 0.25}";         /* 14 bytes */
 	static const char large[] = "{\"loss\": 0.25}        "; /* 22 bytes */
 	static const struct {
 		const char *what;

@@ -120,7 +120,8 @@ static void test_loaded_sweepfile_broken(void **state)
 	assert_int_equal(kept_file_get(&cfg, &kf, st, &rec, LOADED_WARN), SWEEP_ERR);
 	assert_int_equal(captured.len, 0);
 	assert_int_equal(kept_file_get(&cfg, &kf, st, &rec, LOADED_ERROR), SWEEP_ERR);
-	want = xstrfmt("error: the sweep file kept for sweep %lld does not read: ", (long long)rec.id);
+	want =
+	    xstrfmt("error: the sweep file kept for sweep %lld does not read: ", (long long)rec.id);
 	assert_memory_equal(captured.buf, want, strlen(want));
 	free(want);
 	release_captured();
