@@ -40,9 +40,10 @@ const struct backend_ops *backend_get(const char *name)
 }
 
 /*
- * Tasks an extending sweep reused: their outcomes are those of the sweep
- * that ran them, read through that sweep's own side. Its records join set,
- * since the outcomes borrow from them.
+ * Tasks an extending sweep reused (reused[0..n-1], read by the caller):
+ * their outcomes are those of the sweep that ran them, read through that
+ * sweep's own side. Its records join set, since the outcomes borrow from
+ * them.
  */
 static int add_reused(struct task_outcome *out, struct acct_set *set, const struct backend_read *rd,
                       struct store *st, const struct sweep_rec *rec,

@@ -1,3 +1,8 @@
+/*
+ * sweep list: the sweeps of the state store, each with where it stands:
+ * its outcomes and the verdict report gives (gate_passed, the one pass
+ * test, and the same result size limit), so list and report agree.
+ */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

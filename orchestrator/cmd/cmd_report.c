@@ -1,8 +1,11 @@
 /*
- * sweep report: store (what was asked) + accounting (what Slurm did, one
- * query) -> one outcome per task -> result files -> the gate -> statistics
- * -> a printer. The statistics are printed only when every task passed the
- * gate, or with --allow-incomplete, and then with the gaps marked.
+ * sweep report: the loaded sweep (loaded.h: the store's record and plan,
+ * accounting's records in one query -> one outcome per task; the kept
+ * sweep file parsed once and the reused tasks read once, for the whole
+ * report) -> the verdict (result files, read within SWEEP_RESULT_MAX;
+ * gate_passed, the one pass test) -> the gate -> statistics -> a printer.
+ * The statistics are printed only when every task passed the gate, or
+ * with --allow-incomplete, and then with the gaps marked.
  */
 #include <errno.h>
 #include <getopt.h>
