@@ -204,7 +204,7 @@ static void kept_file_read(struct kept_file *kf, struct store *st, const struct 
 		/* What was read of it is not the sweep file: none of it is used. */
 		cfg_release(&kf->cfg);
 		cfg_init(&kf->cfg);
-		kf->why = strbuf_detach(&why, NULL);
+		kf->why = why.len ? strbuf_detach(&why, NULL) : xstrdup("no reason given");
 	}
 	strbuf_release(&why);
 }
