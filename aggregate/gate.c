@@ -28,17 +28,32 @@ void gate_result_release(struct gate_result *g)
 	gate_result_init(g);
 }
 
+bool gate_passed(const struct task_outcome *o, const struct result *res)
+{
+	/* Slurm calls a non-zero exit FAILED; be safe if a runner does not. */
+	if (o->state != TS_COMPLETED || o->exit_code || o->signal)
+		return false;
+	/* A result over the size limit is RESULT_TOO_LARGE: not read. */
+	return !res || res->status == RESULT_OK;
+}
+
+bool gate_failure_of_result(const struct gate_failure *f)
+{
+	struct task_outcome o = {.state = f->state, .exit_code = f->exit_code, .signal = f->signal};
+
+	return gate_passed(&o, NULL);
+}
+
 bool gate_run_failed(struct strbuf *why, const struct task_outcome *o)
 {
+	if (gate_passed(o, NULL))
+		return false;
 	switch (o->state) {
 	case TS_COMPLETED:
-		/* Slurm calls a non-zero exit FAILED; be safe if a runner does not. */
 		if (o->signal)
 			strbuf_addf(why, "killed by signal %d", o->signal);
-		else if (o->exit_code)
-			strbuf_addf(why, "exit code %d", o->exit_code);
 		else
-			return false;
+			strbuf_addf(why, "exit code %d", o->exit_code);
 		return true;
 	case TS_FAILED:
 		/*
@@ -98,11 +113,6 @@ bool gate_run_failed(struct strbuf *why, const struct task_outcome *o)
 	return true;
 }
 
-static bool run_passed(const struct task_outcome *o)
-{
-	return o->state == TS_COMPLETED && !o->exit_code && !o->signal;
-}
-
 static void add_metric(struct gate_result *g, size_t *alloc, const char *name)
 {
 	ALLOC_GROW(g->metrics, g->nmetrics + 1, *alloc);
@@ -136,7 +146,7 @@ static void discover_metrics(struct gate_result *g, const struct task_outcome *o
 	for (size_t i = 0; i < ntasks; i++) {
 		const struct result *res = &results[i];
 
-		if (!run_passed(&outcomes[i]) || res->status != RESULT_OK)
+		if (!gate_passed(&outcomes[i], res))
 			continue;
 		for (size_t k = 0; k < res->nentries; k++) {
 			const char *key = res->entries[k].key;
@@ -167,14 +177,10 @@ static void discover_metrics(struct gate_result *g, const struct task_outcome *o
 	}
 }
 
-/* Appends why the result of a run that passed cannot be used; false if it can. */
-static bool result_failed(struct strbuf *why, const struct result *res, char *const *metrics,
-                          size_t nmetrics)
+/* Appends why the result of a task that passed lacks a metric; false if it has them all. */
+static bool metrics_failed(struct strbuf *why, const struct result *res, char *const *metrics,
+                           size_t nmetrics)
 {
-	if (res->status != RESULT_OK) {
-		result_describe(why, res);
-		return true;
-	}
 	for (size_t m = 0; m < nmetrics; m++) {
 		const struct result_entry *e = result_find(res, metrics[m]);
 
@@ -215,10 +221,14 @@ void gate_check(struct gate_result *out, const struct plan *plan,
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		const struct task_outcome *o = &outcomes[i];
 		struct gate_failure *f;
+		bool failed = true;
 
 		strbuf_reset(&why);
-		if (!gate_run_failed(&why, o) &&
-		    !result_failed(&why, &results[i], out->metrics, out->nmetrics)) {
+		if (gate_passed(o, &results[i]))
+			failed = metrics_failed(&why, &results[i], out->metrics, out->nmetrics);
+		else if (!gate_run_failed(&why, o))
+			result_describe(&why, &results[i]); /* the run passed: its result did not */
+		if (!failed) {
 			out->passed[i] = 1;
 			out->npassed[plan_setting_of(plan, i)]++;
 			continue;

@@ -16,10 +16,13 @@ struct task_outcome;
  * The completeness gate: which tasks may enter the statistics. Pure: takes
  * the plan, one outcome and one result per task index, does no I/O.
  *
- * A task passes only when the latest run of its index is COMPLETED with
- * exit code 0 and no signal, and its result (file and log) holds every
- * metric as a finite number. Every other task is a failure
- * with its reason in words; none is dropped silently.
+ * Whether a task passed is decided by gate_passed alone, for every
+ * command (report, list, confirm, extend, the follow-ups, --curves): its
+ * latest run COMPLETED with exit code 0 and no signal, and its result was
+ * read (within result_max_bytes(), which the verdict takes from
+ * SWEEP_RESULT_MAX). The gate also wants every metric in that result as a
+ * finite number. Every other task is a failure with its reason in words;
+ * none is dropped silently.
  */
 
 struct gate_failure {
@@ -70,7 +73,18 @@ static inline bool gate_complete(const struct gate_result *g)
 }
 
 /*
- * Whether the run in o failed. If so, appends the reason in words to why
+ * THE pass test. With res NULL: whether the run in o passed (COMPLETED,
+ * exit code 0, no signal), for callers that read results only of runs
+ * that passed, or need none. With res: whether the task passed, its run
+ * and its result, read within the size limit (status RESULT_OK).
+ */
+bool gate_passed(const struct task_outcome *o, const struct result *res);
+
+/* Whether failure f is its result's, its run having passed (gate_passed). */
+bool gate_failure_of_result(const struct gate_failure *f);
+
+/*
+ * Whether the run in o failed (!gate_passed(o, NULL)). If so, appends the reason in words to why
  * ("time limit", "exit code 2", "still pending"...) and returns true; a
  * COMPLETED run with exit code 0 returns false and appends nothing.
  * For the status command as much as for the gate.

@@ -52,12 +52,6 @@ static bool showing_stats(const struct report *r)
 	return gate_complete(r->gate) || r->allow_incomplete;
 }
 
-/* Whether failure f is about the result file rather than the run. */
-static bool is_result_failure(const struct gate_failure *f)
-{
-	return f->state == TS_COMPLETED && !f->exit_code && !f->signal;
-}
-
 static int compare_doubles(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -233,7 +227,7 @@ static void print_failures_table(FILE *f, const struct report *r)
 		table_add(&t, log ? log : xstrdup("-"));
 		if (r->cause_text)
 			table_addstr(&t, cause_of(r, fl->index) ? cause_of(r, fl->index) : "-");
-		if (is_result_failure(fl))
+		if (gate_failure_of_result(fl))
 			result_hint = true;
 	}
 	table_print(f, &t);

@@ -40,16 +40,16 @@ const struct backend_ops *backend_get(const char *name)
 }
 
 /*
- * Tasks an extending sweep reused: their outcomes are those of the sweep
- * that ran them, read through that sweep's own side. Its records join set,
- * since the outcomes borrow from them.
+ * Tasks an extending sweep reused (reused[0..n-1], read by the caller):
+ * their outcomes are those of the sweep that ran them, read through that
+ * sweep's own side. Its records join set, since the outcomes borrow from
+ * them.
  */
 static int add_reused(struct task_outcome *out, struct acct_set *set, const struct backend_read *rd,
-                      struct store *st, const struct sweep_rec *rec)
+                      struct store *st, const struct sweep_rec *rec,
+                      const struct reused_rec *reused, size_t n)
 {
-	struct reused_rec *reused = NULL;
-	size_t n = 0;
-	int ret = store_load_reused(st, &reused, &n, rec->id);
+	int ret = 0;
 
 	for (size_t k = 0; ret == 0 && k < n;) {
 		int64_t from = reused[k].from_sweep;
@@ -85,7 +85,6 @@ static int add_reused(struct task_outcome *out, struct acct_set *set, const stru
 		free(oc);
 		sweep_rec_release(&origin);
 	}
-	free(reused);
 	return ret;
 }
 
@@ -168,6 +167,24 @@ int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct
                           size_t *narrays, struct backend_read *rd, struct store *st,
                           const struct sweep_rec *rec)
 {
+	struct reused_rec *reused = NULL;
+	size_t n = 0;
+	int ret;
+
+	*arrays = NULL;
+	*narrays = 0;
+	ret = store_load_reused(st, &reused, &n, rec->id);
+	if (ret == 0)
+		ret = backend_outcomes_reusing(out, set, arrays, narrays, rd, st, rec, reused, n);
+	free(reused);
+	return ret;
+}
+
+int backend_outcomes_reusing(struct task_outcome *out, struct acct_set *set,
+                             struct array_rec **arrays, size_t *narrays, struct backend_read *rd,
+                             struct store *st, const struct sweep_rec *rec,
+                             const struct reused_rec *reused, size_t nreused)
+{
 	const struct backend_ops *ops = backend_get(rec->backend);
 	int ret;
 
@@ -188,7 +205,7 @@ int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct
 	ret = outcome_build(out, rec->ntasks, *arrays, *narrays, set);
 	if (ret < 0)
 		return ret;
-	return add_reused(out, set, rd, st, rec);
+	return add_reused(out, set, rd, st, rec, reused, nreused);
 }
 
 int backend_records(struct acct_set *out, struct backend_read *rd, struct store *st,

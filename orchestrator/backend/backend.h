@@ -7,6 +7,7 @@
 
 struct acct_set;
 struct quota;
+struct reused_rec;
 struct array_rec;
 struct store;
 struct sweep_rec;
@@ -137,6 +138,17 @@ const struct backend_ops *backend_local(void);
 int backend_load_outcomes(struct task_outcome *out, struct acct_set *set, struct array_rec **arrays,
                           size_t *narrays, struct backend_read *rd, struct store *st,
                           const struct sweep_rec *rec);
+
+/*
+ * backend_load_outcomes with the sweep's reused tasks (submit --extend)
+ * given: reused[0..nreused-1] as store_load_reused has them, read once
+ * by the caller (loaded_reused), their outcomes read from the sweeps
+ * that ran them. backend_load_outcomes reads them from the store itself.
+ */
+int backend_outcomes_reusing(struct task_outcome *out, struct acct_set *set,
+                             struct array_rec **arrays, size_t *narrays, struct backend_read *rd,
+                             struct store *st, const struct sweep_rec *rec,
+                             const struct reused_rec *reused, size_t nreused);
 
 /*
  * The records of the given array jobs on the sweep's side (ops->records),

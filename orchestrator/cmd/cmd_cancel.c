@@ -42,17 +42,16 @@ static const char options[] =
 #define STAGE_WAIT_S 30
 
 /* Fails (reported) when a stage there is not the caller's to remove. */
-static int remove_stage(struct store *st, const struct sweep_rec *rec)
+static int remove_stage(struct loaded_sweep *l)
 {
 	const char *bases[3] = {getenv("TMPDIR"), NULL, "/tmp"};
-	struct cfg cfg;
-	char *name = script_stage_name(rec->id, rec->dir);
+	const struct cfg *cfg;
+	char *name = script_stage_name(l->rec.id, l->rec.dir);
 	int failed = 0;
 
-	cfg_init(&cfg);
-	if (loaded_spec(&cfg, st, rec) < 0 || !cfg.nstage)
+	if (loaded_sweepfile(&cfg, l, LOADED_WARN) < 0 || !cfg->nstage)
 		goto out;
-	bases[1] = cfg.slurm.tmp_base;
+	bases[1] = cfg->slurm.tmp_base;
 	for (size_t b = 0; b < 3; b++) {
 		int ret = 0;
 
@@ -75,7 +74,6 @@ static int remove_stage(struct store *st, const struct sweep_rec *rec)
 		failed |= ret < 0;
 	}
 out:
-	cfg_release(&cfg);
 	free(name);
 	return failed ? SWEEP_ERR : 0;
 }
@@ -127,7 +125,7 @@ int cmd_cancel(int argc, char **argv)
 	for (size_t i = 0; i < l.narrays; i++)
 		printf(" %" PRIu32, l.arrays[i].job_id);
 	printf(" (tasks that had ended are unchanged)\n");
-	if (remove_stage(l.st, &l.rec) < 0)
+	if (remove_stage(&l) < 0)
 		goto out;
 	ret = EXIT_OK;
 out:

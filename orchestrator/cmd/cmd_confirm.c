@@ -320,7 +320,7 @@ int cmd_confirm(int argc, char **argv)
 	struct choice c = {0};
 	struct compare_goals goals;
 	struct strbuf file = STRBUF_INIT;
-	char *spec = NULL, *workdir = NULL, *path = NULL, *state_dir = NULL, *cwd = NULL;
+	char *workdir = NULL, *path = NULL, *state_dir = NULL, *cwd = NULL;
 	int64_t *seeds = NULL;
 	size_t nseeds;
 	int ret = EXIT_ERROR, code, lock_fd = -1;
@@ -337,8 +337,7 @@ int cmd_confirm(int argc, char **argv)
 	cwd = getcwd(NULL, 0);
 	state_dir = path_absolute(cli_state_dir(o.state_dir), cwd ? cwd : ".");
 	if (loaded_open(&l, state_dir, o.which) < 0 || loaded_plan(&l) < 0 ||
-	    loaded_outcomes(&l) < 0 ||
-	    verdict_check(&v, l.st, &l.rec, &l.plan, l.outcomes, NULL, 0) < 0)
+	    loaded_outcomes(&l) < 0 || verdict_check_loaded(&v, &l, NULL, 0) < 0)
 		goto out;
 	/* The completeness gate: the best of a sweep with holes is not known. */
 	if (!gate_complete(&v.gate)) {
@@ -347,10 +346,10 @@ int cmd_confirm(int argc, char **argv)
 		      l.rec.id, l.rec.name, v.gate.nfailures, l.plan.ntasks, l.rec.id);
 		goto out;
 	}
-	for (size_t i = 0; i < v.cfg.nmetrics; i++)
-		if (v.cfg.metrics[i].has_goal)
-			compare_goals_set(&goals, v.cfg.metrics[i].name,
-			                  v.cfg.metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
+	for (size_t i = 0; i < v.cfg->nmetrics; i++)
+		if (v.cfg->metrics[i].has_goal)
+			compare_goals_set(&goals, v.cfg->metrics[i].name,
+			                  v.cfg->metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
 	/* A --goal for a metric the sweep does not report would rank by the file's goal. */
 	if (compare_goals_check(&o.goals, v.gate.metrics, v.gate.nmetrics) < 0)
 		goto out;
@@ -359,17 +358,17 @@ int cmd_confirm(int argc, char **argv)
 	/* Held until submit has recorded the sweep: a confirm beside it waits (confirms.h). */
 	if (rank(&c, &v, &goals, o.top, &l.rec) < 0 ||
 	    confirms_used_seeds(&c.used, &c.nused, &c.earlier, o.dry_run ? NULL : &lock_fd, l.st,
-	                        &l.rec) < 0 ||
-	    store_load_spec(l.st, &spec, l.rec.id) < 0)
+	                        &l.rec) < 0)
 		goto out;
-	if (!*spec) {
+	/* The verdict read the kept sweep file already. */
+	if (l.file.state == KEPT_NONE) {
 		error("sweep %" PRId64 " was recorded without its sweep file: it cannot be run again",
 		      l.rec.id);
 		goto out;
 	}
 	nseeds = o.nseeds ? o.nseeds : l.plan.nseeds;
 	seeds = confirm_fresh_seeds(c.used, c.nused, nseeds);
-	if (confirm_file(&file, spec, &l.rec, &l.plan, &c, seeds, nseeds) < 0 ||
+	if (confirm_file(&file, l.file.text, &l.rec, &l.plan, &c, seeds, nseeds) < 0 ||
 	    verdict_workdir(&workdir, &l.rec, "the sweep's folder") < 0)
 		goto out;
 	print_plan(&o, &l.rec, &l.plan, &c, seeds, nseeds);
@@ -386,7 +385,6 @@ out:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	free(seeds);
-	free(spec);
 	free(workdir);
 	free(path);
 	free(state_dir);

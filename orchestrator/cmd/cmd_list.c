@@ -1,3 +1,8 @@
+/*
+ * sweep list: the sweeps of the state store, each with where it stands:
+ * its outcomes and the verdict report gives (gate_passed, the one pass
+ * test, and the same result size limit), so list and report agree.
+ */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -155,7 +160,7 @@ static char *standing(struct store *st, const struct sweep_rec *rec)
 	for (size_t i = 0; i < rec->ntasks; i++) {
 		ended += task_state_is_final(oc[i].state);
 		cancelled += oc[i].state == TS_CANCELLED;
-		completed += oc[i].state == TS_COMPLETED && !oc[i].exit_code;
+		completed += gate_passed(&oc[i], NULL);
 		/* No record yet of a task of an array job still read from slurmdbd: on its way. */
 		waiting |= !task_state_is_final(oc[i].state) &&
 		           (oc[i].state != TS_MISSING || rd.kept < narrays);

@@ -1,8 +1,11 @@
 /*
- * sweep report: store (what was asked) + accounting (what Slurm did, one
- * query) -> one outcome per task -> result files -> the gate -> statistics
- * -> a printer. The statistics are printed only when every task passed the
- * gate, or with --allow-incomplete, and then with the gaps marked.
+ * sweep report: the loaded sweep (loaded.h: the store's record and plan,
+ * accounting's records in one query -> one outcome per task; the kept
+ * sweep file parsed once and the reused tasks read once, for the whole
+ * report) -> the verdict (result files, read within SWEEP_RESULT_MAX;
+ * gate_passed, the one pass test) -> the gate -> statistics -> a printer.
+ * The statistics are printed only when every task passed the gate, or
+ * with --allow-incomplete, and then with the gaps marked.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,7 +41,6 @@
 #include "script_stage.h"
 #include "store.h"
 #include "strbuf.h"
-#include "units.h"
 #include "verdict.h"
 
 #include "banned.h"
@@ -346,42 +348,16 @@ static void check_metric_names(const struct gate_result *gate, const struct resu
 	}
 }
 
-/*
- * The sweep file as stored at submission, into cfg (initialised here; the
- * caller releases it). A sweep file that no longer reads (an older sweep)
- * leaves cfg empty but for what was read, with a warning naming what is
- * left out.
- */
-static void load_spec(struct cfg *cfg, struct store *st, const struct sweep_rec *rec,
-                      const char *what)
-{
-	char *text = NULL;
-
-	cfg_init(cfg);
-	if (store_load_spec(st, &text, rec->id) == 0 && *text &&
-	    cfg_load_string(cfg, rec->source, text, strlen(text)) < 0)
-		warning("the %s of the sweep file are left out: it no longer reads", what);
-	free(text);
-}
-
-/*
- * The goals of the sweep file's `metrics:`, read from the text stored at
- * submission, then --goal's over them. A sweep file that no longer reads
- * (an older sweep) only costs its goals, with a warning.
- */
-static void load_goals(struct compare_goals *out, struct store *st, const struct sweep_rec *rec,
+/* The goals of the sweep file's `metrics:` (cfg), then --goal's over them. */
+static void load_goals(struct compare_goals *out, const struct cfg *cfg,
                        const struct compare_goals *cli)
 {
-	struct cfg cfg;
-
-	load_spec(&cfg, st, rec, "goals");
-	for (size_t i = 0; i < cfg.nmetrics; i++)
-		if (cfg.metrics[i].has_goal)
-			compare_goals_set(out, cfg.metrics[i].name,
-			                  cfg.metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
+	for (size_t i = 0; i < cfg->nmetrics; i++)
+		if (cfg->metrics[i].has_goal)
+			compare_goals_set(out, cfg->metrics[i].name,
+			                  cfg->metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
 	for (size_t i = 0; i < cli->n; i++)
 		compare_goals_set(out, cli->items[i].name, cli->items[i].goal);
-	cfg_release(&cfg);
 }
 
 /*
@@ -493,8 +469,10 @@ static int read_curves(struct curve_set *cs, const struct report_opts *o,
 		if (ret < 0)
 			break;
 		strbuf_reset(&why);
-		if (!gate_run_failed(&why, &outcomes[i]) &&
-		    curve_read(&curves[i], path, o->step) < 0)
+		/* The one pass test, with the curve standing for the result. */
+		if (!gate_passed(&outcomes[i], NULL))
+			gate_run_failed(&why, &outcomes[i]);
+		else if (curve_read(&curves[i], path, o->step) < 0)
 			strbuf_addstr(&why, curves[i].error);
 		free(path);
 		if (why.len) {
@@ -606,17 +584,16 @@ out:
 }
 
 /* An extending sweep pools what it reused: say from which sweeps. */
-static void print_reused(struct store *st, const struct sweep_rec *rec)
+static void print_reused(struct loaded_sweep *l)
 {
-	struct reused_rec *reused = NULL;
+	const struct sweep_rec *rec = &l->rec;
+	const struct reused_rec *reused;
 	struct strbuf sb = STRBUF_INIT;
 	int64_t *from;
-	size_t n = 0;
+	size_t n;
 
-	if (store_load_reused(st, &reused, &n, rec->id) < 0 || !n) {
-		free(reused);
+	if (loaded_reused(&reused, &n, l) < 0 || !n)
 		return;
-	}
 	from = xcalloc(rec->ntasks ? rec->ntasks : 1, sizeof(*from));
 	for (size_t k = 0; k < n; k++)
 		if (reused[k].index < rec->ntasks)
@@ -625,22 +602,6 @@ static void print_reused(struct store *st, const struct sweep_rec *rec)
 	printf("\n%s", sb.buf);
 	strbuf_release(&sb);
 	free(from);
-	free(reused);
-}
-
-/* SWEEP_RESULT_MAX: the largest result file read, in sbatch's memory form ("64M"). */
-static int set_result_limit(void)
-{
-	const char *env = getenv("SWEEP_RESULT_MAX"), *why;
-	uint64_t mb;
-
-	if (!env || !*env)
-		return 0;
-	if (units_parse_mem(&mb, env, &why) < 0 || mb > SIZE_MAX >> 20)
-		return error("SWEEP_RESULT_MAX='%s' is not a size such as '64M': %s", env,
-		             why ? why : "too large");
-	result_set_max_bytes((size_t)mb << 20);
-	return 0;
 }
 
 /* What report --exclude left out of a sweep: recorded, loaded and said. */
@@ -755,14 +716,16 @@ static int load_outcomes(struct loaded_sweep *l, const struct report_opts *o)
 /* --curves: the learning curves instead of the report; the exit code. */
 static int report_curves(const struct report_opts *o, struct loaded_sweep *l)
 {
-	struct cfg cfg;
+	const struct cfg *cfg;
 	bool missing = false;
 	int ret;
 
-	/* Curves stand for the result files: the gate is the run's and the curve's. */
-	load_spec(&cfg, l->st, &l->rec, "axis labels");
-	ret = write_curves(o, &l->rec, &l->plan, l->outcomes, &cfg, &missing);
-	cfg_release(&cfg);
+	/*
+	 * Curves stand for the result files: the gate is the run's and the
+	 * curve's. A kept sweep file that does not read costs the axis labels.
+	 */
+	loaded_sweepfile(&cfg, l, LOADED_WARN);
+	ret = write_curves(o, &l->rec, &l->plan, l->outcomes, cfg, &missing);
 	if (missing)
 		return EXIT_INCOMPLETE;
 	return ret < 0 ? EXIT_ERROR : EXIT_OK;
@@ -782,13 +745,12 @@ static void describe_report(struct report *rep, const struct report_opts *o,
 }
 
 static void print_report(const struct report_opts *o, const struct report *rep,
-                         const struct loaded_sweep *l, const struct exclusions *excl,
-                         bool stages)
+                         struct loaded_sweep *l, const struct exclusions *excl, bool stages)
 {
 	switch (o->format) {
 	case FORMAT_TABLE:
 		report_print_table(stdout, rep);
-		print_reused(l->st, &l->rec);
+		print_reused(l);
 		if (stages)
 			print_staging(&l->rec, l->plan.ntasks);
 		break;
@@ -845,7 +807,7 @@ int cmd_report(int argc, char **argv)
 		ret = code;
 		goto out;
 	}
-	if (set_result_limit() < 0 || load_outcomes(&l, &o) < 0)
+	if (load_outcomes(&l, &o) < 0)
 		goto out;
 	if (o.curves) {
 		ret = report_curves(&o, &l);
@@ -854,16 +816,16 @@ int cmd_report(int argc, char **argv)
 	if (load_exclusions(&excl, &o, &l) < 0)
 		goto out;
 	v.excluded = excl.excluded;
-	if (verdict_check(&v, l.st, &l.rec, &l.plan, l.outcomes, o.metrics, o.nmetrics) < 0)
+	if (verdict_check_loaded(&v, &l, o.metrics, o.nmetrics) < 0)
 		goto out;
 	if (o.nmetrics)
 		check_metric_names(&v.gate, v.results, v.ntasks);
 	report_build(&rep, v.plan, &v.gate, v.results);
 	rep.exclusions = excl.lines;
 	rep.nexclusions = excl.n;
-	load_goals(&goals, l.st, &l.rec, &o.goals);
+	load_goals(&goals, v.cfg, &o.goals);
 	by_metric = goals_by_metric(&goals, &v.gate);
-	labels = metric_labels(&v.cfg, (const char *const *)v.gate.metrics, v.gate.nmetrics);
+	labels = metric_labels(v.cfg, (const char *const *)v.gate.metrics, v.gate.nmetrics);
 	rep.labels = labels;
 	report_rank(&rep, by_metric);
 	if (o.top && !report_ranked(&rep)) {
@@ -871,18 +833,18 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	/* Random search and confirm: the settings have no order of their own, best first is the one. */
-	if (o.top || v.cfg.nsample || v.cfg.confirm_of)
+	if (o.top || v.cfg->nsample || v.cfg->confirm_of)
 		report_order(&rep, o.top);
-	provenance = confirms_provenance(l.st, &v.cfg, &l.plan);
+	provenance = confirms_provenance(l.st, v.cfg, &l.plan);
 	rep.provenance = provenance;
 	describe_report(&rep, &o, &l.rec, &v);
 	if (!gate_complete(&v.gate) && attach_causes(&rc, &rep, &l) < 0)
 		goto out;
 	/* The verdict read the sweep file already: `stage:` is in it. */
-	print_report(&o, &rep, &l, &excl, v.cfg.nstage > 0);
+	print_report(&o, &rep, &l, &excl, v.cfg->nstage > 0);
 
 	if (o.plot && (gate_complete(&v.gate) || o.allow_incomplete) &&
-	    write_plot(&o, &rep, &v.cfg) < 0)
+	    write_plot(&o, &rep, v.cfg) < 0)
 		goto out;
 
 	ret = exit_code(&o, &v.gate);

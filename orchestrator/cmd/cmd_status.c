@@ -66,7 +66,7 @@ struct status_opts {
 	bool watch;
 	bool refresh;
 	unsigned interval_s;
-	bool stages; /* not an option: the sweep has `stage:` (loaded_stages) */
+	bool stages; /* not an option: the sweep has `stage:` (its kept sweep file) */
 };
 
 static int parse_interval(unsigned *out, const char *s)
@@ -648,6 +648,7 @@ int cmd_status(int argc, char **argv)
 {
 	struct status_opts o = {0};
 	struct loaded_sweep l;
+	const struct cfg *cfg;
 	struct view v;
 	bool tty = isatty(STDOUT_FILENO), shown = false;
 	struct settling settling = {0, 0};
@@ -664,7 +665,8 @@ int cmd_status(int argc, char **argv)
 	}
 	if (loaded_open(&l, cli_state_dir(o.state_dir), o.which) < 0 || loaded_plan(&l) < 0)
 		goto out;
-	o.stages = loaded_stages(l.st, &l.rec);
+	/* Only asked: a kept file that no longer reads is not status's to say. */
+	o.stages = loaded_sweepfile(&cfg, &l, LOADED_QUIET) == 0 && cfg->nstage;
 	for (;;) {
 		if (view_load(&v, l.st, l.rec.id, &l.plan, &o, !shown && !failures) < 0) {
 			/* slurmdbd restarts happen: a watch rides over a few failed refreshes. */

@@ -130,12 +130,8 @@ static void fill(struct task_cause *t, const struct task_outcome *o, const struc
 
 static bool run_failed(const struct task_outcome *o)
 {
-	struct strbuf why = STRBUF_INIT;
-	bool failed = o->state != TS_MISSING && o->state != TS_REQUEUED &&
-	              task_state_is_final(o->state) && gate_run_failed(&why, o);
-
-	strbuf_release(&why);
-	return failed;
+	return o->state != TS_MISSING && o->state != TS_REQUEUED && task_state_is_final(o->state) &&
+	       !gate_passed(o, NULL);
 }
 
 int causes_load(struct causes *out, struct store *st, const struct sweep_rec *rec,

@@ -1,7 +1,7 @@
 /*
  * The family of a sweep and its confirms, from the state store: which
- * sweep each confirms (its stored sweep file's `confirm_of:`), the seeds
- * they ran, and where a confirm's settings come from.
+ * sweep each confirms (its kept sweep file's `confirm_of:`, as loaded.h
+ * reads it), the seeds they ran, and where a confirm's settings come from.
  */
 #include "confirms.h"
 
@@ -12,6 +12,7 @@
 #include "cfg.h"
 #include "confirm.h"
 #include "error.h"
+#include "loaded.h"
 #include "plan.h"
 #include "store.h"
 #include "strbuf.h"
@@ -28,20 +29,19 @@ static void add_seeds(int64_t **used, size_t *nused, const struct plan *p)
 	*nused += p->nseeds;
 }
 
-/* Of the sweep recs[i]: the sweep its file says it confirms, or 0. */
+/*
+ * Of the sweep recs[i]: the sweep its kept file says it confirms, or 0
+ * (also when that file does not read: only asked, as the family is walked).
+ */
 static int64_t confirm_of(struct store *st, const struct sweep_rec *rec)
 {
-	char *text = NULL;
-	struct cfg cfg;
-	int64_t of = 0;
+	struct kept_file kf;
+	const struct cfg *cfg;
+	int64_t of;
 
-	cfg_init(&cfg);
-	/* Only a file sweep confirm wrote names it: read those alone. */
-	if (store_load_spec(st, &text, rec->id) == 0 && strstr(text, "confirm_of") &&
-	    cfg_load_string(&cfg, rec->source, text, strlen(text)) == 0)
-		of = cfg.confirm_of;
-	cfg_release(&cfg);
-	free(text);
+	kept_file_init(&kf);
+	of = kept_file_get(&cfg, &kf, st, rec, LOADED_QUIET) == 0 ? cfg->confirm_of : 0;
+	kept_file_release(&kf);
 	return of;
 }
 

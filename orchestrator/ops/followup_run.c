@@ -205,8 +205,7 @@ static size_t count_completed(const struct rerun *r)
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->l->plan.ntasks; i++)
-		n += r->l->outcomes[i].state == TS_COMPLETED && !r->l->outcomes[i].exit_code &&
-		     !r->l->outcomes[i].signal;
+		n += gate_passed(&r->l->outcomes[i], NULL);
 	return n;
 }
 
@@ -287,14 +286,13 @@ static unsigned char *metric_failures(const struct rerun *r)
 	struct verdict v;
 
 	verdict_init(&v);
-	if (verdict_check(&v, r->l->st, &r->l->rec, &r->l->plan, r->l->outcomes, NULL, 0) < 0) {
+	if (verdict_check_loaded(&v, r->l, NULL, 0) < 0) {
 		verdict_release(&v);
 		return NULL;
 	}
 	failed = xcalloc(n ? n : 1, 1);
 	for (size_t k = 0; k < v.gate.nfailures; k++)
-		if (v.gate.failures[k].state == TS_COMPLETED && !v.gate.failures[k].exit_code &&
-		    !v.gate.failures[k].signal)
+		if (gate_failure_of_result(&v.gate.failures[k]))
 			failed[v.gate.failures[k].index] = 1;
 	verdict_release(&v);
 	return failed;

@@ -6,10 +6,59 @@
 
 #include "acct.h"
 #include "backend.h"
+#include "cfg.h"
 #include "plan.h"
 #include "store.h"
 
 struct task_outcome;
+
+/*
+ * How a caller of the kept sweep file wants its failure told: not at all
+ * (it only asks, as "does it stage?"), as a warning (it goes on without
+ * the file), or as an error (it stops).
+ */
+enum loaded_say {
+	LOADED_QUIET,
+	LOADED_WARN,
+	LOADED_ERROR,
+};
+
+/*
+ * The sweep file a sweep was submitted with, as the state store keeps it:
+ * read and parsed at most once, on first use, with the failure kept too.
+ * struct loaded_sweep holds one (loaded_sweepfile); code that walks other
+ * sweeps of the store (a family of confirms, the sweeps reused tasks came
+ * from) keeps one per sweep and asks kept_file_get.
+ */
+enum kept_state {
+	KEPT_UNREAD,
+	KEPT_NONE,   /* the sweep was recorded without its file */
+	KEPT_READ,   /* cfg holds it */
+	KEPT_BROKEN, /* it cannot be read or no longer parses: why says so */
+};
+
+struct kept_file {
+	enum kept_state state;
+	char *text;     /* as kept: "" for KEPT_NONE, NULL before reading or when unreadable */
+	struct cfg cfg; /* KEPT_READ: the parse; otherwise empty */
+	char *why;      /* KEPT_BROKEN: what the store or the reader said */
+	enum loaded_say said; /* KEPT_BROKEN: the loudest way it was told */
+};
+
+void kept_file_init(struct kept_file *kf);
+void kept_file_release(struct kept_file *kf);
+
+/*
+ * Sets *out to rec's parsed sweep file (borrowed from kf: an empty cfg
+ * when the sweep was recorded without one, or when it fails), reading and
+ * parsing it on the first call only. Returns 0, or SWEEP_ERR when it
+ * cannot be read or no longer parses; then, unless say is LOADED_QUIET
+ * or it was told that loudly already, says so in the one wording "the
+ * sweep file kept for sweep N does not read: WHY". st and rec are the
+ * same on every call for one kf.
+ */
+int kept_file_get(const struct cfg **out, struct kept_file *kf, struct store *st,
+                  const struct sweep_rec *rec, enum loaded_say say);
 
 /*
  * One sweep as the commands read it: the open store, the sweep's record
@@ -32,6 +81,11 @@ struct loaded_sweep {
 	 * loaded_outcomes, which fill in where the records came from.
 	 */
 	struct backend_read read;
+	struct kept_file file; /* the kept sweep file: loaded_sweepfile */
+	/* The tasks reused from earlier sweeps (loaded_reused), by index; NULL when none. */
+	struct reused_rec *reused;
+	size_t nreused;
+	bool reused_read;
 };
 
 void loaded_init(struct loaded_sweep *l);
@@ -57,26 +111,27 @@ int loaded_records(struct loaded_sweep *l);
 /*
  * Loads (again, when called twice) the array jobs, one records query on the
  * sweep's backend (as l->read asks), and the outcomes
- * (backend_load_outcomes); says on stderr when the state store answered.
+ * (backend_outcomes_reusing, with loaded_reused's tasks); says on stderr
+ * when the state store answered.
  */
 int loaded_outcomes(struct loaded_sweep *l);
 
-struct cfg;
-struct store;
+/*
+ * The tasks the sweep reused from earlier sweeps (submit --extend), as
+ * store_load_reused has them: read from the store on the first call only,
+ * for the outcomes, the verdict and report's note alike. *out (borrowed
+ * from l; NULL when none) has *n entries.
+ */
+int loaded_reused(const struct reused_rec **out, size_t *n, struct loaded_sweep *l);
+
+/* kept_file_get for the loaded sweep (l->file). */
+int loaded_sweepfile(const struct cfg **out, struct loaded_sweep *l, enum loaded_say say);
 
 /*
- * The sweep file rec was submitted with (kept in the state store), parsed
- * into cfg (initialised by the caller, released by the caller). Returns 0,
- * or -1 when none is kept or it does not parse (said on stderr).
+ * How many times a kept sweep file was parsed in this process (every
+ * kept_file, every sweep), for SWEEP_DEBUG_QUERIES and the tests.
  */
-int loaded_spec(struct cfg *cfg, struct store *st, const struct sweep_rec *rec);
-
-/*
- * Whether rec's sweep file has `stage:`: only then do its tasks leave
- * staging notes worth looking for (one file per task). A file without the
- * word is not parsed, so a kept file that no longer reads says nothing.
- */
-bool loaded_stages(struct store *st, const struct sweep_rec *rec);
+unsigned loaded_sweepfile_parses(void);
 
 /*
  * How long after sbatch a record missing from slurmdbd is still normal: it

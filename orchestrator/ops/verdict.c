@@ -1,19 +1,22 @@
 /*
  * Which tasks of a sweep passed: where its metrics are (the sweep file's
- * `results:` key, from the sweep file as it was submitted, kept in the
- * store), each task's result read from there, and the gate.
+ * `results:` key, from the kept sweep file as loaded.h reads it: the
+ * loaded sweep's when there is one), each task's result read from there,
+ * and the gate.
  */
 #include "verdict.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "loaded.h"
 #include "outcome.h"
 #include "path.h"
 #include "placeholder.h"
@@ -21,20 +24,21 @@
 #include "sbopt.h"
 #include "store.h"
 #include "strbuf.h"
+#include "units.h"
 
 #include "banned.h"
 
 void verdict_init(struct verdict *v)
 {
 	memset(v, 0, sizeof(*v));
-	cfg_init(&v->cfg);
+	kept_file_init(&v->own);
 	gate_result_init(&v->gate);
 	plan_init(&v->kept);
 }
 
 void verdict_release(struct verdict *v)
 {
-	cfg_release(&v->cfg);
+	kept_file_release(&v->own);
 	free(v->workdir);
 	result_log_spec_release(&v->log);
 	if (v->all) {
@@ -80,29 +84,19 @@ int verdict_workdir(char **out, const struct sweep_rec *rec, const char *what)
 	return ret;
 }
 
-static int source_load(struct verdict *v, struct store *st, const struct sweep_rec *rec)
+/* Where the results are, from the kept sweep file (kf: its cache). */
+static int source_load(struct verdict *v, struct kept_file *kf, struct store *st,
+                       const struct sweep_rec *rec)
 {
-	const struct cfg_results *r = &v->cfg.results;
+	const struct cfg_results *r;
 	const char **names = NULL, **patterns = NULL;
-	char *spec = NULL;
 	int ret;
 
-	ret = store_load_spec(st, &spec, rec->id);
+	/* A sweep recorded without its sweep file has sweep's own result files. */
+	ret = kept_file_get(&v->cfg, kf, st, rec, LOADED_ERROR);
 	if (ret < 0)
 		return ret;
-	if (!*spec) {
-		/* Recorded without its sweep file: sweep's own result files. */
-		free(spec);
-		return result_log_spec_init(&v->log, NULL, NULL, 0);
-	}
-	ret = cfg_load_string(&v->cfg, rec->source ? rec->source : "the sweep file", spec,
-	                      strlen(spec));
-	free(spec);
-	if (ret < 0)
-		return error("cannot tell where sweep %" PRId64
-		             "'s metrics are: its sweep file (above) "
-		             "no longer reads",
-		             rec->id);
+	r = &v->cfg->results;
 	v->format = r->format == CFG_RESULTS_CSV     ? RESULT_CSV
 	            : r->format == CFG_RESULTS_JSONL ? RESULT_JSONL
 	                                             : RESULT_JSON;
@@ -127,7 +121,7 @@ static char *task_file(const struct verdict *v, const struct sweep_rec *rec,
                        const struct plan *plan, size_t i)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *file = v->cfg.results.file;
+	const char *file = v->cfg->results.file;
 	struct placeholder_piece piece;
 	size_t n;
 
@@ -177,7 +171,7 @@ static void read_task_result(struct result *res, const struct verdict *v,
                              const struct sweep_rec *rec, const struct plan *plan, size_t i,
                              const struct task_outcome *o)
 {
-	const struct cfg_results *r = &v->cfg.results;
+	const struct cfg_results *r = &v->cfg->results;
 	char *path = NULL, *log;
 
 	if (!r->given || (r->file && !strcmp(r->file, CFG_SWEEP_RESULT))) {
@@ -201,21 +195,14 @@ static void read_task_result(struct result *res, const struct verdict *v,
 	free(log);
 }
 
-static bool run_passed(const struct task_outcome *o)
-{
-	return o->state == TS_COMPLETED && !o->exit_code && !o->signal;
-}
-
 /*
  * The tasks rec reused from earlier sweeps: their results are where the
  * sweep that ran them put them (its folder, its results: file, its logs).
  */
-static int read_reused(struct verdict *v, struct store *st, const struct sweep_rec *rec,
-                       const struct task_outcome *oc)
+static int read_reused(struct verdict *v, struct store *st, const struct reused_rec *reused,
+                       size_t n, const struct task_outcome *oc)
 {
-	struct reused_rec *reused = NULL;
-	size_t n = 0;
-	int ret = store_load_reused(st, &reused, &n, rec->id);
+	int ret = 0;
 
 	for (size_t k = 0; ret == 0 && k < n;) {
 		int64_t from = reused[k].from_sweep;
@@ -232,11 +219,12 @@ static int read_reused(struct verdict *v, struct store *st, const struct sweep_r
 		if (ret == 0)
 			ret = store_load_plan(st, &oplan, from);
 		if (ret == 0)
-			ret = source_load(&origin, st, &orec);
+			ret = source_load(&origin, &origin.own, st, &orec);
 		for (; k < n && reused[k].from_sweep == from; k++) {
 			size_t i = reused[k].index, fi = reused[k].from_index;
 
-			if (ret < 0 || i >= v->ntasks || fi >= oplan.ntasks || !run_passed(&oc[i]))
+			if (ret < 0 || i >= v->ntasks || fi >= oplan.ntasks ||
+			    !gate_passed(&oc[i], NULL))
 				continue;
 			result_release(&v->results[i]);
 			result_init(&v->results[i]);
@@ -246,13 +234,12 @@ static int read_reused(struct verdict *v, struct store *st, const struct sweep_r
 		sweep_rec_release(&orec);
 		plan_release(&oplan);
 	}
-	free(reused);
 	return ret;
 }
 
 bool verdict_own_files(const struct verdict *v)
 {
-	return !v->cfg.results.given;
+	return !v->cfg->results.given;
 }
 
 /*
@@ -287,12 +274,35 @@ static void keep_settings(struct verdict *v, const struct plan *plan,
 	free(keep);
 }
 
-int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *rec,
-                  const struct plan *plan, const struct task_outcome *oc,
-                  const char *const *metrics, size_t nmetrics)
+/*
+ * SWEEP_RESULT_MAX: the largest result file read, in sbatch's memory form
+ * ("64M"), set before any result is read, so every command that asks
+ * whether a task passed reads within the same limit.
+ */
+static int set_result_limit(void)
 {
-	int ret = source_load(v, st, rec);
+	const char *env = getenv("SWEEP_RESULT_MAX"), *why;
+	uint64_t mb;
 
+	if (!env || !*env)
+		return 0;
+	if (units_parse_mem(&mb, env, &why) < 0 || mb > SIZE_MAX >> 20)
+		return error("SWEEP_RESULT_MAX='%s' is not a size such as '64M': %s", env,
+		             why ? why : "too large");
+	result_set_max_bytes((size_t)mb << 20);
+	return 0;
+}
+
+/* verdict_check with the kept sweep file's cache kf and the sweep's reused tasks. */
+static int check(struct verdict *v, struct kept_file *kf, const struct reused_rec *reused,
+                 size_t nreused, struct store *st, const struct sweep_rec *rec,
+                 const struct plan *plan, const struct task_outcome *oc, const char *const *metrics,
+                 size_t nmetrics)
+{
+	int ret = set_result_limit();
+
+	if (ret == 0)
+		ret = source_load(v, kf, st, rec);
 	if (ret < 0)
 		return ret;
 	v->plan = plan;
@@ -301,10 +311,10 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		result_init(&v->results[i]);
 		/* The others' results are not looked at. */
-		if (run_passed(&oc[i]))
+		if (gate_passed(&oc[i], NULL))
 			read_task_result(&v->results[i], v, rec, plan, i, &oc[i]);
 	}
-	ret = read_reused(v, st, rec, oc);
+	ret = read_reused(v, st, reused, nreused, oc);
 	if (ret < 0)
 		return ret;
 	if (v->excluded && memchr(v->excluded, 1, plan->nsettings))
@@ -317,4 +327,31 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
 		v->gate.failures[k].index = v->kept_from[j / ns] * ns + j % ns;
 	}
 	return 0;
+}
+
+int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *rec,
+                  const struct plan *plan, const struct task_outcome *oc,
+                  const char *const *metrics, size_t nmetrics)
+{
+	struct reused_rec *reused = NULL;
+	size_t n = 0;
+	int ret = store_load_reused(st, &reused, &n, rec->id);
+
+	if (ret == 0)
+		ret = check(v, &v->own, reused, n, st, rec, plan, oc, metrics, nmetrics);
+	free(reused);
+	return ret;
+}
+
+int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
+                         size_t nmetrics)
+{
+	const struct reused_rec *reused;
+	size_t n;
+	int ret = loaded_reused(&reused, &n, l);
+
+	if (ret == 0)
+		ret = check(v, &l->file, reused, n, l->st, &l->rec, &l->plan, l->outcomes, metrics,
+		            nmetrics);
+	return ret;
 }

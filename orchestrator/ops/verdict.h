@@ -5,11 +5,10 @@
 
 #include "cfg.h"
 #include "gate.h"
+#include "loaded.h"
 #include "plan.h"
 #include "result.h"
 
-struct store;
-struct sweep_rec;
 struct task_outcome;
 
 /*
@@ -28,7 +27,12 @@ struct verdict {
 	 */
 	const unsigned char *excluded;
 
-	struct cfg cfg; /* the sweep file as submitted (empty when none was kept) */
+	/*
+	 * The sweep file as submitted (empty when none was kept), borrowed
+	 * from the loaded sweep's kept file (loaded_sweepfile) or from own.
+	 */
+	const struct cfg *cfg;
+	struct kept_file own; /* the kept file, read by verdict_check itself */
 	char *workdir;  /* the script's --chdir: where relative result files are */
 	struct result_log_spec log;
 	enum result_format format;
@@ -56,12 +60,21 @@ void verdict_release(struct verdict *v);
  * Reads the result of every task of plan whose latest run (oc) passed and
  * checks the gate over metrics (nmetrics == 0: every numeric key, as
  * gate_check). Returns 0, or a negative code (error() reported) when the
- * sweep's result sources cannot be told (its sweep file no longer reads,
- * its script is gone).
+ * sweep's result sources cannot be told (its kept sweep file does not
+ * read, see kept_file_get; its script is gone). Reads the kept sweep file
+ * itself (v->own).
  */
 int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *rec,
                   const struct plan *plan, const struct task_outcome *oc,
                   const char *const *metrics, size_t nmetrics);
+
+/*
+ * verdict_check of the loaded sweep's plan and outcomes, through its kept
+ * sweep file (loaded_sweepfile: parsed once for the whole command) and its
+ * reused tasks (loaded_reused: read once).
+ */
+int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
+                         size_t nmetrics);
 
 /*
  * The folder submit ran in (the script's --chdir), where every relative

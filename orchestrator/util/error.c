@@ -13,9 +13,12 @@ const char *error_last(void)
 	return last;
 }
 
-void error_set_handler(error_handler_fn fn)
+error_handler_fn error_set_handler(error_handler_fn fn)
 {
+	error_handler_fn was = handler;
+
 	handler = fn;
+	return was;
 }
 
 void error_as_warning(const char *kind, const char *msg)

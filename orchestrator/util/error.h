@@ -38,7 +38,8 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 const char *error_last(void);
 
 typedef void (*error_handler_fn)(const char *kind, const char *msg);
-void error_set_handler(error_handler_fn fn);
+/* Returns the handler it replaces, for a caller that puts it back. */
+error_handler_fn error_set_handler(error_handler_fn fn);
 
 /*
  * A handler that prints every message as a warning ("sweep: warning: ..."),

@@ -81,6 +81,11 @@ grep -q "^sweep 'local-throttle' (id $THROTTLE): 1 setting x 8 seeds = 8 tasks, 
 	fail "report's header is not the Slurm form"
 grep -q '^mean ± sample std over the seeds that passed (n)' report.out || fail "no statistics legend"
 grep -q '3.5 ± 2.4 (n = 8)' report.out || fail "no mean ± std (n) of the scores"
+# The kept sweep file is parsed once for the whole report (loaded_sweepfile).
+SWEEP_DEBUG_QUERIES=1 "$SWEEP" report "$THROTTLE" >/dev/null 2>report.err ||
+	fail "report with SWEEP_DEBUG_QUERIES failed"
+grep -qx 'sweep: kept sweep file parses: 1' report.err ||
+	fail "report did not parse the kept sweep file exactly once: $(cat report.err)"
 "$SWEEP" status "$THROTTLE" --tasks >status.out
 grep -q "local-throttle_[0-9]*_7.out" status.out || fail "status shows no log path: $(cat status.out)"
 log_file=$(status_field "$THROTTLE" "s['tasks'][7]['log']")

@@ -1,7 +1,9 @@
 #include "helpers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gate.h"
 #include "plan.h"
@@ -347,6 +349,72 @@ static void test_gate_log_metrics(void **state)
 	result_log_spec_release(&spec);
 }
 
+/*
+ * THE pass test (gate_passed), as every command asks it: the run alone
+ * (res NULL), then with the result read from a file under a size limit of
+ * 20 bytes; gate_check and gate_failure_of_result agree with it.
+ */
+static void test_gate_passed(void **state)
+{
+	static const char small[] = "{\"loss\": 0.25}";         /* 14 bytes */
+	static const char large[] = "{\"loss\": 0.25}        "; /* 22 bytes */
+	static const struct {
+		const char *what;
+		enum task_state state;
+		int exit_code, signal;
+		const char *file; /* the result file's text; NULL: none */
+		bool run_passed, passed;
+	} cases[] = {
+	    {"completed", TS_COMPLETED, 0, 0, small, true, true},
+	    {"failed exit", TS_FAILED, 2, 0, small, false, false},
+	    {"exit code on a completed run", TS_COMPLETED, 1, 0, small, false, false},
+	    {"signal on a completed run", TS_COMPLETED, 0, 9, small, false, false},
+	    {"signal on a failed run", TS_FAILED, 0, 11, small, false, false},
+	    {"time limit", TS_TIMEOUT, 0, 0, small, false, false},
+	    {"still running", TS_RUNNING, 0, 0, small, false, false},
+	    {"missing result", TS_COMPLETED, 0, 0, NULL, true, false},
+	    {"oversize result", TS_COMPLETED, 0, 0, large, true, false},
+	};
+	char *dir = make_tmpdir();
+	char *path = xstrfmt("%s/result.json", dir);
+
+	(void)state;
+	result_set_max_bytes(20);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct task_outcome o = ran(cases[i].state, cases[i].exit_code, cases[i].signal, 0);
+		struct gate_result g;
+		struct result res;
+
+		unlink(path);
+		if (cases[i].file) {
+			FILE *f = fopen(path, "w");
+
+			assert_non_null(f);
+			fputs(cases[i].file, f);
+			assert_int_equal(fclose(f), 0);
+		}
+		result_init(&res);
+		result_read(&res, path);
+		if (gate_passed(&o, NULL) != cases[i].run_passed ||
+		    gate_passed(&o, &res) != cases[i].passed)
+			fail_msg("%s: run %d, task %d", cases[i].what, gate_passed(&o, NULL),
+			         gate_passed(&o, &res));
+		gate_result_init(&g);
+		gate_check(&g, fixture_plan1(), &o, &res, NULL, 0);
+		if (g.passed[0] != cases[i].passed ||
+		    (!cases[i].passed &&
+		     gate_failure_of_result(&g.failures[0]) != cases[i].run_passed))
+			fail_msg("%s: the gate disagrees", cases[i].what);
+		gate_result_release(&g);
+		result_release(&res);
+	}
+	result_set_max_bytes(RESULT_MAX_BYTES);
+	unlink(path);
+	free(path);
+	remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +425,7 @@ int main(void)
 	    cmocka_unit_test(test_gate_requested_metrics),
 	    cmocka_unit_test(test_gate_no_metrics_anywhere),
 	    cmocka_unit_test(test_gate_run_failed),
+	    cmocka_unit_test(test_gate_passed),
 	    cmocka_unit_test(test_gate_log_metrics),
 	};
 
