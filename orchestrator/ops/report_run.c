@@ -61,18 +61,6 @@ static void check_metric_names(const struct gate_result *gate, const struct resu
 	}
 }
 
-/* The goals of the sweep file's `metrics:` (cfg), then --goal's over them. */
-static void load_goals(struct compare_goals *out, const struct cfg *cfg,
-                       const struct compare_goals *cli)
-{
-	for (size_t i = 0; i < cfg->nmetrics; i++)
-		if (cfg->metrics[i].has_goal)
-			compare_goals_set(out, cfg->metrics[i].name,
-			                  cfg->metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
-	for (size_t i = 0; i < cli->n; i++)
-		compare_goals_set(out, cli->items[i].name, cli->items[i].goal);
-}
-
 /*
  * Per metric of metrics[0..n-1], its axis label from the sweep file
  * (`metrics: {loss: {label: ...}}`, borrowed from cfg) or NULL; the caller
@@ -506,7 +494,7 @@ int report_run_build(struct report_run *r, const struct report_request *q)
 	report_build(rep, v->plan, &v->gate, v->results);
 	rep->exclusions = r->excl.lines;
 	rep->nexclusions = r->excl.n;
-	load_goals(&r->goals, v->cfg, q->goals);
+	verdict_goals(&r->goals, v, q->goals);
 	r->by_metric = goals_by_metric(&r->goals, &v->gate);
 	r->labels = metric_labels(v->cfg, (const char *const *)v->gate.metrics, v->gate.nmetrics);
 	rep->labels = r->labels;
