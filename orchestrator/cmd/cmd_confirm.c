@@ -346,15 +346,10 @@ int cmd_confirm(int argc, char **argv)
 		      l.rec.id, l.rec.name, v.gate.nfailures, l.plan.ntasks, l.rec.id);
 		goto out;
 	}
-	for (size_t i = 0; i < v.cfg->nmetrics; i++)
-		if (v.cfg->metrics[i].has_goal)
-			compare_goals_set(&goals, v.cfg->metrics[i].name,
-			                  v.cfg->metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
 	/* A --goal for a metric the sweep does not report would rank by the file's goal. */
 	if (compare_goals_check(&o.goals, v.gate.metrics, v.gate.nmetrics) < 0)
 		goto out;
-	for (size_t i = 0; i < o.goals.n; i++)
-		compare_goals_set(&goals, o.goals.items[i].name, o.goals.items[i].goal);
+	verdict_goals(&goals, &v, &o.goals);
 	/* Held until submit has recorded the sweep: a confirm beside it waits (confirms.h). */
 	if (rank(&c, &v, &goals, o.top, &l.rec) < 0 ||
 	    confirms_used_seeds(&c.used, &c.nused, &c.earlier, o.dry_run ? NULL : &lock_fd, l.st,

@@ -27,12 +27,9 @@
 #include "quote.h"
 #include "store.h"
 #include "strbuf.h"
+#include "task_logs.h"
 
 #include "banned.h"
-
-#define FOLLOW_POLL_S  1  /* how often -f looks at the files */
-#define FOLLOW_STATE_S 10 /* how often -f asks whether the task still runs (one query) */
-#define FOLLOW_MISSING_S 120 /* how long -f waits for a just-submitted task's first record */
 
 static const char usage[] = "sweep logs [options] SWEEP INDEX";
 static const char options[] =
@@ -128,173 +125,18 @@ static int parse_options(struct logs_opts *o, int argc, char **argv)
 	return CLI_CONTINUE;
 }
 
-/*
- * The run of task index in its attempt-th attempt (0: the latest): the
- * outcomes built from the array jobs up to each attempt, until the task has
- * had that many.
- */
-static int find_run(struct task_outcome *out, const struct loaded_sweep *l, size_t index,
-                    unsigned attempt)
-{
-	struct array_rec *some = xcalloc(l->narrays ? l->narrays : 1, sizeof(*some));
-	struct task_outcome *oc = xcalloc(l->plan.ntasks, sizeof(*oc));
-	unsigned last = 0;
-	int ret = attempt ? 1 : 0;
-
-	for (size_t a = 0; a < l->narrays; a++)
-		last = l->arrays[a].attempt > last ? l->arrays[a].attempt : last;
-	*out = l->outcomes[index];
-	for (unsigned upto = 1; attempt && upto <= last && ret > 0; upto++) {
-		size_t n = 0;
-
-		for (size_t a = 0; a < l->narrays; a++)
-			if (l->arrays[a].attempt <= upto)
-				some[n++] = l->arrays[a];
-		memset(oc, 0, l->plan.ntasks * sizeof(*oc));
-		ret = outcome_build(oc, l->plan.ntasks, some, n, &l->set);
-		if (ret == 0 && oc[index].attempts == attempt) {
-			*out = oc[index];
-			ret = 0;
-		} else if (ret == 0) {
-			ret = 1;
-		}
-	}
-	if (ret > 0)
-		ret = error("task %zu of sweep %" PRId64 " had %u attempt%s, not %u", index,
-		            l->rec.id, l->outcomes[index].attempts,
-		            l->outcomes[index].attempts == 1 ? "" : "s", attempt);
-	free(some);
-	free(oc);
-	return ret;
-}
-
-/*
- * Copies what path holds from *pos on to stdout, made visible (quote_visible)
- * when visible; a file not there yet is fine when following. Only a regular
- * file is read: never through a link, never a device or a FIFO.
- */
-static int copy_from(const char *path, off_t *pos, bool quiet_missing, bool visible)
-{
-	struct strbuf shown = STRBUF_INIT;
-	char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
-	struct stat st;
-	ssize_t n = 0;
-	int ret = 0;
-
-	if (fd < 0) {
-		if (errno == ENOENT && quiet_missing)
-			return 0;
-		if (errno == ELOOP)
-			return error("refusing the log '%s': it is a symbolic link, not a log the "
-			             "task wrote",
-			             path);
-		return error("cannot read '%s': %s", path, strerror(errno));
-	}
-	if (fstat(fd, &st) < 0) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = error("refusing the log '%s': it is not a regular file", path);
-		goto out;
-	}
-	if (lseek(fd, *pos, SEEK_SET) < 0) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (visible) {
-			strbuf_reset(&shown);
-			quote_visible(&shown, buf, (size_t)n);
-			fwrite(shown.buf, 1, shown.len, stdout);
-		} else {
-			fwrite(buf, 1, (size_t)n, stdout);
-		}
-		*pos += n;
-	}
-	if (n < 0)
-		ret = error("cannot read '%s': %s", path, strerror(errno));
-out:
-	close(fd);
-	strbuf_release(&shown);
-	return ret;
-}
-
-struct log_file {
-	char *path;
-	const char *what; /* "stdout", "stderr" */
-	off_t pos;
-};
-
-/* Copies the new bytes of each file, with a header whenever the file changes (tail's way). */
-static int copy_new(struct log_file *files, size_t n, int *shown, bool follow, bool visible)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-
-		if (lstat(files[i].path, &st) == 0 && st.st_size < files[i].pos)
-			files[i].pos = 0; /* rewritten from the start (a requeued run) */
-		if (*shown != (int)i &&
-		    (!follow || (lstat(files[i].path, &st) == 0 && st.st_size > files[i].pos))) {
-			printf("%s==> %s (%s) <==\n", *shown >= 0 ? "\n" : "", files[i].path,
-			       files[i].what);
-			*shown = (int)i;
-		}
-		if (copy_from(files[i].path, &files[i].pos, follow, visible) < 0)
-			return SWEEP_ERR;
-	}
-	return fflush(stdout) == 0 ? 0 : SWEEP_ERR;
-}
-
-/* -f: until the task's latest run has ended, then what it wrote last. */
-static int follow(struct log_file *files, size_t n, int *shown, struct loaded_sweep *l,
-                  size_t index, bool visible)
-{
-	time_t asked = time(NULL);
-
-	while (!task_state_is_final(l->outcomes[index].state) ||
-	       l->outcomes[index].state == TS_REQUEUED) {
-		sleep(FOLLOW_POLL_S);
-		if (copy_new(files, n, shown, true, visible) < 0)
-			return SWEEP_ERR;
-		if (time(NULL) - asked < FOLLOW_STATE_S)
-			continue;
-		asked = time(NULL);
-		if (loaded_outcomes(l) < 0)
-			return SWEEP_ERR;
-	}
-	return copy_new(files, n, shown, true, visible);
-}
-
-/*
- * -f right after submit: slurmdbd hears of a new array job a moment after
- * sbatch returns, so the task has no record yet. Waits for one, a while.
- */
-static int wait_for_record(struct loaded_sweep *l, size_t index)
-{
-	time_t start = time(NULL);
-
-	while (l->outcomes[index].state == TS_MISSING && time(NULL) - start < FOLLOW_MISSING_S) {
-		sleep(FOLLOW_POLL_S * 2);
-		if (loaded_outcomes(l) < 0)
-			return SWEEP_ERR;
-	}
-	return 0;
-}
-
 static int show(struct loaded_sweep *l, const struct logs_opts *o)
 {
 	struct task_outcome run;
-	struct log_file files[2];
+	struct task_log_file files[2];
 	size_t n = 0;
 	bool visible = !o->raw && isatty(STDOUT_FILENO);
 	int shown = -1, ret;
 	char *out;
 
-	if (o->follow && !o->attempt && wait_for_record(l, o->index) < 0)
+	if (o->follow && !o->attempt && task_logs_wait_record(l, o->index) < 0)
 		return SWEEP_ERR;
-	if (find_run(&run, l, o->index, o->attempt) < 0)
+	if (task_logs_find_run(&run, l, o->index, o->attempt) < 0)
 		return SWEEP_ERR;
 	out = outcome_log_path(l->rec.logs, l->rec.name,
 	                       run.state == TS_PENDING && o->follow ? TS_RUNNING : run.state,
@@ -306,15 +148,15 @@ static int show(struct loaded_sweep *l, const struct logs_opts *o)
 		             o->index, l->rec.id, task_state_name(run.state),
 		             run.state == TS_PENDING ? "; -f waits for it" : "");
 	if (o->out)
-		files[n++] = (struct log_file){xstrdup(out), "stdout", 0};
+		files[n++] = (struct task_log_file){xstrdup(out), "stdout", 0};
 	if (o->err) {
 		memcpy(out + strlen(out) - 4, ".err", 4);
-		files[n++] = (struct log_file){xstrdup(out), "stderr", 0};
+		files[n++] = (struct task_log_file){xstrdup(out), "stderr", 0};
 	}
 	free(out);
-	ret = copy_new(files, n, &shown, run.state == TS_PENDING, visible);
+	ret = task_logs_copy_new(files, n, &shown, run.state == TS_PENDING, visible);
 	if (ret == 0 && o->follow && !o->attempt)
-		ret = follow(files, n, &shown, l, o->index, visible);
+		ret = task_logs_follow(files, n, &shown, l, o->index, visible);
 	for (size_t i = 0; i < n; i++)
 		free(files[i].path);
 	return ret;

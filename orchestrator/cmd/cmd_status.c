@@ -1,37 +1,20 @@
 /*
- * sweep status: store (what was asked) + accounting (what Slurm did, one
- * query for all the sweep's array jobs) -> one outcome per task -> counts,
- * progress and, with --tasks, one row per task. --watch repeats that at a
+ * sweep status: options -> one view of the sweep (status_view.h: store +
+ * accounting -> one outcome per task -> counts, progress and, with
+ * --tasks, one row per task) -> its printer. --watch repeats that at a
  * pace slurmdbd can bear.
  */
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
-#include "acct.h"
-#include "backend.h"
-#include "causes.h"
 #include "cli.h"
 #include "error.h"
-#include "followup.h"
-#include "gate.h"
-#include "rolling.h"
 #include "loaded.h"
-#include "plan.h"
-#include "outcome.h"
-#include "output.h"
-#include "script_stage.h"
-#include "store.h"
-#include "strbuf.h"
-#include "table.h"
-#include "units.h"
+#include "status_view.h"
 
 #include "banned.h"
 
@@ -39,7 +22,6 @@
 #define WATCH_DEFAULT_S    10
 #define WATCH_MIN_S        5
 #define WATCH_MAX_FAILURES 3 /* refreshes in a row that may fail before --watch gives up */
-#define BAR_WIDTH          30
 
 static const char usage[] = "sweep status [options] [SWEEP]";
 static const char options[] =
@@ -128,512 +110,16 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 	return cli_take_sweep(&o->which, argc, argv, usage, options);
 }
 
-/* One refresh: the sweep as the store has it now and what its backend says of its tasks. */
-struct view {
-	struct sweep_rec rec;
-	struct array_rec *arrays;
-	size_t narrays;
-	struct acct_set set;
-	struct task_outcome *tasks; /* plan->ntasks */
-	struct backend_read read;   /* steps and refresh as asked; where the records came from */
-	size_t counts[TS_NSTATES];
-	size_t done;              /* tasks in a final state */
-	size_t active;            /* tasks that will still change by themselves */
-	size_t unsubmitted_from;  /* a rolling sweep's first task not submitted yet; ntasks if none */
-	size_t unsubmitted;       /* tasks from there on with no record: not in any array job yet */
-	struct strbuf finish;     /* follow-ups and fail_fast, in words (followup_describe) */
-	struct causes causes;     /* why each failed task failed */
-	bool followups_active;    /* a follow-up is pending or running: more may come */
-	struct stage_note *stage; /* plan->ntasks: what each task's staging took */
-	size_t nstaged;           /* tasks with a note */
-};
-
-static void view_init(struct view *v)
-{
-	memset(v, 0, sizeof(*v));
-	sweep_rec_init(&v->rec);
-	acct_set_init(&v->set);
-	strbuf_init(&v->finish, 0);
-}
-
-static void view_release(struct view *v)
-{
-	sweep_rec_release(&v->rec);
-	array_recs_free(v->arrays, v->narrays);
-	acct_set_release(&v->set);
-	free(v->tasks);
-	free(v->stage);
-	strbuf_release(&v->finish);
-	causes_release(&v->causes);
-	view_init(v);
-}
-
-/* A task of a rolling sweep that no array job holds yet: the next chunk will. */
-#define NOT_SUBMITTED "NOT_SUBMITTED"
-
-static bool not_submitted(const struct view *v, size_t i)
-{
-	return i >= v->unsubmitted_from && v->tasks[i].state == TS_MISSING;
-}
-
-/*
- * Fills v (initialised) for the sweep with this id, reading the store
- * again. MaxRSS (steps) only for the task table and JSON; the counts need
- * the job records alone.
- */
-static int view_load(struct view *v, struct store *st, int64_t id, const struct plan *plan,
-                     const struct status_opts *o, bool first)
-{
-	char idstr[32];
-	int ret;
-
-	snprintf(idstr, sizeof(idstr), "%" PRId64, id);
-	ret = store_find_sweep(st, &v->rec, idstr);
-	if (ret < 0)
-		return ret;
-	v->tasks = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->tasks));
-	v->read.steps = o->tasks || o->json;
-	/* A watch re-reads only what is unfinished: --refresh applies to its first read. */
-	v->read.refresh = o->refresh && first;
-	ret = backend_load_outcomes(v->tasks, &v->set, &v->arrays, &v->narrays, &v->read, st,
-	                            &v->rec);
-	if (ret < 0)
-		return ret;
-	if (!o->watch && v->narrays)
-		backend_read_note(&v->read, v->narrays);
-	else if (v->narrays)
-		backend_read_debug(&v->read);
-	v->unsubmitted_from = plan->ntasks;
-	if (v->rec.roll_chunk && v->rec.status == SWEEP_SUBMITTED)
-		v->unsubmitted_from = rolling_next_index(&v->rec, v->arrays, v->narrays);
-	for (size_t i = 0; i < plan->ntasks; i++) {
-		enum task_state s = v->tasks[i].state;
-
-		if (not_submitted(v, i)) {
-			v->unsubmitted++;
-			continue;
-		}
-		v->counts[s]++;
-		if (task_state_is_final(s))
-			v->done++;
-		else if (s != TS_MISSING)
-			v->active++;
-	}
-	v->stage = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->stage));
-	if (o->stages)
-		v->nstaged = script_stage_notes(v->stage, v->rec.dir, plan->ntasks);
-	if (rolling_describe(&v->finish, st, &v->rec, v->arrays, v->narrays) < 0 ||
-	    causes_load(&v->causes, st, &v->rec, v->tasks, plan->ntasks) < 0)
-		return SWEEP_ERR;
-	return followup_describe(&v->finish, &v->followups_active, st, &v->rec, v->tasks,
-	                         plan->ntasks);
-}
-
-static char *log_path(const struct sweep_rec *rec, const struct task_outcome *t)
-{
-	return outcome_log_path(rec->logs, rec->name, t->state, t->array_job_id, t->array_task_id);
-}
-
-static void print_header(FILE *f, const struct view *v, size_t ntasks)
-{
-	fprintf(f, "sweep %" PRId64 " '%s': %zu task%s, %zu array job%s", v->rec.id, v->rec.name,
-	        ntasks, output_plural(ntasks, "", "s"), v->narrays,
-	        output_plural(v->narrays, "", "s"));
-	for (size_t i = 0; i < v->narrays && i < 5; i++)
-		fprintf(f, "%s%" PRIu32, i ? ", " : " (", v->arrays[i].job_id);
-	if (v->narrays > 5)
-		fprintf(f, ", ...");
-	fprintf(f, "%s\n", v->narrays ? ")" : "");
-
-	switch (v->rec.status) {
-	case SWEEP_SUBMITTED:
-		break;
-	case SWEEP_FAILED:
-		fprintf(f, "submission failed: %s\n",
-		        v->rec.error ? v->rec.error : "no reason recorded");
-		break;
-	case SWEEP_SUBMITTING:
-		fprintf(f, "submission interrupted\n");
-		break;
-	}
-}
-
-/* Array jobs were accepted, yet the backend knows none of their tasks. */
-static void explain_missing(FILE *f, const struct view *v)
-{
-	const struct backend_ops *ops = backend_get(v->rec.backend);
-
-	if (!ops)
-		return;
-	fprintf(f, "%s\n",
-	        loaded_records_may_lag(v->arrays, v->narrays) ? ops->no_record_yet
-	                                                      : ops->no_record);
-}
-
-/* " (5 out of memory, 5 exit code 1)": the FAILED tasks by the scheduler's reason. */
-static void print_reasons(FILE *f, const struct view *v, size_t ntasks)
-{
-	const char **reasons = xcalloc(ntasks ? ntasks : 1, sizeof(*reasons));
-	size_t *counts = xcalloc(ntasks ? ntasks : 1, sizeof(*counts)), n = 0;
-
-	for (size_t i = 0; i < ntasks; i++) {
-		const char *why = v->causes.tasks[i].reason;
-		size_t r;
-
-		if (v->tasks[i].state != TS_FAILED || !why)
-			continue;
-		for (r = 0; r < n && strcmp(reasons[r], why); r++)
-			;
-		if (r == n)
-			reasons[n++] = why;
-		counts[r]++;
-	}
-	for (size_t r = 0; r < n; r++)
-		fprintf(f, "%s%zu %s", r ? ", " : " (", counts[r], reasons[r]);
-	if (n)
-		fputc(')', f);
-	free(reasons);
-	free(counts);
-}
-
-/* The failed tasks grouped by cause, largest group first. */
-static void print_groups(FILE *f, const struct view *v)
-{
-	struct cause_groups g;
-	struct strbuf sb = STRBUF_INIT;
-
-	causes_group(&g, &v->causes, NULL, 0);
-	if (g.n) {
-		cause_add_groups(&sb, &g, "  ");
-		fprintf(f, "failed, by cause:\n%s", sb.buf);
-	}
-	strbuf_release(&sb);
-	cause_groups_release(&g);
-}
-
-static void print_counts(FILE *f, const struct view *v, size_t ntasks, bool tty)
-{
-	bool first = true;
-
-	if (v->rec.status != SWEEP_SUBMITTED && !v->narrays) {
-		fprintf(f, "no array job was accepted: nothing ran\n");
-		return;
-	}
-	for (int s = 0; s < TS_NSTATES; s++) {
-		if (!v->counts[s])
-			continue;
-		fprintf(f, "%s%s %zu", first ? "" : ", ", task_state_name(s), v->counts[s]);
-		if (s == TS_FAILED)
-			print_reasons(f, v, ntasks);
-		first = false;
-	}
-	if (v->unsubmitted) {
-		fprintf(f, "%s%s %zu", first ? "" : ", ", NOT_SUBMITTED, v->unsubmitted);
-		first = false;
-	}
-	if (!first)
-		fputc('\n', f);
-	if (tty && ntasks) {
-		size_t fill = v->done * BAR_WIDTH / ntasks;
-
-		fputc('[', f);
-		for (size_t i = 0; i < BAR_WIDTH; i++)
-			fputc(i < fill ? '#' : '.', f);
-		fputs("] ", f);
-	}
-	fprintf(f, "%zu/%zu done\n", v->done, ntasks);
-	if (v->narrays && ntasks && v->counts[TS_MISSING] == ntasks)
-		explain_missing(f, v);
-}
-
-/* The columns of the task table. */
-enum {
-	COL_INDEX,
-	COL_SETTING,
-	COL_SEED,
-	COL_STATE,
-	COL_ATTEMPTS,
-	COL_EXIT,
-	COL_ELAPSED,
-	COL_RSS,
-	COL_RESTARTS,
-	COL_LOG,
-	COL_REASON,
-	COL_CAUSE,
-	NCOLS
-};
-
-/*
- * The per-task tables (status --tasks, report's failures, resubmit's plan,
- * rightsize --tasks) start alike: index, setting, seed, state, then
- * attempts where a table shows them.
- */
-static const char *const col_names[NCOLS] = {
-    [COL_INDEX] = "INDEX",     [COL_SETTING] = "SETTING",   [COL_SEED] = "SEED",
-    [COL_STATE] = "STATE",     [COL_ATTEMPTS] = "ATTEMPTS", [COL_EXIT] = "EXIT",
-    [COL_ELAPSED] = "ELAPSED", [COL_RSS] = "MAXRSS",        [COL_RESTARTS] = "RESTARTS",
-    [COL_LOG] = "LOG",         [COL_REASON] = "REASON",     [COL_CAUSE] = "CAUSE"};
-
-/* ["NODE_FAIL", "requeued by signal"...]: outcome_restart_reasons as a list. */
-static json_t *restart_reasons_json(const struct task_outcome *t)
-{
-	json_t *why = json_array();
-
-	for (int s = 0; s < TS_NSTATES; s++) {
-		if (!(t->restart_states & (UINT32_C(1) << s)))
-			continue;
-		json_array_append_new(why, json_string(s == TS_REQUEUED
-		                                           ? "requeued by signal"
-		                                           : task_state_name((enum task_state)s)));
-	}
-	return why;
-}
-
-static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct view *v,
-                       const struct plan *plan, char *const *labels, size_t i)
-{
-	const struct task_outcome *t = &v->tasks[i];
-
-	snprintf(cells[COL_INDEX], 64, "%zu", i);
-	snprintf(cells[COL_SEED], 64, "%" PRId64, plan_seed_of(plan, i));
-	snprintf(cells[COL_STATE], 64, "%s",
-	         not_submitted(v, i) ? NOT_SUBMITTED : task_state_name(t->state));
-	if (!task_state_is_final(t->state))
-		snprintf(cells[COL_EXIT], 64, "-");
-	else if (t->signal)
-		snprintf(cells[COL_EXIT], 64, "%d:%d", t->exit_code, t->signal);
-	else
-		snprintf(cells[COL_EXIT], 64, "%d", t->exit_code);
-	if (t->state == TS_MISSING || t->state == TS_PENDING)
-		snprintf(cells[COL_ELAPSED], 64, "-");
-	else
-		units_format_time(cells[COL_ELAPSED], 64, t->elapsed_s);
-	if (t->maxrss_bytes == ACCT_NO_VALUE)
-		snprintf(cells[COL_RSS], 64, "-");
-	else
-		units_format_bytes(cells[COL_RSS], 64, t->maxrss_bytes);
-	/* Several tasks on a node: what the node needed, an upper bound. */
-	if (t->maxrss_bytes != ACCT_NO_VALUE && t->tasks_per_node > 1) {
-		char node[32];
-
-		units_format_bytes(node, sizeof(node), t->node_mem_bytes);
-		snprintf(cells[COL_RSS] + strlen(cells[COL_RSS]), 64 - strlen(cells[COL_RSS]),
-		         " (x %u: %s/node)", (unsigned)t->tasks_per_node, node);
-	}
-	if (t->restarts && t->restart_states) {
-		struct strbuf why = STRBUF_INIT;
-
-		outcome_restart_reasons(&why, t);
-		snprintf(cells[COL_RESTARTS], 64, "%u (%s)", t->restarts, why.buf);
-		strbuf_release(&why);
-	} else {
-		snprintf(cells[COL_RESTARTS], 64, "%u", t->restarts);
-	}
-	snprintf(cells[COL_ATTEMPTS], 64, "%u", t->attempts);
-	/* The two long ones are not copied: the setting label and the log path. */
-	label_or_log[0] = labels[plan_setting_of(plan, i)];
-	label_or_log[1] = log_path(&v->rec, t);
-}
-
-/* The program's line and what ran, or "-". */
-static char *cause_cell(const struct task_cause *c)
-{
-	if (!c->failed || (!c->line && !c->note))
-		return xstrdup("-");
-	if (!c->note)
-		return xstrdup(c->line);
-	if (!c->line)
-		return xstrdup(c->note);
-	return xstrfmt("%s (%s)", c->line, c->note);
-}
-
-static void print_tasks(FILE *f, const struct view *v, const struct plan *plan)
-{
-	char **labels = xcalloc(plan->nsettings ? plan->nsettings : 1, sizeof(*labels));
-	char cells[NCOLS][64];
-	char *long_cells[2];
-	struct table t;
-
-	for (size_t s = 0; s < plan->nsettings; s++)
-		labels[s] = plan_setting_label(plan, s);
-	table_init_head(&t, col_names, NCOLS);
-	for (size_t i = 0; i < plan->ntasks; i++) {
-		task_cells(cells, long_cells, v, plan, labels, i);
-		for (int c = 0; c < COL_LOG; c++)
-			table_addstr(&t, c == COL_SETTING ? long_cells[0] : cells[c]);
-		table_add(&t, long_cells[1] ? long_cells[1] : xstrdup("-"));
-		table_addstr(&t, v->causes.tasks[i].reason ? v->causes.tasks[i].reason : "-");
-		table_add(&t, cause_cell(&v->causes.tasks[i]));
-	}
-	fputc('\n', f);
-	table_print(f, &t);
-	table_release(&t);
-	for (size_t s = 0; s < plan->nsettings; s++)
-		free(labels[s]);
-	free(labels);
-}
-
-/* status --tasks of a sweep with `stage:`: what staging took each task. */
-static void print_staging(FILE *f, const struct view *v, size_t ntasks)
-{
-	static const char *const head[] = {"INDEX", "STAGING", "HOW", "NODE"};
-	struct table t;
-
-	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
-	for (size_t i = 0; i < ntasks; i++) {
-		const struct stage_note *n = &v->stage[i];
-
-		if (!n->found)
-			continue;
-		table_add(&t, xstrfmt("%zu", i));
-		table_add(&t, xstrfmt("%.2f s", n->seconds));
-		table_addstr(&t, n->unpacked ? "copied" : "shared");
-		table_addstr(&t, n->node);
-	}
-	fputc('\n', f);
-	table_print(f, &t);
-	table_release(&t);
-}
-
-static void print_text(FILE *f, const struct view *v, const struct plan *plan,
-                       const struct status_opts *o, bool tty)
-{
-	print_header(f, v, plan->ntasks);
-	print_counts(f, v, plan->ntasks, tty);
-	fputs(v->finish.buf, f);
-	print_groups(f, v);
-	script_stage_summary(f, v->stage, plan->ntasks);
-	if (o->tasks)
-		print_tasks(f, v, plan);
-	if (o->tasks && v->nstaged)
-		print_staging(f, v, plan->ntasks);
-}
-
-static json_t *json_uint_or_null(bool defined, uint64_t x)
-{
-	return defined && x <= INT64_MAX ? json_integer((json_int_t)x) : json_null();
-}
-
-static json_t *json_task(const struct view *v, const struct plan *plan, size_t i)
-{
-	const struct task_outcome *t = &v->tasks[i];
-	size_t s = plan_setting_of(plan, i);
-	json_t *obj = json_object(), *setting = json_object();
-	bool ran = task_state_is_final(t->state);
-	char *log = log_path(&v->rec, t);
-	const struct task_cause *c = &v->causes.tasks[i];
-
-	for (size_t p = 0; p < plan->nparams; p++)
-		json_object_set_new(setting, plan->params[p], json_string(plan_value(plan, s, p)));
-	json_object_set_new(obj, "index", json_integer((json_int_t)i));
-	json_object_set_new(obj, "setting", setting);
-	json_object_set_new(obj, "seed", json_integer(plan_seed_of(plan, i)));
-	json_object_set_new(obj, "state", json_string(not_submitted(v, i) ? NOT_SUBMITTED
-	                                                                  : task_state_name(t->state)));
-	json_object_set_new(obj, "exit_code", ran ? json_integer(t->exit_code) : json_null());
-	json_object_set_new(obj, "signal", ran ? json_integer(t->signal) : json_null());
-	json_object_set_new(obj, "elapsed_s", json_integer((json_int_t)t->elapsed_s));
-	json_object_set_new(obj, "maxrss_bytes",
-	                    json_uint_or_null(t->maxrss_bytes != ACCT_NO_VALUE, t->maxrss_bytes));
-	json_object_set_new(obj, "node_mem_bytes",
-	                    json_uint_or_null(t->maxrss_bytes != ACCT_NO_VALUE, t->node_mem_bytes));
-	json_object_set_new(obj, "tasks_per_node", json_integer(t->tasks_per_node));
-	json_object_set_new(obj, "restarts", json_integer(t->restarts));
-	json_object_set_new(obj, "restart_reasons", restart_reasons_json(t));
-	json_object_set_new(obj, "attempts", json_integer(t->attempts));
-	json_object_set_new(obj, "job_id", json_uint_or_null(t->job_id, t->job_id));
-	json_object_set_new(obj, "array_job_id",
-	                    json_uint_or_null(t->array_job_id, t->array_job_id));
-	json_object_set_new(obj, "array_task_id",
-	                    json_uint_or_null(t->array_job_id, t->array_task_id));
-	json_object_set_new(obj, "log", log ? json_string(log) : json_null());
-	json_object_set_new(obj, "reason", c->reason ? json_string(c->reason) : json_null());
-	json_object_set_new(obj, "cause", c->failed ? json_string(c->text) : json_null());
-	json_object_set_new(obj, "program_line", c->line ? json_string(c->line) : json_null());
-	json_object_set_new(obj, "what_ran", c->note ? json_string(c->note) : json_null());
-	json_object_set_new(obj, "staging_s",
-	                    v->stage[i].found ? json_real(v->stage[i].seconds) : json_null());
-	json_object_set_new(obj, "staging",
-	                    !v->stage[i].found     ? json_null()
-	                    : v->stage[i].unpacked ? json_string("copied")
-	                                           : json_string("shared"));
-	free(log);
-	return obj;
-}
-
-static void print_json(FILE *f, const struct view *v, const struct plan *plan, bool one_line)
-{
-	json_t *root = json_object(), *sweep = json_object(), *counts = json_object();
-	json_t *arrays = json_array(), *tasks = json_array();
-
-	json_object_set_new(sweep, "id", json_integer(v->rec.id));
-	json_object_set_new(sweep, "name", json_string(v->rec.name));
-	json_object_set_new(sweep, "ntasks", json_integer((json_int_t)plan->ntasks));
-	json_object_set_new(sweep, "status", json_string(sweep_status_name(v->rec.status)));
-	json_object_set_new(sweep, "error", v->rec.error ? json_string(v->rec.error) : json_null());
-	for (size_t i = 0; i < v->narrays; i++)
-		json_array_append_new(arrays, json_integer(v->arrays[i].job_id));
-	json_object_set_new(sweep, "array_job_ids", arrays);
-	json_object_set_new(root, "sweep", sweep);
-	for (int s = 0; s < TS_NSTATES; s++)
-		if (v->counts[s])
-			json_object_set_new(counts, task_state_name(s),
-			                    json_integer((json_int_t)v->counts[s]));
-	if (v->unsubmitted)
-		json_object_set_new(counts, NOT_SUBMITTED, json_integer((json_int_t)v->unsubmitted));
-	json_object_set_new(root, "counts", counts);
-	json_object_set_new(root, "done", json_integer((json_int_t)v->done));
-	json_object_set_new(root, "finish",
-	                    v->finish.len ? json_string(v->finish.buf) : json_null());
-	for (size_t i = 0; i < plan->ntasks; i++)
-		json_array_append_new(tasks, json_task(v, plan, i));
-	json_object_set_new(root, "tasks", tasks);
-	json_object_set_new(root, "cause_groups", causes_groups_json(&v->causes, NULL, 0));
-	output_json_print(f, root, one_line ? JSON_COMPACT : JSON_INDENT(2));
-}
-
-/*
- * Whether --watch can stop: nothing pending or running any more, and no
- * follow-up job pending or running (it may start more tasks). Tasks with
- * no record at all may be on their way: slurmdbd hears of a task's start a
- * moment after slurmctld, and of a new array job a moment after sbatch
- * returns. They are taken as missing only once their number has not changed
- * for MISSING_SETTLE_S.
- */
-#define MISSING_SETTLE_S 30
-
-struct settling {
-	size_t missing;    /* tasks without a record at the last refresh */
-	time_t missing_at; /* since when there have been that many */
-};
-
-static bool settled(const struct view *v, struct settling *st)
-{
-	size_t missing = v->counts[TS_MISSING];
-	time_t now = time(NULL);
-
-	if (v->active || v->followups_active)
-		return false;
-	if (!missing)
-		return true;
-	if (missing != st->missing) {
-		st->missing = missing;
-		st->missing_at = now;
-		return false;
-	}
-	return now - st->missing_at >= MISSING_SETTLE_S;
-}
-
-static void print_view(const struct view *v, const struct plan *plan, const struct status_opts *o,
-                       bool tty)
+static void print_view(const struct status_view *v, const struct plan *plan,
+                       const struct status_opts *o, const struct status_ask *ask, bool tty)
 {
 	if (o->json) {
-		print_json(stdout, v, plan, o->watch);
+		status_view_print_json(stdout, v, plan, o->watch);
 		return;
 	}
 	if (o->watch && tty)
 		fputs("\033[H\033[2J", stdout); /* home, clear screen */
-	print_text(stdout, v, plan, o, tty);
+	status_view_print_text(stdout, v, plan, ask, tty);
 	if (o->watch) {
 		char when[16];
 		time_t now = time(NULL);
@@ -649,14 +135,15 @@ int cmd_status(int argc, char **argv)
 	struct status_opts o = {0};
 	struct loaded_sweep l;
 	const struct cfg *cfg;
-	struct view v;
+	struct status_view v;
 	bool tty = isatty(STDOUT_FILENO), shown = false;
-	struct settling settling = {0, 0};
+	struct status_settling settling = {0, 0};
+	struct status_ask ask;
 	unsigned failures = 0;
 	int ret = EXIT_ERROR, code;
 
 	loaded_init(&l);
-	view_init(&v);
+	status_view_init(&v);
 
 	code = parse_options(&o, argc, argv);
 	if (code != CLI_CONTINUE) {
@@ -667,8 +154,9 @@ int cmd_status(int argc, char **argv)
 		goto out;
 	/* Only asked: a kept file that no longer reads is not status's to say. */
 	o.stages = loaded_sweepfile(&cfg, &l, LOADED_QUIET) == 0 && cfg->nstage;
+	ask = (struct status_ask){o.tasks, o.json, o.watch, o.refresh, o.stages};
 	for (;;) {
-		if (view_load(&v, l.st, l.rec.id, &l.plan, &o, !shown && !failures) < 0) {
+		if (status_view_load(&v, l.st, l.rec.id, &l.plan, &ask, !shown && !failures) < 0) {
 			/* slurmdbd restarts happen: a watch rides over a few failed refreshes. */
 			if (!o.watch || !shown || ++failures > WATCH_MAX_FAILURES)
 				goto out;
@@ -676,18 +164,18 @@ int cmd_status(int argc, char **argv)
 		} else {
 			failures = 0;
 			shown = true;
-			print_view(&v, &l.plan, &o, tty);
-			if (!o.watch || settled(&v, &settling))
+			print_view(&v, &l.plan, &o, &ask, tty);
+			if (!o.watch || status_view_settled(&v, &settling))
 				break;
 		}
 		if (fflush(stdout) != 0 || ferror(stdout))
 			goto out; /* a closed pipe ends the watch; main reports it */
-		view_release(&v);
+		status_view_release(&v);
 		sleep(o.interval_s);
 	}
 	ret = EXIT_OK;
 out:
-	view_release(&v);
+	status_view_release(&v);
 	loaded_release(&l);
 	return ret;
 }

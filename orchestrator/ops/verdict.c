@@ -355,3 +355,16 @@ int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *
 		            nmetrics);
 	return ret;
 }
+
+void verdict_goals(struct compare_goals *out, const struct verdict *v,
+                   const struct compare_goals *cli)
+{
+	const struct cfg *cfg = v->cfg;
+
+	for (size_t i = 0; i < cfg->nmetrics; i++)
+		if (cfg->metrics[i].has_goal)
+			compare_goals_set(out, cfg->metrics[i].name,
+			                  cfg->metrics[i].maximize ? GOAL_MAX : GOAL_MIN);
+	for (size_t i = 0; i < cli->n; i++)
+		compare_goals_set(out, cli->items[i].name, cli->items[i].goal);
+}

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "cfg.h"
+#include "compare.h"
 #include "gate.h"
 #include "loaded.h"
 #include "plan.h"
@@ -33,7 +34,7 @@ struct verdict {
 	 */
 	const struct cfg *cfg;
 	struct kept_file own; /* the kept file, read by verdict_check itself */
-	char *workdir;  /* the script's --chdir: where relative result files are */
+	char *workdir;        /* the script's --chdir: where relative result files are */
 	struct result_log_spec log;
 	enum result_format format;
 	/*
@@ -88,5 +89,12 @@ int verdict_workdir(char **out, const struct sweep_rec *rec, const char *what);
  * report's hint may name.
  */
 bool verdict_own_files(const struct verdict *v);
+
+/*
+ * Into out (initialised): the goals of the checked sweep file's `metrics:`
+ * (v->cfg), then cli's (--goal) over them. The one place that merges them.
+ */
+void verdict_goals(struct compare_goals *out, const struct verdict *v,
+                   const struct compare_goals *cli);
 
 #endif
