@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include <assert.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,27 @@ const char *cli_state_dir(const char *opt)
 	if (env && *env)
 		return env;
 	return ".sweep";
+}
+
+int cli_parse_whole(unsigned long long *out, const char *name, const char *arg,
+                    unsigned long long min, unsigned long long max)
+{
+	unsigned long long v = 0;
+	char *end;
+
+	assert(min <= max);
+	/* strtoull alone would take spaces, a sign and "-1" as a huge number. */
+	if (*arg >= '0' && *arg <= '9') {
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (!*end && !errno && v >= min && v <= max) {
+			*out = v;
+			return 0;
+		}
+	}
+	if (max == CLI_NO_MAX)
+		return error("%s takes a whole number of %llu or more, not '%s'", name, min, arg);
+	return error("%s takes a whole number from %llu to %llu, not '%s'", name, min, max, arg);
 }
 
 int cli_usage(FILE *f, const char *usage, const char *options)

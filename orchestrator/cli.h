@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdio.h>
 
 /*
@@ -50,6 +51,20 @@ const char *cli_state_dir(const char *opt);
  * follows it.
  */
 char **cli_hoist_options(int *argc, char **argv);
+
+/* For cli_parse_whole's max: no upper bound beyond what the type holds. */
+#define CLI_NO_MAX ULLONG_MAX
+
+/*
+ * The one reader of a whole-number option value: arg must be all decimal
+ * digits (no sign, no spaces) for a number from min to max. Sets *out and
+ * returns 0; otherwise reports "NAME takes a whole number from MIN to MAX,
+ * not 'ARG'" ("of MIN or more" when max is CLI_NO_MAX) and returns
+ * SWEEP_ERR. name is how the user wrote the option or operand ("--attempt",
+ * "INDEX"). The caller prints the usage.
+ */
+int cli_parse_whole(unsigned long long *out, const char *name, const char *arg,
+                    unsigned long long min, unsigned long long max);
 
 /* Prints "usage: ..." plus the option lines to f; returns EXIT_USAGE. */
 int cli_usage(FILE *f, const char *usage, const char *options);

@@ -176,16 +176,10 @@ static int parse_mtbf(double *out, const char *arg)
 
 static int parse_seed(uint64_t *out, const char *s)
 {
-	char *end;
 	unsigned long long v;
 
-	if (*s < '0' || *s > '9')
-		return error("--seed takes a whole number, not '%s'", s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end || errno || v > INT64_MAX)
-		return error("--seed takes a whole number from 0 to %" PRId64 ", not '%s'",
-		             (int64_t)INT64_MAX, s);
+	if (cli_parse_whole(&v, "--seed", s, 0, INT64_MAX) < 0)
+		return -1;
 	*out = v;
 	return 0;
 }

@@ -64,14 +64,10 @@ struct confirm_opts {
 
 static int parse_count(size_t *out, const char *name, const char *text)
 {
-	char *end;
-	long n;
+	unsigned long long n;
 
-	errno = 0;
-	n = strtol(text, &end, 10);
-	if (end == text || *end || errno || n < 1 || n > MAX_SEEDS)
-		return error("--%s takes a whole number from 1 to %d, not '%s'", name, MAX_SEEDS,
-		             text);
+	if (cli_parse_whole(&n, name, text, 1, MAX_SEEDS) < 0)
+		return -1;
 	*out = (size_t)n;
 	return 0;
 }
@@ -95,11 +91,11 @@ static int parse_options(struct confirm_opts *o, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'T':
-			if (parse_count(&o->top, "top", optarg) < 0)
+			if (parse_count(&o->top, "--top", optarg) < 0)
 				return cli_usage(stderr, usage, options);
 			break;
 		case 'S':
-			if (parse_count(&o->nseeds, "seeds", optarg) < 0)
+			if (parse_count(&o->nseeds, "--seeds", optarg) < 0)
 				return cli_usage(stderr, usage, options);
 			break;
 		case 'g':

@@ -59,15 +59,8 @@ struct logs_opts {
 	bool out, err, follow, raw;
 };
 
-static int parse_number(unsigned long long *out, const char *s, const char *what)
-{
-	char *end;
-
-	errno = 0;
-	if (*s < '0' || *s > '9' || (*out = strtoull(s, &end, 10), errno || *end))
-		return error("%s must be a number, not '%s'", what, s);
-	return 0;
-}
+/* The most attempts --attempt names. */
+#define MAX_ATTEMPT 1000000
 
 static int parse_options(struct logs_opts *o, int argc, char **argv)
 {
@@ -88,12 +81,8 @@ static int parse_options(struct logs_opts *o, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hf", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
-			if (parse_number(&v, optarg, "--attempt") < 0)
+			if (cli_parse_whole(&v, "--attempt", optarg, 1, MAX_ATTEMPT) < 0)
 				return cli_usage(stderr, usage, options);
-			if (!v || v > 1000000) {
-				error("--attempt counts from 1, not '%s'", optarg);
-				return cli_usage(stderr, usage, options);
-			}
 			o->attempt = (unsigned)v;
 			break;
 		case 'o':
@@ -120,7 +109,7 @@ static int parse_options(struct logs_opts *o, int argc, char **argv)
 		return cli_usage(stderr, usage, options);
 	}
 	o->which = argv[optind];
-	if (parse_number(&v, argv[optind + 1], "INDEX") < 0)
+	if (cli_parse_whole(&v, "INDEX", argv[optind + 1], 0, SIZE_MAX) < 0)
 		return cli_usage(stderr, usage, options);
 	o->index = (size_t)v;
 	if (!o->out && !o->err)

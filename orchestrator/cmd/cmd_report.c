@@ -128,23 +128,11 @@ struct report_opts {
 /* Not an option take_checked knows. */
 #define NOT_CHECKED (-101)
 
-/* A whole number from min to max in arg (all of it). */
-static int parse_whole(long *out, const char *arg, long min, long max)
-{
-	char *end;
-	long n = strtol(arg, &end, 10);
-
-	if (end == arg || *end || n < min || n > max)
-		return -1;
-	*out = n;
-	return 0;
-}
-
 /* The options whose value is checked: CLI_CONTINUE, an exit code, or NOT_CHECKED. */
 static int take_checked(struct report_opts *o, int opt)
 {
 	enum draw_format format;
-	long n;
+	unsigned long long n;
 
 	switch (opt) {
 	case 'm':
@@ -179,18 +167,13 @@ static int take_checked(struct report_opts *o, int opt)
 		o->title = optarg;
 		return CLI_CONTINUE;
 	case 'd':
-		if (parse_whole(&n, optarg, 1, STATS_MAX_DIGITS) < 0) {
-			error("--digits takes a whole number from 1 to %d, not '%s'",
-			      STATS_MAX_DIGITS, optarg);
+		if (cli_parse_whole(&n, "--digits", optarg, 1, STATS_MAX_DIGITS) < 0)
 			return cli_usage(stderr, usage, options);
-		}
 		o->digits = (int)n;
 		return CLI_CONTINUE;
 	case 'T':
-		if (parse_whole(&n, optarg, 1, INT32_MAX) < 0) {
-			error("--top takes a whole number of 1 or more, not '%s'", optarg);
+		if (cli_parse_whole(&n, "--top", optarg, 1, INT32_MAX) < 0)
 			return cli_usage(stderr, usage, options);
-		}
 		o->top = (size_t)n;
 		return CLI_CONTINUE;
 	}

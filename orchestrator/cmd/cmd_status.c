@@ -38,6 +38,7 @@
 /* One accounting query per refresh is cheap for one sweep; many users watching is not. */
 #define WATCH_DEFAULT_S    10
 #define WATCH_MIN_S        5
+#define WATCH_MAX_S        (24 * 3600)
 #define WATCH_MAX_FAILURES 3 /* refreshes in a row that may fail before --watch gives up */
 #define BAR_WIDTH          30
 
@@ -69,20 +70,6 @@ struct status_opts {
 	bool stages; /* not an option: the sweep has `stage:` (its kept sweep file) */
 };
 
-static int parse_interval(unsigned *out, const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	v = strtoul(s, &end, 10);
-	if (*end || v < WATCH_MIN_S || v > 24 * 3600)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct status_opts *o, int argc, char **argv)
 {
@@ -95,6 +82,7 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	unsigned long long v;
 	int opt, code;
 
 	o->interval_s = WATCH_DEFAULT_S;
@@ -112,10 +100,11 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 			break;
 		case 'w':
 			o->watch = true;
-			if (optarg && parse_interval(&o->interval_s, optarg) < 0) {
-				error("--watch takes a number of seconds, at least %d, not '%s'",
-				      WATCH_MIN_S, optarg);
-				return cli_usage(stderr, usage, options);
+			if (optarg) {
+				if (cli_parse_whole(&v, "--watch", optarg, WATCH_MIN_S,
+				                    WATCH_MAX_S) < 0)
+					return cli_usage(stderr, usage, options);
+				o->interval_s = (unsigned)v;
 			}
 			break;
 		default:
