@@ -119,4 +119,79 @@ int cli_no_operands(int argc, char **argv, const char *usage, const char *option
 int cli_take_sweep(const char **which, int argc, char **argv, const char *usage,
                    const char *options);
 
+/*
+ * One option of a command, declared once: getopt_long's entry, the
+ * short options and the --help line are all made from it (and completion
+ * and the man page check read that --help).
+ */
+struct cli_option {
+	int short_name;        /* also -x; 0 for none */
+	const char *long_name; /* without "--"; NULL ends a table */
+	int val;               /* what getopt_long returns for it */
+	const char *arg;       /* value: "DIR" required, "[=SECONDS]" optional, NULL none */
+	const char *help;      /* lines split by '\n', none starting with '-' (that reads as an
+	                          option line); NULL: parsed but not listed */
+};
+
+/* The options common to commands; the _HELP forms give their own help line. */
+#define CLI_STATE_DIR_HELP "the state folder (default $SWEEP_STATE_DIR or .sweep)"
+#define CLI_OPT_STATE_DIR_HELP(h)                                                                  \
+	{                                                                                          \
+		0, "state-dir", 's', "DIR", (h)                                                    \
+	}
+#define CLI_OPT_STATE_DIR CLI_OPT_STATE_DIR_HELP(CLI_STATE_DIR_HELP)
+#define CLI_OPT_JSON_HELP(h)                                                                       \
+	{                                                                                          \
+		0, "json", 'j', NULL, (h)                                                          \
+	}
+#define CLI_OPT_JSON CLI_OPT_JSON_HELP("print JSON")
+#define CLI_REFRESH_HELP                                                                           \
+	"read every record from Slurm accounting again, not the\nfinished ones the state store "   \
+	"kept"
+#define CLI_OPT_REFRESH_HELP(h)                                                                    \
+	{                                                                                          \
+		0, "refresh", 'R', NULL, (h)                                                       \
+	}
+#define CLI_OPT_REFRESH CLI_OPT_REFRESH_HELP(CLI_REFRESH_HELP)
+#define CLI_OPT_HELP                                                                               \
+	{                                                                                          \
+		'h', "help", 'h', NULL, "show this help"                                           \
+	}
+#define CLI_OPT_END                                                                                \
+	{                                                                                          \
+		0, NULL, 0, NULL, NULL                                                             \
+	}
+
+/* The help column when a command gives none. */
+#define CLI_COLUMN 23
+
+/*
+ * A command's usage, options and --help text, declared once (static, not
+ * const: cli_command_prepare fills the last three fields).
+ */
+struct cli_command {
+	const char *usage;                /* after "usage: " */
+	const char *intro;                /* before "options:"; NULL or ending in "\n\n" */
+	const struct cli_option *options; /* ends with CLI_OPT_END */
+	const char *outro;                /* after the option lines; NULL or starting "\n" */
+	int column;                       /* where help text starts; 0: CLI_COLUMN */
+	/* Made by cli_command_prepare, once; kept for the life of the process. */
+	char *help;              /* the --help text after the usage line */
+	struct option *longopts; /* for getopt_long */
+	char *shortopts;         /* for getopt_long */
+};
+
+/*
+ * Fills c->help, c->longopts and c->shortopts from the rest of c, the first
+ * time it is called for c, and starts getopt afresh (cli_getopt_start).
+ */
+void cli_command_prepare(struct cli_command *c);
+
+/*
+ * Appends the option lines of opts to out, help text at column (an option
+ * too wide for it gets its help on the next line).
+ */
+struct strbuf;
+void cli_format_options(struct strbuf *out, const struct cli_option *opts, int column);
+
 #endif

@@ -42,22 +42,28 @@
 #define WATCH_MAX_FAILURES 3 /* refreshes in a row that may fail before --watch gives up */
 #define BAR_WIDTH          30
 
-static const char usage[] = "sweep status [options] [SWEEP]";
-static const char options[] =
-    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
-    "\n"
-    "options:\n"
-    "  --tasks              one row per task: setting, seed, state, attempts, exit code,\n"
-    "                       elapsed time, MaxRSS, restarts, log file, reason and cause\n"
-    "  --json               print JSON (with --watch, one line per refresh)\n"
-    "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
-    "                       is pending or running any more, nor a follow-up job\n"
-    "  --refresh            read every record from Slurm accounting again, not the\n"
-    "                       finished ones the state store kept\n"
-    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help           show this help\n"
-    "\n"
-    "exit status: 0 success, 1 error, 2 usage.\n";
+static const struct cli_option option_table[] = {
+    {0, "tasks", 't', NULL,
+     "one row per task: setting, seed, state, attempts, exit code,\n"
+     "elapsed time, MaxRSS, restarts, log file, reason and cause"},
+    CLI_OPT_JSON_HELP("print JSON (with --watch, one line per refresh)"),
+    {0, "watch", 'w', "[=SECONDS]",
+     "refresh every SECONDS (default 10, at least 5) until no task\n"
+     "is pending or running any more, nor a follow-up job"},
+    CLI_OPT_REFRESH,
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep status [options] [SWEEP]",
+    .intro = "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+             "\n",
+    .options = option_table,
+    .outro = "\n"
+             "exit status: 0 success, 1 error, 2 usage.\n",
+};
 
 struct status_opts {
 	const char *state_dir;
@@ -73,21 +79,12 @@ struct status_opts {
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct status_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"tasks", no_argument, NULL, 't'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"watch", optional_argument, NULL, 'w'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"refresh", no_argument, NULL, 'R'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	unsigned long long v;
 	int opt, code;
 
 	o->interval_s = WATCH_DEFAULT_S;
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			o->tasks = true;
@@ -103,18 +100,18 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 			if (optarg) {
 				if (cli_parse_whole(&v, "--watch", optarg, WATCH_MIN_S,
 				                    WATCH_MAX_S) < 0)
-					return cli_usage(stderr, usage, options);
+					return cli_usage(stderr, command.usage, command.help);
 				o->interval_s = (unsigned)v;
 			}
 			break;
 		default:
-			code =
-			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			code = cli_common_option(opt, &o->state_dir, argv, command.longopts,
+			                         command.usage, command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
-	return cli_take_sweep(&o->which, argc, argv, usage, options);
+	return cli_take_sweep(&o->which, argc, argv, command.usage, command.help);
 }
 
 /* One refresh: the sweep as the store has it now and what its backend says of its tasks. */
@@ -126,13 +123,14 @@ struct view {
 	struct task_outcome *tasks; /* plan->ntasks */
 	struct backend_read read;   /* steps and refresh as asked; where the records came from */
 	size_t counts[TS_NSTATES];
-	size_t done;              /* tasks in a final state */
-	size_t active;            /* tasks that will still change by themselves */
-	size_t unsubmitted_from;  /* a rolling sweep's first task not submitted yet; ntasks if none */
-	size_t unsubmitted;       /* tasks from there on with no record: not in any array job yet */
-	struct strbuf finish;     /* follow-ups and fail_fast, in words (followup_describe) */
-	struct causes causes;     /* why each failed task failed */
-	bool followups_active;    /* a follow-up is pending or running: more may come */
+	size_t done;   /* tasks in a final state */
+	size_t active; /* tasks that will still change by themselves */
+	size_t
+	    unsubmitted_from;  /* a rolling sweep's first task not submitted yet; ntasks if none */
+	size_t unsubmitted;    /* tasks from there on with no record: not in any array job yet */
+	struct strbuf finish;  /* follow-ups and fail_fast, in words (followup_describe) */
+	struct causes causes;  /* why each failed task failed */
+	bool followups_active; /* a follow-up is pending or running: more may come */
 	struct stage_note *stage; /* plan->ntasks: what each task's staging took */
 	size_t nstaged;           /* tasks with a note */
 };
@@ -517,8 +515,9 @@ static json_t *json_task(const struct view *v, const struct plan *plan, size_t i
 	json_object_set_new(obj, "index", json_integer((json_int_t)i));
 	json_object_set_new(obj, "setting", setting);
 	json_object_set_new(obj, "seed", json_integer(plan_seed_of(plan, i)));
-	json_object_set_new(obj, "state", json_string(not_submitted(v, i) ? NOT_SUBMITTED
-	                                                                  : task_state_name(t->state)));
+	json_object_set_new(
+	    obj, "state",
+	    json_string(not_submitted(v, i) ? NOT_SUBMITTED : task_state_name(t->state)));
 	json_object_set_new(obj, "exit_code", ran ? json_integer(t->exit_code) : json_null());
 	json_object_set_new(obj, "signal", ran ? json_integer(t->signal) : json_null());
 	json_object_set_new(obj, "elapsed_s", json_integer((json_int_t)t->elapsed_s));
@@ -569,7 +568,8 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 			json_object_set_new(counts, task_state_name(s),
 			                    json_integer((json_int_t)v->counts[s]));
 	if (v->unsubmitted)
-		json_object_set_new(counts, NOT_SUBMITTED, json_integer((json_int_t)v->unsubmitted));
+		json_object_set_new(counts, NOT_SUBMITTED,
+		                    json_integer((json_int_t)v->unsubmitted));
 	json_object_set_new(root, "counts", counts);
 	json_object_set_new(root, "done", json_integer((json_int_t)v->done));
 	json_object_set_new(root, "finish",

@@ -231,16 +231,23 @@ static void test_cli_parse_whole(void **state)
 	    {"007", 0, 10, 7, NULL},
 	    {"0", 0, CLI_NO_MAX, 0, NULL},
 	    {"18446744073709551615", 0, CLI_NO_MAX, ULLONG_MAX, NULL},
-	    {"0", 1, 1000000, 0, "error: --attempt takes a whole number from 1 to 1000000, not '0'"},
+	    {"0", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not '0'"},
 	    {"1000001", 1, 1000000, 0,
 	     "error: --attempt takes a whole number from 1 to 1000000, not '1000001'"},
-	    {"x", 1, 1000000, 0, "error: --attempt takes a whole number from 1 to 1000000, not 'x'"},
+	    {"x", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not 'x'"},
 	    {"", 1, 1000000, 0, "error: --attempt takes a whole number from 1 to 1000000, not ''"},
-	    {"3x", 1, 1000000, 0, "error: --attempt takes a whole number from 1 to 1000000, not '3x'"},
-	    {"-1", 0, CLI_NO_MAX, 0, "error: --attempt takes a whole number of 0 or more, not '-1'"},
-	    {"+3", 1, 1000000, 0, "error: --attempt takes a whole number from 1 to 1000000, not '+3'"},
-	    {" 3", 1, 1000000, 0, "error: --attempt takes a whole number from 1 to 1000000, not ' 3'"},
-	    {"3 ", 1, 1000000, 0, "error: --attempt takes a whole number from 1 to 1000000, not '3 '"},
+	    {"3x", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not '3x'"},
+	    {"-1", 0, CLI_NO_MAX, 0,
+	     "error: --attempt takes a whole number of 0 or more, not '-1'"},
+	    {"+3", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not '+3'"},
+	    {" 3", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not ' 3'"},
+	    {"3 ", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not '3 '"},
 	    {"18446744073709551616", 0, CLI_NO_MAX, 0,
 	     "error: --attempt takes a whole number of 0 or more, not '18446744073709551616'"},
 	};
@@ -302,6 +309,88 @@ static void test_cli_whole_number_options(void **state)
 	              "--seed", "9223372036854775808", NULL);
 }
 
+/* One option table makes the --help lines and getopt_long's tables. */
+static void test_cli_option_table(void **state)
+{
+	static const struct cli_option opts[] = {
+	    {0, "attempt", 'a', "N", "the Nth attempt"},
+	    {'f', "follow", 'f', NULL, "keep printing\nuntil it ends"},
+	    {0, "watch", 'w', "[=SECONDS]", "refresh"},
+	    {0, "resources-from", 'r', "SWEEP", "too wide\nfor the column"},
+	    {0, "hidden", 'H', "X", NULL},
+	    CLI_OPT_STATE_DIR,
+	    CLI_OPT_HELP,
+	    CLI_OPT_END,
+	};
+	static struct cli_command c = {
+	    .usage = "sweep x [options]",
+	    .intro = "Does x.\n\n",
+	    .options = opts,
+	    .outro = "\nexit status: 0 success.\n",
+	    .column = 21,
+	};
+	static const struct {
+		const char *name;
+		int has_arg, val;
+	} want[] = {
+	    {"attempt", required_argument, 'a'}, {"follow", no_argument, 'f'},
+	    {"watch", optional_argument, 'w'},   {"resources-from", required_argument, 'r'},
+	    {"hidden", required_argument, 'H'},  {"state-dir", required_argument, 's'},
+	    {"help", no_argument, 'h'},
+	};
+	size_t i;
+
+	(void)state;
+	cli_command_prepare(&c);
+	assert_string_equal(c.help,
+	                    "Does x.\n"
+	                    "\n"
+	                    "options:\n"
+	                    "  --attempt N        the Nth attempt\n"
+	                    "  -f, --follow       keep printing\n"
+	                    "                     until it ends\n"
+	                    "  --watch[=SECONDS]  refresh\n"
+	                    "  --resources-from SWEEP\n"
+	                    "                     too wide\n"
+	                    "                     for the column\n"
+	                    "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or "
+	                    ".sweep)\n"
+	                    "  -h, --help         show this help\n"
+	                    "\n"
+	                    "exit status: 0 success.\n");
+	assert_string_equal(c.shortopts, "fh");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_non_null(c.longopts[i].name);
+		assert_string_equal(c.longopts[i].name, want[i].name);
+		assert_int_equal(c.longopts[i].has_arg, want[i].has_arg);
+		assert_null(c.longopts[i].flag);
+		assert_int_equal(c.longopts[i].val, want[i].val);
+	}
+	assert_null(c.longopts[i].name);
+	/* A second call keeps what the first made. */
+	{
+		const char *help = c.help;
+
+		cli_command_prepare(&c);
+		assert_ptr_equal(c.help, help);
+	}
+}
+
+/* --help lists every option of the table: each command's, parsed as completion reads it. */
+static void test_cli_help_lists_options(void **state)
+{
+	(void)state;
+	check_command(cmd_cancel, EXIT_OK, "", "cancel", "--help", NULL);
+	check_command(cmd_logs, EXIT_OK, "", "logs", "-h", NULL);
+	check_command(cmd_version, EXIT_OK, "", "version", "--help", NULL);
+	/* -f is logs' one short option besides -h; elsewhere it is unknown. */
+	check_command(cmd_cancel, EXIT_USAGE, "error: unknown option '-f'", "cancel", "-f", NULL);
+	check_command(cmd_logs, EXIT_USAGE, "error: --attempt needs a value", "logs", "s", "1",
+	              "--attempt", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --reason needs a value", "report", "--reason",
+	              NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +402,8 @@ int main(void)
 	    cmocka_unit_test(test_cli_state_dir_before_command),
 	    cmocka_unit_test(test_cli_parse_whole),
 	    cmocka_unit_test(test_cli_whole_number_options),
+	    cmocka_unit_test(test_cli_option_table),
+	    cmocka_unit_test(test_cli_help_lists_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
