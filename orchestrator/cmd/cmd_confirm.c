@@ -245,9 +245,8 @@ static int save(char **path, const struct sweep_rec *rec, const struct strbuf *f
 		fd = open(*path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		          PATH_PRIVATE_FILE);
 		if (fd >= 0) {
-			ssize_t w = fchmod(fd, PATH_PRIVATE_FILE) < 0
-			                ? -1
-			                : write(fd, file->buf, file->len);
+			ssize_t w = fchmod(fd, PATH_PRIVATE_FILE) < 0 ? -1
+			                                              : write(fd, file->buf, file->len);
 
 			if (close(fd) < 0 || w != (ssize_t)file->len)
 				return error("cannot write '%s': %s", *path, strerror(errno));
@@ -335,8 +334,7 @@ int cmd_confirm(int argc, char **argv)
 		goto out;
 	/* The completeness gate: the best of a sweep with holes is not known. */
 	if (!gate_complete(&v.gate)) {
-		error("sweep %" PRId64
-		      " '%s' is incomplete (%zu of %zu tasks missing or failed): its "
+		error("sweep %" PRId64 " '%s' is incomplete (%zu of %zu tasks missing or failed): its "
 		      "best settings are not known; sweep report %" PRId64 " says which",
 		      l.rec.id, l.rec.name, v.gate.nfailures, l.plan.ntasks, l.rec.id);
 		goto out;
@@ -357,8 +355,7 @@ int cmd_confirm(int argc, char **argv)
 		goto out;
 	/* The verdict read the kept sweep file already. */
 	if (l.file.state == KEPT_NONE) {
-		error("sweep %" PRId64
-		      " was recorded without its sweep file: it cannot be run again",
+		error("sweep %" PRId64 " was recorded without its sweep file: it cannot be run again",
 		      l.rec.id);
 		goto out;
 	}

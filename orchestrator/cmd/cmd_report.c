@@ -803,8 +803,7 @@ int cmd_report(int argc, char **argv)
 		error("--top needs a goal: --goal METRIC=max|min, or 'metrics:' in the sweep file");
 		goto out;
 	}
-	/* Random search and confirm: the settings have no order of their own, best first is the
-	 * one. */
+	/* Random search and confirm: the settings have no order of their own, best first is the one. */
 	if (o.top || v.cfg->nsample || v.cfg->confirm_of)
 		report_order(&rep, o.top);
 	provenance = confirms_provenance(l.st, v.cfg, &l.plan);

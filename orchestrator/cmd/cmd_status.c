@@ -123,14 +123,13 @@ struct view {
 	struct task_outcome *tasks; /* plan->ntasks */
 	struct backend_read read;   /* steps and refresh as asked; where the records came from */
 	size_t counts[TS_NSTATES];
-	size_t done;   /* tasks in a final state */
-	size_t active; /* tasks that will still change by themselves */
-	size_t
-	    unsubmitted_from;  /* a rolling sweep's first task not submitted yet; ntasks if none */
-	size_t unsubmitted;    /* tasks from there on with no record: not in any array job yet */
-	struct strbuf finish;  /* follow-ups and fail_fast, in words (followup_describe) */
-	struct causes causes;  /* why each failed task failed */
-	bool followups_active; /* a follow-up is pending or running: more may come */
+	size_t done;              /* tasks in a final state */
+	size_t active;            /* tasks that will still change by themselves */
+	size_t unsubmitted_from;  /* a rolling sweep's first task not submitted yet; ntasks if none */
+	size_t unsubmitted;       /* tasks from there on with no record: not in any array job yet */
+	struct strbuf finish;     /* follow-ups and fail_fast, in words (followup_describe) */
+	struct causes causes;     /* why each failed task failed */
+	bool followups_active;    /* a follow-up is pending or running: more may come */
 	struct stage_note *stage; /* plan->ntasks: what each task's staging took */
 	size_t nstaged;           /* tasks with a note */
 };
@@ -515,9 +514,8 @@ static json_t *json_task(const struct view *v, const struct plan *plan, size_t i
 	json_object_set_new(obj, "index", json_integer((json_int_t)i));
 	json_object_set_new(obj, "setting", setting);
 	json_object_set_new(obj, "seed", json_integer(plan_seed_of(plan, i)));
-	json_object_set_new(
-	    obj, "state",
-	    json_string(not_submitted(v, i) ? NOT_SUBMITTED : task_state_name(t->state)));
+	json_object_set_new(obj, "state", json_string(not_submitted(v, i) ? NOT_SUBMITTED
+	                                                                  : task_state_name(t->state)));
 	json_object_set_new(obj, "exit_code", ran ? json_integer(t->exit_code) : json_null());
 	json_object_set_new(obj, "signal", ran ? json_integer(t->signal) : json_null());
 	json_object_set_new(obj, "elapsed_s", json_integer((json_int_t)t->elapsed_s));
@@ -568,8 +566,7 @@ static void print_json(FILE *f, const struct view *v, const struct plan *plan, b
 			json_object_set_new(counts, task_state_name(s),
 			                    json_integer((json_int_t)v->counts[s]));
 	if (v->unsubmitted)
-		json_object_set_new(counts, NOT_SUBMITTED,
-		                    json_integer((json_int_t)v->unsubmitted));
+		json_object_set_new(counts, NOT_SUBMITTED, json_integer((json_int_t)v->unsubmitted));
 	json_object_set_new(root, "counts", counts);
 	json_object_set_new(root, "done", json_integer((json_int_t)v->done));
 	json_object_set_new(root, "finish",
