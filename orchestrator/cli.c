@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include <assert.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,27 @@ const char *cli_state_dir(const char *opt)
 	if (env && *env)
 		return env;
 	return ".sweep";
+}
+
+int cli_parse_whole(unsigned long long *out, const char *name, const char *arg,
+                    unsigned long long min, unsigned long long max)
+{
+	unsigned long long v = 0;
+	char *end;
+
+	assert(min <= max);
+	/* strtoull alone would take spaces, a sign and "-1" as a huge number. */
+	if (*arg >= '0' && *arg <= '9') {
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (!*end && !errno && v >= min && v <= max) {
+			*out = v;
+			return 0;
+		}
+	}
+	if (max == CLI_NO_MAX)
+		return error("%s takes a whole number of %llu or more, not '%s'", name, min, arg);
+	return error("%s takes a whole number from %llu to %llu, not '%s'", name, min, max, arg);
 }
 
 int cli_usage(FILE *f, const char *usage, const char *options)
@@ -135,4 +158,82 @@ int cli_take_sweep(const char **which, int argc, char **argv, const char *usage,
 	if (optind < argc)
 		*which = argv[optind];
 	return CLI_CONTINUE;
+}
+
+/* "-x, --name ARG" or "--name[=ARG]" as --help shows it. */
+static void add_option_words(struct strbuf *out, const struct cli_option *o)
+{
+	if (o->short_name)
+		strbuf_addf(out, "-%c, ", o->short_name);
+	strbuf_addf(out, "--%s", o->long_name);
+	if (o->arg)
+		strbuf_addf(out, "%s%s", o->arg[0] == '[' ? "" : " ", o->arg);
+}
+
+void cli_format_options(struct strbuf *out, const struct cli_option *opts, int column)
+{
+	for (const struct cli_option *o = opts; o->long_name; o++) {
+		const char *line = o->help, *nl;
+		size_t start = out->len;
+
+		if (!line)
+			continue;
+		strbuf_addstr(out, "  ");
+		add_option_words(out, o);
+		/* Two spaces at least between the option and its help. */
+		if (out->len - start + 2 > (size_t)column) {
+			strbuf_addch(out, '\n');
+			start = out->len;
+		}
+		for (;;) {
+			/* Completion and the man page check take "  -..." for an option. */
+			assert(*line != '-');
+			while (out->len - start < (size_t)column)
+				strbuf_addch(out, ' ');
+			nl = strchr(line, '\n');
+			if (!nl) {
+				strbuf_addf(out, "%s\n", line);
+				break;
+			}
+			strbuf_add(out, line, (size_t)(nl - line));
+			strbuf_addch(out, '\n');
+			start = out->len;
+			line = nl + 1;
+		}
+	}
+}
+
+void cli_command_prepare(struct cli_command *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0;
+
+	cli_getopt_start();
+	if (c->help)
+		return;
+	strbuf_addstr(&sb, c->intro ? c->intro : "");
+	strbuf_addstr(&sb, "options:\n");
+	cli_format_options(&sb, c->options, c->column ? c->column : CLI_COLUMN);
+	strbuf_addstr(&sb, c->outro ? c->outro : "");
+	c->help = strbuf_detach(&sb, NULL);
+
+	while (c->options[n].long_name)
+		n++;
+	c->longopts = xcalloc(n + 1, sizeof(*c->longopts));
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_option *o = &c->options[i];
+
+		c->longopts[i].name = o->long_name;
+		c->longopts[i].has_arg = !o->arg            ? no_argument
+		                         : o->arg[0] == '[' ? optional_argument
+		                                            : required_argument;
+		c->longopts[i].val = o->val;
+		if (o->short_name) {
+			assert(o->short_name == o->val);
+			strbuf_addch(&sb, (char)o->short_name);
+			if (o->arg)
+				strbuf_addstr(&sb, o->arg[0] == '[' ? "::" : ":");
+		}
+	}
+	c->shortopts = strbuf_detach(&sb, NULL);
 }

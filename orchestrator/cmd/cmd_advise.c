@@ -36,38 +36,43 @@ static const char top_options[] =
     "\n"
     "exit status: 0 success, 1 error, 2 usage.\n";
 
-static const char usage[] =
-    "sweep advise checkpoint --cost DURATION (--mtbf DURATION | --from SWEEP) [options]";
-static const char options[] =
-    "Prints Young's optimal checkpoint interval sqrt(2 x cost x MTBF), Daly's\n"
-    "higher-order estimate, the best interval for a job of the given work, and the\n"
-    "expected wall time of intervals from 0.25x to 4x Young's and of no checkpoint at\n"
-    "all, from the closed form and from a Monte Carlo simulation of the same model.\n"
-    "Model: interruptions come at random (exponential times, mean MTBF) during work\n"
-    "and checkpoint writing, not during restarts; each loses the work since the last\n"
-    "checkpoint and then costs the restart time; the last segment writes no checkpoint.\n"
-    "\n"
-    "options:\n"
-    "  --cost DURATION      time to write one checkpoint (required)\n"
-    "  --mtbf DURATION      mean time between interruptions of a running job\n"
-    "  --from SWEEP         estimate the MTBF from a sweep's accounting instead: the run\n"
-    "                       time of all its runs over the runs that ended PREEMPTED,\n"
-    "                       NODE_FAIL or REQUEUED or were requeued (TIMEOUT is the time\n"
-    "                       limit, not a failure, and is not counted)\n"
-    "  --work DURATION      useful work of one job (default 24h)\n"
-    "  --restart DURATION   time lost on each restart before work resumes (default 0)\n"
-    "  --seed N             seed of the simulation (default 1; same seed, same numbers)\n"
-    "  --json               print JSON\n"
-    "  --refresh            with --from: read every record from Slurm accounting again,\n"
-    "                       not the finished ones the state store kept\n"
-    "  --state-dir DIR      the state folder, for --from (default $SWEEP_STATE_DIR or\n"
-    "                       .sweep)\n"
-    "  -h, --help           show this help\n"
-    "\n"
-    "DURATION is numbers with units, largest unit first: 90s, 3m, 1.5h, 1h30m, 2d.\n"
-    "A plain number is refused (sbatch would read minutes, people anything); 0 is zero.\n"
-    "\n"
-    "exit status: 0 success, 1 error, 2 usage.\n";
+static const struct cli_option option_table[] = {
+    {0, "cost", 'c', "DURATION", "time to write one checkpoint (required)"},
+    {0, "mtbf", 'm', "DURATION", "mean time between interruptions of a running job"},
+    {0, "from", 'f', "SWEEP",
+     "estimate the MTBF from a sweep's accounting instead: the run\n"
+     "time of all its runs over the runs that ended PREEMPTED,\n"
+     "NODE_FAIL or REQUEUED or were requeued (TIMEOUT is the time\n"
+     "limit, not a failure, and is not counted)"},
+    {0, "work", 'w', "DURATION", "useful work of one job (default 24h)"},
+    {0, "restart", 'r', "DURATION", "time lost on each restart before work resumes (default 0)"},
+    {0, "seed", 'S', "N", "seed of the simulation (default 1; same seed, same numbers)"},
+    CLI_OPT_JSON,
+    CLI_OPT_REFRESH_HELP("with --from: read every record from Slurm accounting again,\n"
+                         "not the finished ones the state store kept"),
+    CLI_OPT_STATE_DIR_HELP("the state folder, for --from (default $SWEEP_STATE_DIR or\n"
+                           ".sweep)"),
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep advise checkpoint --cost DURATION (--mtbf DURATION | --from SWEEP) [options]",
+    .intro = "Prints Young's optimal checkpoint interval sqrt(2 x cost x MTBF), Daly's\n"
+             "higher-order estimate, the best interval for a job of the given work, and the\n"
+             "expected wall time of intervals from 0.25x to 4x Young's and of no checkpoint at\n"
+             "all, from the closed form and from a Monte Carlo simulation of the same model.\n"
+             "Model: interruptions come at random (exponential times, mean MTBF) during work\n"
+             "and checkpoint writing, not during restarts; each loses the work since the last\n"
+             "checkpoint and then costs the restart time; the last segment writes no checkpoint.\n"
+             "\n",
+    .options = option_table,
+    .outro = "\n"
+             "DURATION is numbers with units, largest unit first: 90s, 3m, 1.5h, 1h30m, 2d.\n"
+             "A plain number is refused (sbatch would read minutes, people anything); 0 is zero.\n"
+             "\n"
+             "exit status: 0 success, 1 error, 2 usage.\n",
+};
 
 struct checkpoint_opts {
 	const char *cost, *mtbf, *from, *work, *restart, *seed, *state_dir;
@@ -78,23 +83,10 @@ struct checkpoint_opts {
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"cost", required_argument, NULL, 'c'},
-	    {"mtbf", required_argument, NULL, 'm'},
-	    {"from", required_argument, NULL, 'f'},
-	    {"work", required_argument, NULL, 'w'},
-	    {"restart", required_argument, NULL, 'r'},
-	    {"seed", required_argument, NULL, 'S'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"refresh", no_argument, NULL, 'R'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	int opt, code;
 
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->cost = optarg;
@@ -121,8 +113,8 @@ static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 			o->refresh = true;
 			break;
 		default:
-			code =
-			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			code = cli_common_option(opt, &o->state_dir, argv, command.longopts,
+			                         command.usage, command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
@@ -130,17 +122,17 @@ static int parse_options(struct checkpoint_opts *o, int argc, char **argv)
 	if (optind < argc) {
 		error("advise checkpoint takes no argument, not '%s' (did you mean --from %s?)",
 		      argv[optind], argv[optind]);
-		return cli_usage(stderr, usage, options);
+		return cli_usage(stderr, command.usage, command.help);
 	}
 	if (!o->cost) {
 		error("--cost is required: how long writing one checkpoint takes, as in --cost 3m");
-		return cli_usage(stderr, usage, options);
+		return cli_usage(stderr, command.usage, command.help);
 	}
 	if (!o->mtbf == !o->from) {
 		error(o->mtbf
 		          ? "--mtbf and --from both give the MTBF: choose one"
 		          : "give the MTBF with --mtbf DURATION, or --from SWEEP to estimate it");
-		return cli_usage(stderr, usage, options);
+		return cli_usage(stderr, command.usage, command.help);
 	}
 	return CLI_CONTINUE;
 }
@@ -176,16 +168,10 @@ static int parse_mtbf(double *out, const char *arg)
 
 static int parse_seed(uint64_t *out, const char *s)
 {
-	char *end;
 	unsigned long long v;
 
-	if (*s < '0' || *s > '9')
-		return error("--seed takes a whole number, not '%s'", s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end || errno || v > INT64_MAX)
-		return error("--seed takes a whole number from 0 to %" PRId64 ", not '%s'",
-		             (int64_t)INT64_MAX, s);
+	if (cli_parse_whole(&v, "--seed", s, 0, INT64_MAX) < 0)
+		return -1;
 	*out = v;
 	return 0;
 }
@@ -249,7 +235,7 @@ static int advise_checkpoint(int argc, char **argv)
 	    (o.work && parse_duration(&r.params.work_s, "--work", o.work, true) < 0) ||
 	    (o.restart && parse_duration(&r.params.restart_s, "--restart", o.restart, false) < 0) ||
 	    (o.seed && parse_seed(&r.seed, o.seed) < 0)) {
-		cli_usage(stderr, usage, options);
+		cli_usage(stderr, command.usage, command.help);
 		goto out;
 	}
 	code = EXIT_ERROR;

@@ -24,15 +24,20 @@
 
 #include "banned.h"
 
-static const char usage[] = "sweep cancel [options] [SWEEP]";
-static const char options[] =
-    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
-    "\n"
-    "options:\n"
-    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help           show this help\n"
-    "\n"
-    "exit status: 0 success, 1 error, 2 usage.\n";
+static const struct cli_option option_table[] = {
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep cancel [options] [SWEEP]",
+    .intro = "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+             "\n",
+    .options = option_table,
+    .outro = "\n"
+             "exit status: 0 success, 1 error, 2 usage.\n",
+};
 
 /*
  * The sweep's stage on this machine (--local, or a node sweep runs on):
@@ -80,11 +85,6 @@ out:
 
 int cmd_cancel(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *state_dir = NULL, *which;
 	struct loaded_sweep l;
 	const struct backend_ops *ops;
@@ -92,13 +92,14 @@ int cmd_cancel(int argc, char **argv)
 	int opt, code, ret = EXIT_ERROR;
 
 	loaded_init(&l);
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		code = cli_common_option(opt, &state_dir, argv, longopts, usage, options);
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
+		code = cli_common_option(opt, &state_dir, argv, command.longopts, command.usage,
+		                         command.help);
 		if (code != CLI_CONTINUE)
 			return code;
 	}
-	code = cli_take_sweep(&which, argc, argv, usage, options);
+	code = cli_take_sweep(&which, argc, argv, command.usage, command.help);
 	if (code != CLI_CONTINUE)
 		return code;
 

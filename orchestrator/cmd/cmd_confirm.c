@@ -40,18 +40,24 @@
 
 #include "banned.h"
 
-static const char usage[] = "sweep confirm [SWEEP] [--top K] [--seeds M] [--goal METRIC=max|min] "
-                            "[--resources-from SWEEP] [--dry-run] [--state-dir DIR]";
-static const char options[] =
-    "options:\n"
-    "  --top K              the K best settings by the sweep's goal (default 3)\n"
-    "  --seeds M            each on M seeds that neither the sweep nor an earlier\n"
-    "                       confirm of it used (default: as many as the sweep had)\n"
-    "  --goal METRIC=max|min  the metric to rank by, over the sweep file's `metrics:`\n"
-    "  --resources-from SWEEP  --mem and --time from that sweep's tasks (as submit)\n"
-    "  --dry-run            print the sweep file and the plan; submit nothing\n"
-    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help           show this help\n";
+static const struct cli_option option_table[] = {
+    {0, "top", 'T', "K", "the K best settings by the sweep's goal (default 3)"},
+    {0, "seeds", 'S', "M",
+     "each on M seeds that neither the sweep nor an earlier\n"
+     "confirm of it used (default: as many as the sweep had)"},
+    {0, "goal", 'g', "METRIC=max|min", "the metric to rank by, over the sweep file's `metrics:`"},
+    {0, "resources-from", 'r', "SWEEP", "set --mem and --time from that sweep's tasks (as submit)"},
+    {0, "dry-run", 'n', NULL, "print the sweep file and the plan; submit nothing"},
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep confirm [SWEEP] [--top K] [--seeds M] [--goal METRIC=max|min] "
+             "[--resources-from SWEEP] [--dry-run] [--state-dir DIR]",
+    .options = option_table,
+};
 
 #define MAX_SEEDS 1000000
 
@@ -64,47 +70,33 @@ struct confirm_opts {
 
 static int parse_count(size_t *out, const char *name, const char *text)
 {
-	char *end;
-	long n;
+	unsigned long long n;
 
-	errno = 0;
-	n = strtol(text, &end, 10);
-	if (end == text || *end || errno || n < 1 || n > MAX_SEEDS)
-		return error("--%s takes a whole number from 1 to %d, not '%s'", name, MAX_SEEDS,
-		             text);
+	if (cli_parse_whole(&n, name, text, 1, MAX_SEEDS) < 0)
+		return -1;
 	*out = (size_t)n;
 	return 0;
 }
 
 static int parse_options(struct confirm_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"top", required_argument, NULL, 'T'},
-	    {"seeds", required_argument, NULL, 'S'},
-	    {"goal", required_argument, NULL, 'g'},
-	    {"resources-from", required_argument, NULL, 'r'},
-	    {"dry-run", no_argument, NULL, 'n'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	int opt, code;
 
 	o->top = 3;
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'T':
-			if (parse_count(&o->top, "top", optarg) < 0)
-				return cli_usage(stderr, usage, options);
+			if (parse_count(&o->top, "--top", optarg) < 0)
+				return cli_usage(stderr, command.usage, command.help);
 			break;
 		case 'S':
-			if (parse_count(&o->nseeds, "seeds", optarg) < 0)
-				return cli_usage(stderr, usage, options);
+			if (parse_count(&o->nseeds, "--seeds", optarg) < 0)
+				return cli_usage(stderr, command.usage, command.help);
 			break;
 		case 'g':
 			if (compare_goals_parse(&o->goals, optarg) < 0)
-				return cli_usage(stderr, usage, options);
+				return cli_usage(stderr, command.usage, command.help);
 			break;
 		case 'r':
 			o->resources_from = optarg;
@@ -113,12 +105,13 @@ static int parse_options(struct confirm_opts *o, int argc, char **argv)
 			o->dry_run = true;
 			break;
 		default:
-			code = cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			code = cli_common_option(opt, &o->state_dir, argv, command.longopts,
+			                         command.usage, command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
-	return cli_take_sweep(&o->which, argc, argv, usage, options);
+	return cli_take_sweep(&o->which, argc, argv, command.usage, command.help);
 }
 
 /* What confirm takes from the sweep: its best settings and the seeds it may not use. */

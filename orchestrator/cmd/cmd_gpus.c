@@ -24,24 +24,32 @@
 
 #include "banned.h"
 
-static const char usage[] = "sweep gpus [options]";
-static const char options[] =
-    "Lists the GPUs, then each compute process on them: pid, user, elapsed time, memory\n"
-    "and command (\"unknown\" for a process of another PID namespace). A process of yours\n"
-    "that outlived the sweep task that started it is marked \"left by sweep N task I\".\n"
-    "\n"
-    "options:\n"
-    "  --mine               only your processes on GPUs, and the kill line for those left\n"
-    "                       by sweep tasks that ended (sweep never kills them itself)\n"
-    "  --min-free SIZE      free means no compute process and at least SIZE of memory free\n"
-    "                       (4000, 512M, 20G; default: 90% of the GPU's memory)\n"
-    "  --json               print JSON\n"
-    "  -h, --help           show this help\n"
-    "\n"
-    "The last line, CUDA_VISIBLE_DEVICES=..., names the free GPUs in nvidia-smi's order\n"
-    "(with CUDA_DEVICE_ORDER=PCI_BUS_ID, printed before it).\n"
-    "\n"
-    "exit status: 0 success, 1 error (no nvidia-smi, no GPU), 2 usage.\n";
+static const struct cli_option option_table[] = {
+    {0, "mine", 'M', NULL,
+     "only your processes on GPUs, and the kill line for those left\n"
+     "by sweep tasks that ended (sweep never kills them itself)"},
+    {0, "min-free", 'm', "SIZE",
+     "free means no compute process and at least SIZE of memory free\n"
+     "(4000, 512M, 20G; default: 90% of the GPU's memory)"},
+    CLI_OPT_JSON,
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep gpus [options]",
+    .intro =
+        "Lists the GPUs, then each compute process on them: pid, user, elapsed time, memory\n"
+        "and command (\"unknown\" for a process of another PID namespace). A process of yours\n"
+        "that outlived the sweep task that started it is marked \"left by sweep N task I\".\n"
+        "\n",
+    .options = option_table,
+    .outro = "\n"
+             "The last line, CUDA_VISIBLE_DEVICES=..., names the free GPUs in nvidia-smi's order\n"
+             "(with CUDA_DEVICE_ORDER=PCI_BUS_ID, printed before it).\n"
+             "\n"
+             "exit status: 0 success, 1 error (no nvidia-smi, no GPU), 2 usage.\n",
+};
 
 static void mib_text(char *buf, size_t size, uint64_t mib)
 {
@@ -278,13 +286,6 @@ static void print_json(const struct gpu_set *set, const struct gpuproc *info, bo
 
 int cmd_gpus(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"min-free", required_argument, NULL, 'm'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"mine", no_argument, NULL, 'M'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct gpu_set set;
 	struct gpuproc *info = NULL;
 	uint64_t min_free = 0;
@@ -294,13 +295,13 @@ int cmd_gpus(int argc, char **argv)
 	int opt, code, ret = EXIT_ERROR;
 
 	gpu_set_init(&set);
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
 			if (units_parse_mem(&min_free, optarg, &why) < 0) {
 				error("--min-free '%s': %s", optarg, why);
-				return cli_usage(stderr, usage, options);
+				return cli_usage(stderr, command.usage, command.help);
 			}
 			break;
 		case 'j':
@@ -310,12 +311,13 @@ int cmd_gpus(int argc, char **argv)
 			mine = true;
 			break;
 		default:
-			code = cli_common_option(opt, NULL, argv, longopts, usage, options);
+			code = cli_common_option(opt, NULL, argv, command.longopts, command.usage,
+			                         command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
-	code = cli_no_operands(argc, argv, usage, options);
+	code = cli_no_operands(argc, argv, command.usage, command.help);
 	if (code != CLI_CONTINUE)
 		return code;
 	if (gpu_query(&set, true) < 0)

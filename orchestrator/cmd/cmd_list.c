@@ -23,11 +23,19 @@
 
 #include "banned.h"
 
-static const char usage[] = "sweep list [--state-dir DIR]";
-static const char options[] =
-    "options:\n"
-    "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help         show this help\n";
+static const struct cli_option option_table[] = {
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    {0, "names", 'N', NULL, NULL},
+    {0, "metrics", 'M', "VALUE", NULL},
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep list [--state-dir DIR]",
+    .options = option_table,
+    .column = 21,
+};
 
 /*
  * For shell completion, two hidden options that print one word a line:
@@ -221,19 +229,12 @@ static int print_table(struct store *st)
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"names", no_argument, NULL, 'N'},
-	    {"metrics", required_argument, NULL, 'M'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *state_opt = NULL, *metrics = NULL;
 	struct store *st = NULL;
 	int opt, code, names = 0;
 
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'N':
 			names = 1;
@@ -242,12 +243,13 @@ int cmd_list(int argc, char **argv)
 			metrics = optarg;
 			break;
 		default:
-			code = cli_common_option(opt, &state_opt, argv, longopts, usage, options);
+			code = cli_common_option(opt, &state_opt, argv, command.longopts,
+			                         command.usage, command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
-	code = cli_no_operands(argc, argv, usage, options);
+	code = cli_no_operands(argc, argv, command.usage, command.help);
 	if (code != CLI_CONTINUE)
 		return code;
 	if (store_open(&st, cli_state_dir(state_opt), 0) < 0)

@@ -31,22 +31,28 @@
 
 #include "banned.h"
 
-static const char usage[] = "sweep logs [options] SWEEP INDEX";
-static const char options[] =
-    "SWEEP is a sweep's name or id; INDEX a task index (status --tasks shows them).\n"
-    "Prints the task's stdout and then its stderr log, each under a header.\n"
-    "\n"
-    "options:\n"
-    "  --attempt N          the task's Nth attempt (default: its latest)\n"
-    "  --out                only stdout\n"
-    "  --err                only stderr\n"
-    "  -f, --follow         keep printing what the task writes until it ends\n"
-    "  --raw                write control characters as they are, even to a terminal\n"
-    "                       (by default a terminal shows them as cat -v does)\n"
-    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help           show this help\n"
-    "\n"
-    "exit status: 0 success, 1 error (no such task, attempt or log), 2 usage.\n";
+static const struct cli_option option_table[] = {
+    {0, "attempt", 'a', "N", "the task's Nth attempt (default: its latest)"},
+    {0, "out", 'o', NULL, "only stdout"},
+    {0, "err", 'e', NULL, "only stderr"},
+    {'f', "follow", 'f', NULL, "keep printing what the task writes until it ends"},
+    {0, "raw", 'r', NULL,
+     "write control characters as they are, even to a terminal\n"
+     "(by default a terminal shows them as cat -v does)"},
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep logs [options] SWEEP INDEX",
+    .intro = "SWEEP is a sweep's name or id; INDEX a task index (status --tasks shows them).\n"
+             "Prints the task's stdout and then its stderr log, each under a header.\n"
+             "\n",
+    .options = option_table,
+    .outro = "\n"
+             "exit status: 0 success, 1 error (no such task, attempt or log), 2 usage.\n",
+};
 
 struct logs_opts {
 	const char *state_dir;
@@ -56,41 +62,20 @@ struct logs_opts {
 	bool out, err, follow, raw;
 };
 
-static int parse_number(unsigned long long *out, const char *s, const char *what)
-{
-	char *end;
-
-	errno = 0;
-	if (*s < '0' || *s > '9' || (*out = strtoull(s, &end, 10), errno || *end))
-		return error("%s must be a number, not '%s'", what, s);
-	return 0;
-}
+/* The most attempts --attempt names. */
+#define MAX_ATTEMPT 1000000
 
 static int parse_options(struct logs_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"attempt", required_argument, NULL, 'a'},
-	    {"out", no_argument, NULL, 'o'},
-	    {"err", no_argument, NULL, 'e'},
-	    {"follow", no_argument, NULL, 'f'},
-	    {"raw", no_argument, NULL, 'r'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	unsigned long long v = 0;
 	int opt, code;
 
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "hf", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
-			if (parse_number(&v, optarg, "--attempt") < 0)
-				return cli_usage(stderr, usage, options);
-			if (!v || v > 1000000) {
-				error("--attempt counts from 1, not '%s'", optarg);
-				return cli_usage(stderr, usage, options);
-			}
+			if (cli_parse_whole(&v, "--attempt", optarg, 1, MAX_ATTEMPT) < 0)
+				return cli_usage(stderr, command.usage, command.help);
 			o->attempt = (unsigned)v;
 			break;
 		case 'o':
@@ -106,19 +91,19 @@ static int parse_options(struct logs_opts *o, int argc, char **argv)
 			o->raw = true;
 			break;
 		default:
-			code =
-			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			code = cli_common_option(opt, &o->state_dir, argv, command.longopts,
+			                         command.usage, command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
 	if (argc - optind != 2) {
 		error("sweep logs takes a sweep and a task index");
-		return cli_usage(stderr, usage, options);
+		return cli_usage(stderr, command.usage, command.help);
 	}
 	o->which = argv[optind];
-	if (parse_number(&v, argv[optind + 1], "INDEX") < 0)
-		return cli_usage(stderr, usage, options);
+	if (cli_parse_whole(&v, "INDEX", argv[optind + 1], 0, SIZE_MAX) < 0)
+		return cli_usage(stderr, command.usage, command.help);
 	o->index = (size_t)v;
 	if (!o->out && !o->err)
 		o->out = o->err = true;

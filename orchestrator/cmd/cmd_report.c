@@ -24,54 +24,65 @@
 
 #include "banned.h"
 
-static const char usage[] = "sweep report [options] [SWEEP]";
-static const char options[] =
-    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
-    "\n"
-    "options:\n"
-    "  --metric NAME        report this metric (repeatable; default: every numeric key\n"
-    "                       found in the result files)\n"
-    "  --goal METRIC=max|min[,...]\n"
-    "                       name the best setting of METRIC and test the others\n"
-    "                       against it (Welch's t-test, Holm's correction); adds to\n"
-    "                       and overrides the sweep file's `metrics:` goals\n"
-    "  --top N              show the N best settings by the first metric with a goal,\n"
-    "                       best first (a sampled sweep is always shown best first)\n"
-    "  --plot FILE          also draw per metric the mean with its 95% CI against one\n"
-    "                       parameter, into FILE (.png, .svg or .pdf)\n"
-    "  --x PARAM            the parameter along x (default: the first that varies)\n"
-    "  --logx               a logarithmic x axis (default: when the values are positive\n"
-    "                       and span more than a factor 100)\n"
-    "  --curves FILE        with --plot: draw learning curves instead of the statistics,\n"
-    "                       from the JSON Lines file FILE of every task (relative to\n"
-    "                       the folder submit ran in; may hold {task}, {sweep}, {seed},\n"
-    "                       {setting}, {task_dir} and parameter names): per setting\n"
-    "                       the mean over seeds with a band of ±1 std, over the steps\n"
-    "                       every seed reached. A task whose run failed or whose curve file is\n"
-    "                       missing is listed, and nothing drawn (exit 3)\n"
-    "  --step KEY           the step key of the curve files (default: step)\n"
-    "  --title TEXT         with --plot: the figure's title instead of \"sweep 'NAME'\"\n"
-    "  --no-title           with --plot: no title (the figure is that much shorter)\n"
-    "  --json               print JSON\n"
-    "  --csv                print CSV\n"
-    "  --digits N           print the std to N significant digits, the mean and CI to\n"
-    "                       the same place (default: 2, or 3 when the std starts with\n"
-    "                       a 1); JSON and CSV always have full precision\n"
-    "  --exclude NAME=VALUE[,NAME=VALUE...] --reason TEXT\n"
-    "                       leave the settings with these values out of this and every\n"
-    "                       later report of the sweep, recording why; the report says\n"
-    "                       so under the table (repeatable)\n"
-    "  --include NAME=VALUE[,...]\n"
-    "                       forget an exclusion recorded by --exclude\n"
-    "  --allow-incomplete   print statistics over the tasks that passed, marking the\n"
-    "                       settings that miss some and listing the excluded tasks\n"
-    "  --refresh            read every record from Slurm accounting again, not the\n"
-    "                       finished ones the state store kept\n"
-    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help           show this help\n"
-    "\n"
-    "exit status: 0 every task passed, 3 some task is missing or failed (the list is\n"
-    "printed), 1 error, 2 usage.\n";
+static const struct cli_option option_table[] = {
+    {0, "metric", 'm', "NAME",
+     "report this metric (repeatable; default: every numeric key\n"
+     "found in the result files)"},
+    {0, "goal", 'g', "METRIC=max|min[,...]",
+     "name the best setting of METRIC and test the others\n"
+     "against it (Welch's t-test, Holm's correction); adds to\n"
+     "and overrides the sweep file's `metrics:` goals"},
+    {0, "top", 'T', "N",
+     "show the N best settings by the first metric with a goal,\n"
+     "best first (a sampled sweep is always shown best first)"},
+    {0, "plot", 'p', "FILE",
+     "also draw per metric the mean with its 95% CI against one\n"
+     "parameter, into FILE (.png, .svg or .pdf)"},
+    {0, "x", 'x', "PARAM", "the parameter along x (default: the first that varies)"},
+    {0, "logx", 'l', NULL,
+     "a logarithmic x axis (default: when the values are positive\n"
+     "and span more than a factor 100)"},
+    {0, "curves", 'C', "FILE",
+     "with --plot: draw learning curves instead of the statistics,\n"
+     "from the JSON Lines file FILE of every task (relative to\n"
+     "the folder submit ran in; may hold {task}, {sweep}, {seed},\n"
+     "{setting}, {task_dir} and parameter names): per setting\n"
+     "the mean over seeds with a band of ±1 std, over the steps\n"
+     "every seed reached. A task whose run failed or whose curve file is\n"
+     "missing is listed, and nothing drawn (exit 3)"},
+    {0, "step", 'S', "KEY", "the step key of the curve files (default: step)"},
+    {0, "title", 't', "TEXT", "with --plot: the figure's title instead of \"sweep 'NAME'\""},
+    {0, "no-title", 'N', NULL, "with --plot: no title (the figure is that much shorter)"},
+    CLI_OPT_JSON,
+    {0, "csv", 'c', NULL, "print CSV"},
+    {0, "digits", 'd', "N",
+     "print the std to N significant digits, the mean and CI to\n"
+     "the same place (default: 2, or 3 when the std starts with\n"
+     "a 1); JSON and CSV always have full precision"},
+    {0, "exclude", 'E', "NAME=VALUE[,NAME=VALUE...] --reason TEXT",
+     "leave the settings with these values out of this and every\n"
+     "later report of the sweep, recording why; the report says\n"
+     "so under the table (repeatable)"},
+    {0, "include", 'I', "NAME=VALUE[,...]", "forget an exclusion recorded by --exclude"},
+    {0, "allow-incomplete", 'a', NULL,
+     "print statistics over the tasks that passed, marking the\n"
+     "settings that miss some and listing the excluded tasks"},
+    CLI_OPT_REFRESH,
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    {0, "reason", 'W', "VALUE", NULL},
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep report [options] [SWEEP]",
+    .intro = "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+             "\n",
+    .options = option_table,
+    .outro = "\n"
+             "exit status: 0 every task passed, 3 some task is missing or failed (the list is\n"
+             "printed), 1 error, 2 usage.\n",
+};
 
 enum format {
 	FORMAT_TABLE,
@@ -107,69 +118,52 @@ struct report_opts {
 /* Not an option take_checked knows. */
 #define NOT_CHECKED (-101)
 
-/* A whole number from min to max in arg (all of it). */
-static int parse_whole(long *out, const char *arg, long min, long max)
-{
-	char *end;
-	long n = strtol(arg, &end, 10);
-
-	if (end == arg || *end || n < min || n > max)
-		return -1;
-	*out = n;
-	return 0;
-}
-
 /* The options whose value is checked: CLI_CONTINUE, an exit code, or NOT_CHECKED. */
 static int take_checked(struct report_opts *o, int opt)
 {
 	enum draw_format format;
-	long n;
+	unsigned long long n;
 
 	switch (opt) {
 	case 'm':
 		if (!*optarg) {
 			error("--metric needs a name");
-			return cli_usage(stderr, usage, options);
+			return cli_usage(stderr, command.usage, command.help);
 		}
 		ALLOC_GROW(o->metrics, o->nmetrics + 1, o->alloc);
 		o->metrics[o->nmetrics++] = optarg;
 		return CLI_CONTINUE;
 	case 'g':
 		if (compare_goals_parse(&o->goals, optarg) < 0)
-			return cli_usage(stderr, usage, options);
+			return cli_usage(stderr, command.usage, command.help);
 		return CLI_CONTINUE;
 	case 'p':
 		if (draw_format_of(&format, optarg) < 0)
-			return cli_usage(stderr, usage, options);
+			return cli_usage(stderr, command.usage, command.help);
 		o->plot = optarg;
 		return CLI_CONTINUE;
 	case 'S':
 		if (!*optarg) {
 			error("--step needs a key");
-			return cli_usage(stderr, usage, options);
+			return cli_usage(stderr, command.usage, command.help);
 		}
 		o->step = optarg;
 		return CLI_CONTINUE;
 	case 't':
 		if (!*optarg) {
 			error("--title needs text (--no-title draws none)");
-			return cli_usage(stderr, usage, options);
+			return cli_usage(stderr, command.usage, command.help);
 		}
 		o->title = optarg;
 		return CLI_CONTINUE;
 	case 'd':
-		if (parse_whole(&n, optarg, 1, STATS_MAX_DIGITS) < 0) {
-			error("--digits takes a whole number from 1 to %d, not '%s'",
-			      STATS_MAX_DIGITS, optarg);
-			return cli_usage(stderr, usage, options);
-		}
+		if (cli_parse_whole(&n, "--digits", optarg, 1, STATS_MAX_DIGITS) < 0)
+			return cli_usage(stderr, command.usage, command.help);
 		o->digits = (int)n;
 		return CLI_CONTINUE;
 	case 'T':
-		if (parse_whole(&n, optarg, 1, INT32_MAX) < 0) {
-			error("--top takes a whole number of 1 or more, not '%s'", optarg);
-			return cli_usage(stderr, usage, options);
-		}
+		if (cli_parse_whole(&n, "--top", optarg, 1, INT32_MAX) < 0)
+			return cli_usage(stderr, command.usage, command.help);
 		o->top = (size_t)n;
 		return CLI_CONTINUE;
 	}
@@ -244,41 +238,18 @@ static char *misfit(const struct report_opts *o, bool json, bool csv)
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct report_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"metric", required_argument, NULL, 'm'},
-	    {"goal", required_argument, NULL, 'g'},
-	    {"plot", required_argument, NULL, 'p'},
-	    {"x", required_argument, NULL, 'x'},
-	    {"curves", required_argument, NULL, 'C'},
-	    {"step", required_argument, NULL, 'S'},
-	    {"logx", no_argument, NULL, 'l'},
-	    {"title", required_argument, NULL, 't'},
-	    {"no-title", no_argument, NULL, 'N'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"csv", no_argument, NULL, 'c'},
-	    {"digits", required_argument, NULL, 'd'},
-	    {"allow-incomplete", no_argument, NULL, 'a'},
-	    {"refresh", no_argument, NULL, 'R'},
-	    {"top", required_argument, NULL, 'T'},
-	    {"exclude", required_argument, NULL, 'E'},
-	    {"reason", required_argument, NULL, 'W'},
-	    {"include", required_argument, NULL, 'I'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	bool json = false, csv = false;
 	char *why;
 	int opt, code;
 
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		code = take_checked(o, opt);
 		if (code == NOT_CHECKED)
 			code = take_plain(o, opt, &json, &csv)
 			           ? CLI_CONTINUE
-			           : cli_common_option(opt, &o->state_dir, argv, longopts, usage,
-			                               options);
+			           : cli_common_option(opt, &o->state_dir, argv, command.longopts,
+			                               command.usage, command.help);
 		if (code != CLI_CONTINUE)
 			return code;
 	}
@@ -286,12 +257,12 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 	if (why) {
 		error("%s", why);
 		free(why);
-		return cli_usage(stderr, usage, options);
+		return cli_usage(stderr, command.usage, command.help);
 	}
 	if (!o->step)
 		o->step = "step";
 	o->format = json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_TABLE;
-	return cli_take_sweep(&o->which, argc, argv, usage, options);
+	return cli_take_sweep(&o->which, argc, argv, command.usage, command.help);
 }
 
 /* What the options ask of the operations (report_run.h); borrows from o. */

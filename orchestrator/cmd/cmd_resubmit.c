@@ -42,30 +42,38 @@
 /* A sweep still "submitting" this soon after it was created may be being submitted now. */
 #define SUBMITTING_GRACE_S 600
 
-static const char usage[] = "sweep resubmit [options] [SWEEP]";
-static const char options[] =
-    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
-    "\n"
-    "Runs again, as one more attempt of the same sweep (same indices, settings and\n"
-    "seeds), every task whose latest run is missing, FAILED, TIMEOUT, OUT_OF_MEMORY,\n"
-    "CANCELLED, NODE_FAIL, PREEMPTED, BOOT_FAIL or DEADLINE. Tasks still pending or\n"
-    "running are skipped.\n"
-    "\n"
-    "options:\n"
-    "  --dry-run          print the plan and the sbatch commands; submit nothing\n"
-    "  --force            resubmit even when every failed task failed the same way\n"
-    "                     for no resource (the same command would fail the same way)\n"
-    "  --mem-factor F     a task that ran out of memory gets F times what it had\n"
-    "                     (default 2, more than 1), rounded up to a clean size\n"
-    "  --time-factor F    a task that hit its time limit gets F times what it had\n"
-    "                     (default 2), in whole minutes\n"
-    "  --refresh          read every record from Slurm accounting again, not the\n"
-    "                     finished ones the state store kept\n"
-    "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help         show this help\n"
-    "\n"
-    "exit status: 0 resubmitted (or nothing to resubmit), 1 error (or refused: the\n"
-    "same failure everywhere), 2 usage.\n";
+static const struct cli_option option_table[] = {
+    {0, "dry-run", 'n', NULL, "print the plan and the sbatch commands; submit nothing"},
+    {0, "force", 'f', NULL,
+     "resubmit even when every failed task failed the same way\n"
+     "for no resource (the same command would fail the same way)"},
+    {0, "mem-factor", 'm', "F",
+     "a task that ran out of memory gets F times what it had\n"
+     "(default 2, more than 1), rounded up to a clean size"},
+    {0, "time-factor", 't', "F",
+     "a task that hit its time limit gets F times what it had\n"
+     "(default 2), in whole minutes"},
+    CLI_OPT_REFRESH,
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep resubmit [options] [SWEEP]",
+    .intro = "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+             "\n"
+             "Runs again, as one more attempt of the same sweep (same indices, settings and\n"
+             "seeds), every task whose latest run is missing, FAILED, TIMEOUT, OUT_OF_MEMORY,\n"
+             "CANCELLED, NODE_FAIL, PREEMPTED, BOOT_FAIL or DEADLINE. Tasks still pending or\n"
+             "running are skipped.\n"
+             "\n",
+    .options = option_table,
+    .outro = "\n"
+             "exit status: 0 resubmitted (or nothing to resubmit), 1 error (or refused: the\n"
+             "same failure everywhere), 2 usage.\n",
+    .column = 21,
+};
 
 struct resubmit_opts {
 	const char *state_dir;
@@ -80,22 +88,12 @@ struct resubmit_opts {
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"dry-run", no_argument, NULL, 'n'},
-	    {"force", no_argument, NULL, 'f'},
-	    {"mem-factor", required_argument, NULL, 'm'},
-	    {"time-factor", required_argument, NULL, 't'},
-	    {"refresh", no_argument, NULL, 'R'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	int opt, code;
 
 	o->mem_factor = RIGHTSIZE_MEM_FACTOR;
 	o->time_factor = RIGHTSIZE_TIME_FACTOR;
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			o->dry_run = true;
@@ -105,23 +103,23 @@ static int parse_options(struct resubmit_opts *o, int argc, char **argv)
 			break;
 		case 'm':
 			if (cmd_rightsize_parse_factor(&o->mem_factor, "mem-factor", optarg) < 0)
-				return cli_usage(stderr, usage, options);
+				return cli_usage(stderr, command.usage, command.help);
 			break;
 		case 't':
 			if (cmd_rightsize_parse_factor(&o->time_factor, "time-factor", optarg) < 0)
-				return cli_usage(stderr, usage, options);
+				return cli_usage(stderr, command.usage, command.help);
 			break;
 		case 'R':
 			o->refresh = true;
 			break;
 		default:
-			code =
-			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			code = cli_common_option(opt, &o->state_dir, argv, command.longopts,
+			                         command.usage, command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
-	return cli_take_sweep(&o->which, argc, argv, usage, options);
+	return cli_take_sweep(&o->which, argc, argv, command.usage, command.help);
 }
 
 /* Everything the command works from. */

@@ -28,28 +28,35 @@
 
 #include "banned.h"
 
-static const char usage[] = "sweep rightsize [options] [SWEEP]";
-static const char options[] =
-    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
-    "\n"
-    "options:\n"
-    "  --headroom H       multiply the peak MaxRSS and the longest elapsed time by H\n"
-    "                     (default 1.2, at least 1)\n"
-    "  --mem-factor F     a task that ran out of memory needed more than it had: ask\n"
-    "                     at least F times that (default 2, more than 1)\n"
-    "  --time-factor F    the same for a task that hit its time limit (default 2)\n"
-    "  --tasks            also one row per task: its request, use and efficiency\n"
-    "  --json             print JSON\n"
-    "  --refresh          read every record from Slurm accounting again, not the\n"
-    "                     finished ones the state store kept\n"
-    "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help         show this help\n"
-    "\n"
-    "--mem is rounded up to a multiple of 64M up to 1G, of 512M up to 16G, of 1G\n"
-    "beyond; --time to whole minutes.\n"
-    "\n"
-    "exit status: 0 both --mem and --time recommended, 3 the data cannot support a\n"
-    "recommendation (why is printed), 1 error, 2 usage.\n";
+static const struct cli_option option_table[] = {
+    {0, "headroom", 'H', "H",
+     "multiply the peak MaxRSS and the longest elapsed time by H\n"
+     "(default 1.2, at least 1)"},
+    {0, "mem-factor", 'm', "F",
+     "a task that ran out of memory needed more than it had: ask\n"
+     "at least F times that (default 2, more than 1)"},
+    {0, "time-factor", 't', "F", "the same for a task that hit its time limit (default 2)"},
+    {0, "tasks", 'T', NULL, "also one row per task: its request, use and efficiency"},
+    CLI_OPT_JSON,
+    CLI_OPT_REFRESH,
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep rightsize [options] [SWEEP]",
+    .intro = "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+             "\n",
+    .options = option_table,
+    .outro = "\n"
+             "--mem is rounded up to a multiple of 64M up to 1G, of 512M up to 16G, of 1G\n"
+             "beyond; --time to whole minutes.\n"
+             "\n"
+             "exit status: 0 both --mem and --time recommended, 3 the data cannot support a\n"
+             "recommendation (why is printed), 1 error, 2 usage.\n",
+    .column = 21,
+};
 
 struct rightsize_opts {
 	const char *state_dir;
@@ -73,36 +80,25 @@ int cmd_rightsize_parse_factor(double *out, const char *opt, const char *arg)
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"headroom", required_argument, NULL, 'H'},
-	    {"mem-factor", required_argument, NULL, 'm'},
-	    {"time-factor", required_argument, NULL, 't'},
-	    {"tasks", no_argument, NULL, 'T'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"refresh", no_argument, NULL, 'R'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	int opt, code;
 
 	rightsize_policy_init(&o->policy);
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			if (cmd_rightsize_parse_factor(&o->policy.headroom, "headroom", optarg) < 0)
-				return cli_usage(stderr, usage, options);
+				return cli_usage(stderr, command.usage, command.help);
 			break;
 		case 'm':
 			if (cmd_rightsize_parse_factor(&o->policy.mem_factor, "mem-factor",
 			                               optarg) < 0)
-				return cli_usage(stderr, usage, options);
+				return cli_usage(stderr, command.usage, command.help);
 			break;
 		case 't':
 			if (cmd_rightsize_parse_factor(&o->policy.time_factor, "time-factor",
 			                               optarg) < 0)
-				return cli_usage(stderr, usage, options);
+				return cli_usage(stderr, command.usage, command.help);
 			break;
 		case 'T':
 			o->tasks = true;
@@ -114,13 +110,13 @@ static int parse_options(struct rightsize_opts *o, int argc, char **argv)
 			o->refresh = true;
 			break;
 		default:
-			code =
-			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			code = cli_common_option(opt, &o->state_dir, argv, command.longopts,
+			                         command.usage, command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
-	return cli_take_sweep(&o->which, argc, argv, usage, options);
+	return cli_take_sweep(&o->which, argc, argv, command.usage, command.help);
 }
 
 int cmd_rightsize(int argc, char **argv)

@@ -21,24 +21,31 @@
 /* One accounting query per refresh is cheap for one sweep; many users watching is not. */
 #define WATCH_DEFAULT_S    10
 #define WATCH_MIN_S        5
+#define WATCH_MAX_S        (24 * 3600)
 #define WATCH_MAX_FAILURES 3 /* refreshes in a row that may fail before --watch gives up */
 
-static const char usage[] = "sweep status [options] [SWEEP]";
-static const char options[] =
-    "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
-    "\n"
-    "options:\n"
-    "  --tasks              one row per task: setting, seed, state, attempts, exit code,\n"
-    "                       elapsed time, MaxRSS, restarts, log file, reason and cause\n"
-    "  --json               print JSON (with --watch, one line per refresh)\n"
-    "  --watch[=SECONDS]    refresh every SECONDS (default 10, at least 5) until no task\n"
-    "                       is pending or running any more, nor a follow-up job\n"
-    "  --refresh            read every record from Slurm accounting again, not the\n"
-    "                       finished ones the state store kept\n"
-    "  --state-dir DIR      the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help           show this help\n"
-    "\n"
-    "exit status: 0 success, 1 error, 2 usage.\n";
+static const struct cli_option option_table[] = {
+    {0, "tasks", 't', NULL,
+     "one row per task: setting, seed, state, attempts, exit code,\n"
+     "elapsed time, MaxRSS, restarts, log file, reason and cause"},
+    CLI_OPT_JSON_HELP("print JSON (with --watch, one line per refresh)"),
+    {0, "watch", 'w', "[=SECONDS]",
+     "refresh every SECONDS (default 10, at least 5) until no task\n"
+     "is pending or running any more, nor a follow-up job"},
+    CLI_OPT_REFRESH,
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep status [options] [SWEEP]",
+    .intro = "SWEEP is a sweep's name or id (default: the most recent sweep).\n"
+             "\n",
+    .options = option_table,
+    .outro = "\n"
+             "exit status: 0 success, 1 error, 2 usage.\n",
+};
 
 struct status_opts {
 	const char *state_dir;
@@ -51,37 +58,15 @@ struct status_opts {
 	bool stages; /* not an option: the sweep has `stage:` (its kept sweep file) */
 };
 
-static int parse_interval(unsigned *out, const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	v = strtoul(s, &end, 10);
-	if (*end || v < WATCH_MIN_S || v > 24 * 3600)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
 /* Returns CLI_CONTINUE to go on, or the exit code the command ends with. */
 static int parse_options(struct status_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"tasks", no_argument, NULL, 't'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"watch", optional_argument, NULL, 'w'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"refresh", no_argument, NULL, 'R'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
+	unsigned long long v;
 	int opt, code;
 
 	o->interval_s = WATCH_DEFAULT_S;
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			o->tasks = true;
@@ -94,20 +79,21 @@ static int parse_options(struct status_opts *o, int argc, char **argv)
 			break;
 		case 'w':
 			o->watch = true;
-			if (optarg && parse_interval(&o->interval_s, optarg) < 0) {
-				error("--watch takes a number of seconds, at least %d, not '%s'",
-				      WATCH_MIN_S, optarg);
-				return cli_usage(stderr, usage, options);
+			if (optarg) {
+				if (cli_parse_whole(&v, "--watch", optarg, WATCH_MIN_S,
+				                    WATCH_MAX_S) < 0)
+					return cli_usage(stderr, command.usage, command.help);
+				o->interval_s = (unsigned)v;
 			}
 			break;
 		default:
-			code =
-			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			code = cli_common_option(opt, &o->state_dir, argv, command.longopts,
+			                         command.usage, command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
-	return cli_take_sweep(&o->which, argc, argv, usage, options);
+	return cli_take_sweep(&o->which, argc, argv, command.usage, command.help);
 }
 
 static void print_view(const struct status_view *v, const struct plan *plan,

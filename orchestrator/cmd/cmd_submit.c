@@ -16,39 +16,37 @@
 
 #include "banned.h"
 
-static const char usage[] = "sweep submit [options] SWEEP.yaml";
-static const char options[] =
-    "options:\n"
-    "  --dry-run          print the script and the task table; submit and record nothing\n"
-    "  --local            run the tasks on this machine, in the background, not on Slurm\n"
-    "  --gpus-per-task N  GPUs for each task (slurm.gpus_per_task); with --local, free\n"
-    "                     GPUs of this machine, never shared (see sweep gpus)\n"
-    "  --extend SWEEP     reuse the tasks SWEEP (and the sweeps it extended) ran with\n"
-    "                     the same command, setup, env and template, setting and seed,\n"
-    "                     that passed; submit only the others; the report pools both\n"
-    "  --resources-from SWEEP\n"
-    "                     set slurm.mem and slurm.time from what that sweep's tasks\n"
-    "                     used (see sweep rightsize)\n"
-    "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or .sweep)\n"
-    "  -h, --help         show this help\n";
+static const struct cli_option option_table[] = {
+    {0, "dry-run", 'n', NULL, "print the script and the task table; submit and record nothing"},
+    {0, "local", 'l', NULL, "run the tasks on this machine, in the background, not on Slurm"},
+    {0, "gpus-per-task", 'g', "N",
+     "GPUs for each task (slurm.gpus_per_task); with --local, free\n"
+     "GPUs of this machine, never shared (see sweep gpus)"},
+    {0, "extend", 'e', "SWEEP",
+     "reuse the tasks SWEEP (and the sweeps it extended) ran with\n"
+     "the same command, setup, env and template, setting and seed,\n"
+     "that passed; submit only the others; the report pools both"},
+    {0, "resources-from", 'r', "SWEEP",
+     "set slurm.mem and slurm.time from what that sweep's tasks\n"
+     "used (see sweep rightsize)"},
+    CLI_OPT_STATE_DIR,
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep submit [options] SWEEP.yaml",
+    .options = option_table,
+    .column = 21,
+};
 
 /* CLI_CONTINUE, or the exit code to end with. */
 static int parse_options(struct submit_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"dry-run", no_argument, NULL, 'n'},
-	    {"local", no_argument, NULL, 'l'},
-	    {"gpus-per-task", required_argument, NULL, 'g'},
-	    {"resources-from", required_argument, NULL, 'r'},
-	    {"extend", required_argument, NULL, 'e'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	int opt, code;
 
-	cli_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_command_prepare(&command);
+	while ((opt = getopt_long(argc, argv, command.shortopts, command.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			o->dry_run = 1;
@@ -60,7 +58,7 @@ static int parse_options(struct submit_opts *o, int argc, char **argv)
 			if (optarg[strspn(optarg, "0123456789")] || !*optarg ||
 			    strlen(optarg) > 4) {
 				error("--gpus-per-task takes a number of GPUs, not '%s'", optarg);
-				return cli_usage(stderr, usage, options);
+				return cli_usage(stderr, command.usage, command.help);
 			}
 			o->gpus = optarg;
 			break;
@@ -71,14 +69,14 @@ static int parse_options(struct submit_opts *o, int argc, char **argv)
 			o->extend_from = optarg;
 			break;
 		default:
-			code =
-			    cli_common_option(opt, &o->state_dir, argv, longopts, usage, options);
+			code = cli_common_option(opt, &o->state_dir, argv, command.longopts,
+			                         command.usage, command.help);
 			if (code != CLI_CONTINUE)
 				return code;
 		}
 	}
 	if (argc - optind != 1)
-		return cli_usage(stderr, usage, options);
+		return cli_usage(stderr, command.usage, command.help);
 	o->file = argv[optind];
 	return CLI_CONTINUE;
 }

@@ -13,24 +13,31 @@
 
 #include "banned.h"
 
-static const char usage[] = "sweep version";
-static const char options[] =
-    "Prints sweep's version, the Slurm release and libslurm soname it was built\n"
-    "against, and the libslurm API version and file it runs with; warns when the\n"
-    "two libslurm versions differ (rebuild sweep against the cluster's Slurm).\n"
-    "\n"
-    "options:\n"
-    "  -h, --help         show this help\n";
+static const struct cli_option option_table[] = {
+    CLI_OPT_HELP,
+    CLI_OPT_END,
+};
+
+static struct cli_command command = {
+    .usage = "sweep version",
+    .intro = "Prints sweep's version, the Slurm release and libslurm soname it was built\n"
+             "against, and the libslurm API version and file it runs with; warns when the\n"
+             "two libslurm versions differ (rebuild sweep against the cluster's Slurm).\n"
+             "\n",
+    .options = option_table,
+    .column = 21,
+};
 
 int cmd_version(int argc, char **argv)
 {
 	struct backend_versions v;
 
+	cli_command_prepare(&command);
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-		return cli_help(usage, options);
+		return cli_help(command.usage, command.help);
 	if (argc > 1) {
 		error("unknown option '%s'", argv[1]);
-		return cli_usage(stderr, usage, options);
+		return cli_usage(stderr, command.usage, command.help);
 	}
 	backend_versions(&v);
 	printf("sweep %s\n", SWEEP_VERSION);

@@ -218,6 +218,179 @@ static void test_cli_state_dir_before_command(void **state)
 	}
 }
 
+/* cli_parse_whole: what it takes, and its message for what it does not. */
+static void test_cli_parse_whole(void **state)
+{
+	static const struct {
+		const char *arg;
+		unsigned long long min, max, want;
+		const char *msg; /* NULL: taken, as want */
+	} cases[] = {
+	    {"1", 1, 1000000, 1, NULL},
+	    {"1000000", 1, 1000000, 1000000, NULL},
+	    {"007", 0, 10, 7, NULL},
+	    {"0", 0, CLI_NO_MAX, 0, NULL},
+	    {"18446744073709551615", 0, CLI_NO_MAX, ULLONG_MAX, NULL},
+	    {"0", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not '0'"},
+	    {"1000001", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not '1000001'"},
+	    {"x", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not 'x'"},
+	    {"", 1, 1000000, 0, "error: --attempt takes a whole number from 1 to 1000000, not ''"},
+	    {"3x", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not '3x'"},
+	    {"-1", 0, CLI_NO_MAX, 0,
+	     "error: --attempt takes a whole number of 0 or more, not '-1'"},
+	    {"+3", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not '+3'"},
+	    {" 3", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not ' 3'"},
+	    {"3 ", 1, 1000000, 0,
+	     "error: --attempt takes a whole number from 1 to 1000000, not '3 '"},
+	    {"18446744073709551616", 0, CLI_NO_MAX, 0,
+	     "error: --attempt takes a whole number of 0 or more, not '18446744073709551616'"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned long long v = 12345;
+		int ret;
+
+		capture_errors();
+		ret = cli_parse_whole(&v, "--attempt", cases[i].arg, cases[i].min, cases[i].max);
+		if (cases[i].msg) {
+			if (ret != SWEEP_ERR || v != 12345 || strcmp(captured.buf, cases[i].msg))
+				fail_msg("'%s': got %d, '%s'; want '%s'", cases[i].arg, ret,
+				         captured.buf, cases[i].msg);
+		} else if (ret || v != cases[i].want || captured.len) {
+			fail_msg("'%s': got %d, %llu, '%s'; want %llu", cases[i].arg, ret, v,
+			         captured.buf, cases[i].want);
+		}
+		release_captured();
+	}
+}
+
+/* Each command's whole-number options go through cli_parse_whole, with the option's name. */
+static void test_cli_whole_number_options(void **state)
+{
+	(void)state;
+	check_command(cmd_logs, EXIT_USAGE,
+	              "error: --attempt takes a whole number from 1 to 1000000, not 'x'", "logs",
+	              "--attempt", "x", "s", "1", NULL);
+	check_command(cmd_logs, EXIT_USAGE,
+	              "error: --attempt takes a whole number from 1 to 1000000, not '0'", "logs",
+	              "--attempt", "0", "s", "1", NULL);
+	check_command(cmd_logs, EXIT_USAGE,
+	              "error: INDEX takes a whole number of 0 or more, not '1x'", "logs", "s", "1x",
+	              NULL);
+	/* After "--", "-1" is an index, and no number. */
+	check_command(cmd_logs, EXIT_USAGE,
+	              "error: INDEX takes a whole number of 0 or more, not '-1'", "logs", "--", "s",
+	              "-1", NULL);
+	check_command(cmd_status, EXIT_USAGE,
+	              "error: --watch takes a whole number from 5 to 86400, not '4'", "status",
+	              "--watch=4", NULL);
+	check_command(cmd_status, EXIT_USAGE,
+	              "error: --watch takes a whole number from 5 to 86400, not '5s'", "status",
+	              "--watch=5s", NULL);
+	check_command(cmd_report, EXIT_USAGE,
+	              "error: --digits takes a whole number from 1 to 17, not '0'", "report",
+	              "--digits", "0", NULL);
+	check_command(cmd_report, EXIT_USAGE,
+	              "error: --top takes a whole number from 1 to 2147483647, not '-2'", "report",
+	              "--top", "-2", NULL);
+	check_command(cmd_confirm, EXIT_USAGE,
+	              "error: --top takes a whole number from 1 to 1000000, not '+3'", "confirm",
+	              "--top", "+3", NULL);
+	check_command(cmd_advise, EXIT_USAGE,
+	              "error: --seed takes a whole number from 0 to 9223372036854775807, not "
+	              "'9223372036854775808'",
+	              "advise", "checkpoint", "--cost", "1m", "--mtbf", "1d", "--work", "1d",
+	              "--seed", "9223372036854775808", NULL);
+}
+
+/* One option table makes the --help lines and getopt_long's tables. */
+static void test_cli_option_table(void **state)
+{
+	static const struct cli_option opts[] = {
+	    {0, "attempt", 'a', "N", "the Nth attempt"},
+	    {'f', "follow", 'f', NULL, "keep printing\nuntil it ends"},
+	    {0, "watch", 'w', "[=SECONDS]", "refresh"},
+	    {0, "resources-from", 'r', "SWEEP", "too wide\nfor the column"},
+	    {0, "hidden", 'H', "X", NULL},
+	    CLI_OPT_STATE_DIR,
+	    CLI_OPT_HELP,
+	    CLI_OPT_END,
+	};
+	static struct cli_command c = {
+	    .usage = "sweep x [options]",
+	    .intro = "Does x.\n\n",
+	    .options = opts,
+	    .outro = "\nexit status: 0 success.\n",
+	    .column = 21,
+	};
+	static const struct {
+		const char *name;
+		int has_arg, val;
+	} want[] = {
+	    {"attempt", required_argument, 'a'}, {"follow", no_argument, 'f'},
+	    {"watch", optional_argument, 'w'},   {"resources-from", required_argument, 'r'},
+	    {"hidden", required_argument, 'H'},  {"state-dir", required_argument, 's'},
+	    {"help", no_argument, 'h'},
+	};
+	size_t i;
+
+	(void)state;
+	cli_command_prepare(&c);
+	assert_string_equal(c.help,
+	                    "Does x.\n"
+	                    "\n"
+	                    "options:\n"
+	                    "  --attempt N        the Nth attempt\n"
+	                    "  -f, --follow       keep printing\n"
+	                    "                     until it ends\n"
+	                    "  --watch[=SECONDS]  refresh\n"
+	                    "  --resources-from SWEEP\n"
+	                    "                     too wide\n"
+	                    "                     for the column\n"
+	                    "  --state-dir DIR    the state folder (default $SWEEP_STATE_DIR or "
+	                    ".sweep)\n"
+	                    "  -h, --help         show this help\n"
+	                    "\n"
+	                    "exit status: 0 success.\n");
+	assert_string_equal(c.shortopts, "fh");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_non_null(c.longopts[i].name);
+		assert_string_equal(c.longopts[i].name, want[i].name);
+		assert_int_equal(c.longopts[i].has_arg, want[i].has_arg);
+		assert_null(c.longopts[i].flag);
+		assert_int_equal(c.longopts[i].val, want[i].val);
+	}
+	assert_null(c.longopts[i].name);
+	/* A second call keeps what the first made. */
+	{
+		const char *help = c.help;
+
+		cli_command_prepare(&c);
+		assert_ptr_equal(c.help, help);
+	}
+}
+
+/* --help lists every option of the table: each command's, parsed as completion reads it. */
+static void test_cli_help_lists_options(void **state)
+{
+	(void)state;
+	check_command(cmd_cancel, EXIT_OK, "", "cancel", "--help", NULL);
+	check_command(cmd_logs, EXIT_OK, "", "logs", "-h", NULL);
+	check_command(cmd_version, EXIT_OK, "", "version", "--help", NULL);
+	/* -f is logs' one short option besides -h; elsewhere it is unknown. */
+	check_command(cmd_cancel, EXIT_USAGE, "error: unknown option '-f'", "cancel", "-f", NULL);
+	check_command(cmd_logs, EXIT_USAGE, "error: --attempt needs a value", "logs", "s", "1",
+	              "--attempt", NULL);
+	check_command(cmd_report, EXIT_USAGE, "error: --reason needs a value", "report", "--reason",
+	              NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +400,10 @@ int main(void)
 	    cmocka_unit_test(test_cli_operands),
 	    cmocka_unit_test(test_cli_take_sweep),
 	    cmocka_unit_test(test_cli_state_dir_before_command),
+	    cmocka_unit_test(test_cli_parse_whole),
+	    cmocka_unit_test(test_cli_whole_number_options),
+	    cmocka_unit_test(test_cli_option_table),
+	    cmocka_unit_test(test_cli_help_lists_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
