@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "board.h"
 #include "cli.h"
 #include "error.h"
 #include "gpu.h"
@@ -39,7 +41,9 @@ static const char options[] =
     "  -h, --help           show this help\n"
     "\n"
     "The last line, CUDA_VISIBLE_DEVICES=..., names the free GPUs in nvidia-smi's order\n"
-    "(with CUDA_DEVICE_ORDER=PCI_BUS_ID, printed before it).\n"
+    "(with CUDA_DEVICE_ORDER=PCI_BUS_ID, printed before it). Before it, what each local\n"
+    "runner of any user announces: its GPUs, its sweep, how far along it is and when it\n"
+    "expects to end, or why its next task waits (the lab's rules, sweep(1)).\n"
     "\n"
     "exit status: 0 success, 1 error (no nvidia-smi, no GPU), 2 usage.\n";
 
@@ -100,9 +104,105 @@ static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i
 
 static void print_procs(const struct gpu_set *set, const struct gpuproc *info, bool mine);
 
+/* "18:40" today, "Mon 18:40" within a week, else "2026-12-20 18:40". */
+static void clock_text(char *buf, size_t size, int64_t when, int64_t now)
+{
+	time_t t = (time_t)when, n = (time_t)now;
+	struct tm tm, today;
+
+	localtime_r(&t, &tm);
+	localtime_r(&n, &today);
+	if (tm.tm_year == today.tm_year && tm.tm_yday == today.tm_yday)
+		strftime(buf, size, "%H:%M", &tm);
+	else if (when > now && when - now < 6 * 86400)
+		strftime(buf, size, "%a %H:%M", &tm);
+	else
+		strftime(buf, size, "%Y-%m-%d %H:%M", &tm);
+}
+
+static void gpu_list_text(struct strbuf *out, const struct board_entry *e)
+{
+	strbuf_addstr(out, e->nheld == 1 ? "GPU " : "GPUs ");
+	for (size_t g = 0; g < e->nheld; g++)
+		strbuf_addf(out, "%s%u", g ? "," : "", e->gpus[g]);
+}
+
+/*
+ * One runner's announcement: "alice: GPUs 2,3, sweep resnet-lr, 12 of 40
+ * tasks, ends about 18:40, at the latest 23:10", and why it waits.
+ */
+static void runner_text(struct strbuf *out, const struct board_entry *e, int64_t now)
+{
+	char when[32];
+
+	strbuf_addf(out, "%s: ", e->user ? e->user : "?");
+	if (e->nheld)
+		gpu_list_text(out, e);
+	else
+		strbuf_addstr(out, "no GPU");
+	strbuf_addf(out, ", sweep %s, %zu of %zu task%s", e->sweep ? e->sweep : "?", e->done,
+	            e->total, e->total == 1 ? "" : "s");
+	if (e->ends_about) {
+		clock_text(when, sizeof(when), e->ends_about, now);
+		strbuf_addf(out, ", ends about %s", when);
+	}
+	if (e->ends_latest) {
+		clock_text(when, sizeof(when), e->ends_latest, now);
+		strbuf_addf(out, ", at the latest %s", when);
+	}
+	if (e->want) {
+		clock_text(when, sizeof(when), e->waiting_since, now);
+		strbuf_addf(out, "; waits for %u GPU%s since %s", e->want, e->want == 1 ? "" : "s",
+		            when);
+		if (e->reason)
+			strbuf_addf(out, " (%s)", e->reason);
+	}
+}
+
+static void print_runners(const struct board_entry *e, size_t n)
+{
+	int64_t now = (int64_t)time(NULL);
+
+	if (!n)
+		return;
+	printf("\nrunners (sweep submit --local):\n");
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf line = STRBUF_INIT;
+
+		runner_text(&line, &e[i], now);
+		printf("  %s\n", line.buf);
+		strbuf_release(&line);
+	}
+}
+
+static json_t *json_runner(const struct board_entry *e)
+{
+	json_t *o = json_object(), *gpus = json_array();
+
+	for (size_t g = 0; g < e->nheld; g++)
+		json_array_append_new(gpus, json_integer(e->gpus[g]));
+	json_object_set_new(o, "user", json_string(e->user ? e->user : "?"));
+	json_object_set_new(o, "pid", json_integer(e->pid));
+	json_object_set_new(o, "host", e->host ? json_string(e->host) : json_null());
+	json_object_set_new(o, "sweep_id", json_integer(e->sweep_id));
+	json_object_set_new(o, "sweep", e->sweep ? json_string(e->sweep) : json_null());
+	json_object_set_new(o, "gpus", gpus);
+	json_object_set_new(o, "done", json_integer((json_int_t)e->done));
+	json_object_set_new(o, "total", json_integer((json_int_t)e->total));
+	json_object_set_new(o, "ends_about",
+	                    e->ends_about ? json_integer(e->ends_about) : json_null());
+	json_object_set_new(o, "ends_latest",
+	                    e->ends_latest ? json_integer(e->ends_latest) : json_null());
+	json_object_set_new(o, "waiting_for_gpus", json_integer(e->want));
+	json_object_set_new(o, "waiting_since",
+	                    e->want ? json_integer(e->waiting_since) : json_null());
+	json_object_set_new(o, "reason", e->want && e->reason ? json_string(e->reason) : json_null());
+	return o;
+}
+
 /* The GPUs, the processes on them, and last the line to paste. */
 static void print_text(const struct gpu_set *set, const struct gpuproc *info, size_t nfree,
-                       uint64_t min_free)
+                       uint64_t min_free, const struct board_entry *runners, size_t nrunners)
 {
 	static const char *const head[] = {"GPU", "NAME", "MEMORY USED", "STATE"};
 	struct strbuf ids = STRBUF_INIT;
@@ -126,6 +226,7 @@ static void print_text(const struct gpu_set *set, const struct gpuproc *info, si
 	table_release(&t);
 	if (set->nprocs)
 		print_procs(set, info, false);
+	print_runners(runners, nrunners);
 	gpu_free_list(&ids, set);
 	printf("\n%zu of %zu GPU%s free\n", nfree, set->ngpus, output_plural(set->ngpus, "", "s"));
 	printf("export CUDA_DEVICE_ORDER=PCI_BUS_ID\nCUDA_VISIBLE_DEVICES=%s\n", ids.buf);
@@ -237,7 +338,8 @@ static json_t *json_proc(const struct gpu_proc *p, const struct gpuproc *info)
 	return po;
 }
 
-static void print_json(const struct gpu_set *set, const struct gpuproc *info, bool mine)
+static void print_json(const struct gpu_set *set, const struct gpuproc *info, bool mine,
+                       const struct board_entry *runners, size_t nrunners)
 {
 	static const char *const verdicts[] = {
 	    [GPU_FREE] = NULL,
@@ -246,6 +348,7 @@ static void print_json(const struct gpu_set *set, const struct gpuproc *info, bo
 	    [GPU_UNKNOWN_MEMORY] = "unknown_memory",
 	};
 	json_t *root = json_object(), *gpus = json_array(), *free_ids = json_array();
+	json_t *jrunners = json_array();
 	struct strbuf ids = STRBUF_INIT;
 
 	for (size_t i = 0; i < set->ngpus; i++) {
@@ -271,6 +374,10 @@ static void print_json(const struct gpu_set *set, const struct gpuproc *info, bo
 	gpu_free_list(&ids, set);
 	json_object_set_new(root, "gpus", gpus);
 	json_object_set_new(root, "free", free_ids);
+	for (size_t i = 0; i < nrunners; i++)
+		if (!mine || runners[i].uid == (unsigned)getuid())
+			json_array_append_new(jrunners, json_runner(&runners[i]));
+	json_object_set_new(root, "runners", jrunners);
 	json_object_set_new(root, "cuda_visible_devices", json_string(ids.buf));
 	output_json_print(stdout, root, JSON_INDENT(2));
 	strbuf_release(&ids);
@@ -287,6 +394,8 @@ int cmd_gpus(int argc, char **argv)
 	};
 	struct gpu_set set;
 	struct gpuproc *info = NULL;
+	struct board_entry *runners = NULL;
+	size_t nrunners = 0;
 	uint64_t min_free = 0;
 	bool json = false, mine = false;
 	const char *why;
@@ -327,17 +436,19 @@ int cmd_gpus(int argc, char **argv)
 	}
 	nfree = gpu_select(&set, min_free);
 	info = read_procs(&set);
+	board_read(&runners, &nrunners);
 	if (json) {
-		print_json(&set, info, mine);
+		print_json(&set, info, mine, runners, nrunners);
 	} else {
 		if (mine)
 			print_procs(&set, info, true);
 		else
-			print_text(&set, info, nfree, min_free);
+			print_text(&set, info, nfree, min_free, runners, nrunners);
 	}
 	ret = EXIT_OK;
 out:
 	free_procs(info, info ? set.nprocs : 0);
+	board_entries_free(runners, nrunners);
 	gpu_set_release(&set);
 	return ret;
 }

@@ -122,6 +122,13 @@ int gpu_lock(const char *uuid, bool warn);
 /* The lock folder: $SWEEP_GPU_LOCK_DIR, else /tmp. Borrowed (the environment). */
 const char *gpu_lock_dir(void);
 
+/*
+ * The lock folder opened (O_DIRECTORY, close-on-exec) when it passes
+ * gpu_lock's checks; -1, quietly, when it is missing or unsafe. For the
+ * other files sweep keeps there (board.h).
+ */
+int gpu_lock_open_dir(void);
+
 /* 0 when the lock folder passes gpu_lock's checks; else error() says why and what to do. */
 int gpu_lock_check_dir(void);
 
