@@ -226,7 +226,7 @@ static int parse_name(unsigned *uid, long *pid, const char *name)
 }
 
 /* 1 and *out for a live runner's file; 0 for one to pass over. */
-static int read_one(struct board_entry *out, int dfd, const char *name, unsigned uid)
+static int read_one(struct board_entry *out, int dfd, const char *name, unsigned uid, long pid)
 {
 	for (int tries = 0; tries < 3; tries++) {
 		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -266,6 +266,7 @@ static int read_one(struct board_entry *out, int dfd, const char *name, unsigned
 			struct passwd *pw = getpwuid(uid);
 
 			out->uid = uid;
+			out->pid = pid; /* the name's, which its lock vouches for */
 			free(out->user);
 			out->user = pw ? xstrdup(pw->pw_name) : xstrfmt("%u", uid);
 			ret = 1;
@@ -310,7 +311,7 @@ int board_read(struct board_entry **out, size_t *n)
 			continue;
 		if (uid == (unsigned)geteuid() && pid == (long)getpid())
 			continue;
-		if (read_one(&e, dirfd(d), de->d_name, uid) != 1)
+		if (read_one(&e, dirfd(d), de->d_name, uid, pid) != 1)
 			continue;
 		ALLOC_GROW(*out, *n + 1, alloc);
 		(*out)[(*n)++] = e;
