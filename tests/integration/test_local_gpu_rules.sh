@@ -122,6 +122,7 @@ printf '%s\n' "$out" | grep -qF "each task asks 3 GPUs and the lab's rules ('$RU
 
 # --- Announcements, and kill -9 of a runner (no rule file) ---------------------------
 rm "$RULES"
+as "$A" gpus --rules | grep -qF "no GPU rules: '$RULES' does not exist" || fail "gpus --rules without a file"
 id=$(submit_as "$A" stay)
 wait_until 30 "A's announcement" gpus_says "$A: GPUs 0,1,2,3, sweep stay, 0 of 4 tasks, at the latest"
 cat "$WORK/gpus.out" >&2
@@ -152,6 +153,14 @@ idb=$(submit_as "$B" hold)
 wait_until 30 "A's waiting runner to give the cap as its reason" \
 	gpus_says "(cap: $A holds 2 of 2 GPUs)"
 cat "$WORK/gpus.out" >&2
+rules_say() {
+	as "$1" gpus --rules >"$WORK/rules.out" 2>&1 || true
+	grep -qF -- "$2" "$WORK/rules.out"
+}
+wait_until 30 "gpus --rules to tell A of the cap" \
+	rules_say "$A" "with no time limit: waits (cap: $A holds 2 of 2 GPUs)"
+cat "$WORK/rules.out" >&2
+grep -qF "GPU rules: '$RULES'" "$WORK/rules.out" || fail "gpus --rules names no file"
 wait_until 120 "A's first sweep" done_as "$A" "$ida1" 4
 wait_until 120 "A's second sweep" done_as "$A" "$ida2" 4
 wait_until 120 "B's sweep" done_as "$B" "$idb" 4

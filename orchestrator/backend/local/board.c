@@ -9,6 +9,7 @@
 #include "board.h"
 
 #include <dirent.h>
+#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -320,6 +321,43 @@ int board_read(struct board_entry **out, size_t *n)
 	if (*n)
 		qsort(*out, *n, sizeof(**out), cmp_entry);
 	return 0;
+}
+
+size_t board_rank(const struct rules *rules, unsigned uid, const char *user, int64_t now,
+                  const struct rules_priority **entry)
+{
+	struct passwd *pw = getpwuid((uid_t)uid);
+	gid_t gids[256];
+	int ngids = (int)(sizeof(gids) / sizeof(gids[0]));
+	const char *names[256];
+	size_t n = 0, rank;
+	char **own = xcalloc(sizeof(gids) / sizeof(gids[0]), sizeof(*own));
+
+	if (pw && getgrouplist(pw->pw_name, pw->pw_gid, gids, &ngids) < 0)
+		ngids = (int)(sizeof(gids) / sizeof(gids[0]));
+	for (int i = 0; pw && i < ngids; i++) {
+		struct group *gr = getgrgid(gids[i]);
+
+		if (gr) {
+			own[n] = xstrdup(gr->gr_name);
+			names[n] = own[n];
+			n++;
+		}
+	}
+	rank = rules_rank(rules, user, names, n, now, entry);
+	for (size_t i = 0; i < n; i++)
+		free(own[i]);
+	free(own);
+	return rank;
+}
+
+bool board_holds(const struct board_entry *e, size_t n, const char *uuid)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t g = 0; g < e[i].nheld; g++)
+			if (!strcmp(e[i].uuids[g], uuid))
+				return true;
+	return false;
 }
 
 /* ---- Estimates and decisions (pure) ---- */

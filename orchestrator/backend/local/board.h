@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 struct rules;
+struct rules_priority;
 struct strbuf;
 
 /*
@@ -78,6 +79,17 @@ void board_withdraw(struct board *b);
  * *out is freed with board_entries_free.
  */
 int board_read(struct board_entry **out, size_t *n);
+
+/*
+ * The rank of the user of uid (named user) in the rules' priority list at
+ * time now: rules_rank with the user's name and every group it is in
+ * (entry, when not NULL, is set as rules_rank sets it).
+ */
+size_t board_rank(const struct rules *rules, unsigned uid, const char *user, int64_t now,
+                  const struct rules_priority **entry);
+
+/* Whether one of the runners e[0..n) holds the GPU of uuid. */
+bool board_holds(const struct board_entry *e, size_t n, const char *uuid);
 
 /*
  * When a runner expects to be done, in unix seconds: from the elapsed

@@ -600,34 +600,6 @@ static size_t count_pending(const struct runner *r)
 
 /* ---- The lab's rules and the board (rules.h, board.h) ---- */
 
-/* The user's rank in the priority list: by name and by every group the user is in. */
-static size_t rank_of(const struct rules *rules, unsigned uid, const char *user, int64_t now)
-{
-	struct passwd *pw = getpwuid((uid_t)uid);
-	gid_t gids[256];
-	int ngids = (int)(sizeof(gids) / sizeof(gids[0]));
-	const char *names[256];
-	size_t n = 0, rank;
-	char **own = xcalloc(sizeof(gids) / sizeof(gids[0]), sizeof(*own));
-
-	if (pw && getgrouplist(pw->pw_name, pw->pw_gid, gids, &ngids) < 0)
-		ngids = (int)(sizeof(gids) / sizeof(gids[0]));
-	for (int i = 0; pw && i < ngids; i++) {
-		struct group *gr = getgrgid(gids[i]);
-
-		if (gr) {
-			own[n] = xstrdup(gr->gr_name);
-			names[n] = own[n];
-			n++;
-		}
-	}
-	rank = rules_rank(rules, user, names, n, now, NULL);
-	for (size_t i = 0; i < n; i++)
-		free(own[i]);
-	free(own);
-	return rank;
-}
-
 /* Says a new reason (or that none holds it back any more) once in the log. */
 static void set_reason(struct runner *r, const char *why)
 {
@@ -752,15 +724,6 @@ static void watch_board(struct runner *r)
 	board_entries_free(others, n);
 }
 
-static bool held_on_board(const struct board_entry *others, size_t n, const char *uuid)
-{
-	for (size_t i = 0; i < n; i++)
-		for (size_t g = 0; g < others[i].nheld; g++)
-			if (!strcmp(others[i].uuids[g], uuid))
-				return true;
-	return false;
-}
-
 /* Starts the tasks the rules allow now, one decision (board_decide) each. */
 static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t wall)
 {
@@ -777,7 +740,8 @@ static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t 
 	localtime_r(&t_now, &tm);
 	board_read(&others, &nothers);
 	for (size_t i = 0; i < nothers; i++)
-		others[i].rank = rank_of(&r->rules, others[i].uid, others[i].user, wall);
+		others[i].rank =
+		    board_rank(&r->rules, others[i].uid, others[i].user, wall, NULL);
 	r->others_held = held_by_others(others, nothers);
 	while (next_pending(r) && local_schedule(r->running, count_pending(r), r->arr.throttle, 0, 0)) {
 		struct board_turn t = {0};
@@ -790,7 +754,7 @@ static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t 
 			const struct gpu *g = &set->gpus[i];
 
 			if (g->verdict != GPU_FREE || held_here(r, g->uuid) ||
-			    held_on_board(others, nothers, g->uuid))
+			    board_holds(others, nothers, g->uuid))
 				continue;
 			free_gpus[nfree].index = g->index;
 			where[nfree++] = i;
@@ -807,7 +771,7 @@ static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t 
 		t.user = r->user;
 		t.uid = (unsigned)geteuid();
 		t.pid = (long)getpid();
-		t.rank = rank_of(&r->rules, t.uid, r->user, wall);
+		t.rank = board_rank(&r->rules, t.uid, r->user, wall, NULL);
 		t.want = r->arr.gpus;
 		t.waiting_since = r->waiting_since;
 		t.limit_s = r->arr.time_limit_s;
