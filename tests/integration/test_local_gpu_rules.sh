@@ -7,7 +7,7 @@
 #    it runs and goes with it; kill -9 of a runner frees its GPU and its
 #    announcement;
 #  - the cap holds under contention, across two runners of one user, and
-#    the waiting task says "cap: ..." as its reason;
+#    the waiting task is PENDING with "cap: ..." as its reason (status --tasks);
 #  - debug GPUs refuse a long task (its reason names them) and take a short one;
 #  - priority decides who gets the GPU that frees up; without it, the one
 #    that waited longer gets it.
@@ -157,6 +157,21 @@ rules_say() {
 	as "$1" gpus --rules >"$WORK/rules.out" 2>&1 || true
 	grep -qF -- "$2" "$WORK/rules.out"
 }
+# status_reason USER TEXT ID...: a task of one of the sweeps waits, PENDING, for TEXT.
+status_reason() {
+	local u=$1 want=$2 id
+	shift 2
+	for id in "$@"; do
+		as "$u" status "$id" --tasks --json | /usr/bin/python3 -c '
+import json, sys
+tasks = json.load(sys.stdin)["tasks"]
+sys.exit(not any(t["state"] == "PENDING" and t["reason"] == sys.argv[1] for t in tasks))' "$want" &&
+			as "$u" status "$id" --tasks | grep -qF "$want" && return 0
+	done
+	return 1
+}
+wait_until 30 "status to give the cap as a waiting task's reason" \
+	status_reason "$A" "cap: $A holds 2 of 2 GPUs" "$ida1" "$ida2"
 wait_until 30 "gpus --rules to tell A of the cap" \
 	rules_say "$A" "with no time limit: waits (cap: $A holds 2 of 2 GPUs)"
 cat "$WORK/rules.out" >&2

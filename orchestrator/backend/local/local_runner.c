@@ -612,6 +612,9 @@ static void set_reason(struct runner *r, const char *why)
 		strbuf_addstr(&r->reason, why);
 	if (why && run)
 		say("task %" PRIu32 ": PENDING (%s)", run->rec.array_task_id, why);
+	/* for sweep status: the REASON of every task still waiting */
+	if (store_local_set_reason(r->st, r->arr.job_id, why) < 0)
+		say("could not record why the tasks wait (see the error above)");
 	r->board_dirty = true;
 }
 
@@ -952,6 +955,7 @@ static void runner_release(struct runner *r)
 	for (size_t i = 0; i < r->nruns; i++) {
 		release_gpus(&r->runs[i]);
 		free(r->runs[i].rec.gpus);
+		free(r->runs[i].rec.reason);
 	}
 	free(r->runs);
 	local_array_rec_release(&r->arr);
