@@ -126,6 +126,7 @@ static void decide_now(struct allowed *out, const struct rules *rules, const str
 	struct board_turn t = {0};
 	time_t tnow = (time_t)now;
 	struct tm tm;
+	const struct board_entry *blocker;
 	size_t chosen[1];
 
 	localtime_r(&tnow, &tm);
@@ -146,7 +147,7 @@ static void decide_now(struct allowed *out, const struct rules *rules, const str
 	t.limit_s = out->limit_s;
 	t.minute = (unsigned)(tm.tm_hour * 60 + tm.tm_min);
 	strbuf_init(&out->why, 0);
-	out->may_start = board_decide(chosen, &out->why, &t) == 0;
+	out->may_start = board_decide(chosen, &out->why, &blocker, &t) == 0;
 	if (out->may_start)
 		out->gpu = idle[chosen[0]].index;
 	free(idle);
@@ -346,7 +347,8 @@ static void gpu_list_text(struct strbuf *out, const struct board_entry *e)
 
 /*
  * One runner's announcement: "alice: GPUs 2,3, sweep resnet-lr, 12 of 40
- * tasks, ends about 18:40, at the latest 23:10", and why it waits.
+ * tasks, ends about 18:40, at the latest 23:10", and why it waits. Its
+ * texts come from another user's file: shown escaped, never raw.
  */
 static void runner_text(struct strbuf *out, const struct board_entry *e, int64_t now)
 {
@@ -357,8 +359,9 @@ static void runner_text(struct strbuf *out, const struct board_entry *e, int64_t
 		gpu_list_text(out, e);
 	else
 		strbuf_addstr(out, "no GPU");
-	strbuf_addf(out, ", sweep %s, %zu of %zu task%s", e->sweep ? e->sweep : "?", e->done,
-	            e->total, e->total == 1 ? "" : "s");
+	strbuf_addstr(out, ", sweep ");
+	strbuf_add_shown(out, e->sweep ? e->sweep : "?");
+	strbuf_addf(out, ", %zu of %zu task%s", e->done, e->total, e->total == 1 ? "" : "s");
 	if (e->ends_about) {
 		clock_text(when, sizeof(when), e->ends_about, now);
 		strbuf_addf(out, ", ends about %s", when);
@@ -371,8 +374,11 @@ static void runner_text(struct strbuf *out, const struct board_entry *e, int64_t
 		clock_text(when, sizeof(when), e->waiting_since, now);
 		strbuf_addf(out, "; waits for %u GPU%s since %s", e->want, e->want == 1 ? "" : "s",
 		            when);
-		if (e->reason)
-			strbuf_addf(out, " (%s)", e->reason);
+		if (e->reason) {
+			strbuf_addstr(out, " (");
+			strbuf_add_escaped(out, e->reason);
+			strbuf_addch(out, ')');
+		}
 	}
 }
 

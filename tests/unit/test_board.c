@@ -194,9 +194,14 @@ static struct board_turn turn(const struct rules *r, const struct board_gpu *idl
 static char *decide(const struct board_turn *t)
 {
 	struct strbuf why = STRBUF_INIT;
+	const struct board_entry *blocker = (const struct board_entry *)1;
 	size_t chosen[8];
+	int ret = board_decide(chosen, &why, &blocker, t);
 
-	if (board_decide(chosen, &why, t) == 0) {
+	/* a blocker exactly when a runner ahead takes the GPUs */
+	assert_int_equal(blocker != NULL, ret != 0 && (!strncmp(why.buf, "priority:", 9) ||
+	                                              !strncmp(why.buf, "turn:", 5)));
+	if (ret == 0) {
 		strbuf_addstr(&why, "take ");
 		for (unsigned k = 0; k < t->want; k++)
 			strbuf_addf(&why, "%s%u", k ? "," : "", t->free[chosen[k]].index);
@@ -273,6 +278,21 @@ static void test_board_decide_debug_gpus(void **state)
 	rules_release(&r);
 }
 
+static void test_board_decide_names_the_runner_ahead(void **state)
+{
+	struct board_gpu idle[] = {{0}};
+	struct board_entry bob = other("bob", 1001, 200, 0, 1, 10, 5, 0);
+	struct board_turn t = turn(NULL, idle, 1, &bob, 1);
+	const struct board_entry *blocker = NULL;
+	struct strbuf why = STRBUF_INIT;
+	size_t chosen[1];
+
+	(void)state;
+	assert_int_equal(board_decide(chosen, &why, &blocker, &t), 1);
+	assert_ptr_equal(blocker, &bob);
+	strbuf_release(&why);
+}
+
 static void test_board_decide_priority_then_longest_wait(void **state)
 {
 	struct rules r = rules_of("priority: [{user: bob}]\n");
@@ -294,6 +314,10 @@ static void test_board_decide_priority_then_longest_wait(void **state)
 	ASSERT_DECIDES(&t, "turn: dave has waited longer");
 	t.others = &resting; /* not waiting */
 	ASSERT_DECIDES(&t, "take 0");
+	bob.passed_over = true; /* it left what it was given: no longer ahead */
+	t.others = &bob;
+	ASSERT_DECIDES(&t, "take 0");
+	bob.passed_over = false;
 	t.nfree = 0;
 	t.others = &bob;
 	ASSERT_DECIDES(&t, "resources: no GPU is free; bob goes first (priority list)");
@@ -500,6 +524,7 @@ int main(void)
 	    cmocka_unit_test(test_board_decide_without_rules_takes_the_lowest),
 	    cmocka_unit_test(test_board_decide_cap_counts_every_runner_of_the_user),
 	    cmocka_unit_test(test_board_decide_debug_gpus),
+	    cmocka_unit_test(test_board_decide_names_the_runner_ahead),
 	    cmocka_unit_test(test_board_decide_priority_then_longest_wait),
 	    cmocka_unit_test(test_board_decide_ahead_but_not_served_does_not_block),
 	    cmocka_unit_test(test_board_decide_long_runs_wait_for_their_hours),

@@ -467,14 +467,15 @@ static bool could_start(const struct board_turn *t, const struct board_entry *e)
 	const struct rules *r = t->rules;
 	unsigned held = held_by(t, e->uid) + (e->uid == t->uid ? t->held : 0);
 
-	if (!e->want)
+	if (!e->want || e->passed_over)
 		return false;
 	if (r && r->max_gpus && held + e->want > r->max_gpus)
 		return false;
 	return !r || rules_may_start(r, e->time_limit_s, t->minute);
 }
 
-int board_decide(size_t *chosen, struct strbuf *why, const struct board_turn *t)
+int board_decide(size_t *chosen, struct strbuf *why, const struct board_entry **blocker,
+                 const struct board_turn *t)
 {
 	const struct rules *r = t->rules;
 	unsigned held = held_by(t, t->uid) + t->held;
@@ -486,6 +487,7 @@ int board_decide(size_t *chosen, struct strbuf *why, const struct board_turn *t)
 	char limit[32];
 	int ret = 1;
 
+	*blocker = NULL;
 	if (r && r->max_gpus && held + t->want > r->max_gpus) {
 		strbuf_addf(why, "cap: %s holds %u of %u GPU%s", t->user, held, r->max_gpus,
 		            r->max_gpus == 1 ? "" : "s");
@@ -540,6 +542,7 @@ int board_decide(size_t *chosen, struct strbuf *why, const struct board_turn *t)
 		goto out;
 	}
 	if (first_ahead) {
+		*blocker = first_ahead;
 		if (first_ahead->rank < t->rank)
 			strbuf_addf(why, "priority: %s comes first (entry %zu of the priority list)",
 			            first_ahead->user ? first_ahead->user : "?", first_ahead->rank + 1);

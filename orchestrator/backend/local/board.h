@@ -46,6 +46,7 @@ struct board_entry {
 	int64_t ends_about;    /* unix seconds; 0 = no estimate yet */
 	int64_t ends_latest;   /* by the time limits; 0 = no limit */
 	size_t rank;           /* filled by the caller: rules_rank */
+	bool passed_over;      /* set by the caller: it left GPUs it was given the turn for */
 };
 
 void board_entry_release(struct board_entry *e);
@@ -130,7 +131,11 @@ struct board_turn {
 /*
  * The rules' decision for this runner's next task, pure: 0 and chosen[0..
  * want) set to positions in free (the GPUs to take), or 1 and the reason
- * it waits in why. Never past a user's cap (held by all the user's
+ * it waits in why, and *blocker the runner ahead that the free GPUs go to
+ * (NULL when none: the rules or too few GPUs hold it back). A runner
+ * passed_over is not ahead of anyone: a runner that announces it waits
+ * and does not take the GPUs it is given would otherwise hold everyone
+ * back (the caller decides when one is, BOARD_STALL_S). Never past a user's cap (held by all the user's
  * runners); never a debug GPU for a task allowed longer than its max_time;
  * long runs only in their hours. Free GPUs go first to the waiting runners
  * ahead of it: by rank, then by who waited longer (then uid, pid); a
@@ -138,7 +143,11 @@ struct board_turn {
  * behind. A short task takes debug GPUs first, leaving the others to long
  * runs.
  */
-int board_decide(size_t *chosen, struct strbuf *why, const struct board_turn *t);
+int board_decide(size_t *chosen, struct strbuf *why, const struct board_entry **blocker,
+                 const struct board_turn *t);
+
+/* How long a runner ahead may leave free GPUs it was given the turn for. */
+#define BOARD_STALL_S 15
 
 /* "1h", "90min", "1-00:00:30": a time limit for people. */
 void board_format_limit(char *buf, size_t size, uint64_t s);

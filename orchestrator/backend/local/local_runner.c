@@ -117,6 +117,11 @@ struct runner {
 	struct strbuf reason;  /* why it waits, as said in the log and on the board */
 	unsigned others_held;  /* GPUs other runners held at the last look */
 	char *user;
+	/* The runner ahead the free GPUs last went to, and since when (board_decide). */
+	unsigned blocker_uid;
+	long blocker_pid;
+	int64_t blocked_since; /* unix seconds; 0 = none */
+	bool blocker_said;
 };
 
 static volatile sig_atomic_t got_child, got_stop;
@@ -727,6 +732,38 @@ static void watch_board(struct runner *r)
 	board_entries_free(others, n);
 }
 
+/*
+ * Remembers the runner ahead that the free GPUs went to. One that leaves
+ * them untaken for BOARD_STALL_S (it announces that it waits, but does not
+ * take what it is given: hung, or not a sweep runner at all) is passed over.
+ */
+static void note_blocker(struct runner *r, const struct board_entry *blocker, int64_t wall)
+{
+	if (!blocker) {
+		r->blocked_since = 0;
+		return;
+	}
+	if (r->blocked_since && blocker->uid == r->blocker_uid && blocker->pid == r->blocker_pid)
+		return;
+	r->blocker_uid = blocker->uid;
+	r->blocker_pid = blocker->pid;
+	r->blocked_since = wall;
+	r->blocker_said = false;
+}
+
+static void pass_over_stalled(struct runner *r, struct board_entry *e, int64_t wall)
+{
+	if (!r->blocked_since || e->uid != r->blocker_uid || e->pid != r->blocker_pid ||
+	    wall - r->blocked_since < BOARD_STALL_S)
+		return;
+	e->passed_over = true;
+	if (!r->blocker_said)
+		say("the runner of %s (pid %ld) has left free GPUs untaken for %" PRId64
+		    " s while it says it waits: passed over",
+		    e->user ? e->user : "?", e->pid, wall - r->blocked_since);
+	r->blocker_said = true;
+}
+
 /* Starts the tasks the rules allow now, one decision (board_decide) each. */
 static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t wall)
 {
@@ -742,14 +779,17 @@ static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t 
 
 	localtime_r(&t_now, &tm);
 	board_read(&others, &nothers);
-	for (size_t i = 0; i < nothers; i++)
+	for (size_t i = 0; i < nothers; i++) {
 		others[i].rank =
 		    board_rank(&r->rules, others[i].uid, others[i].user, wall, NULL);
+		pass_over_stalled(r, &others[i], wall);
+	}
 	r->others_held = held_by_others(others, nothers);
 	while (next_pending(r) && local_schedule(r->running, count_pending(r), r->arr.throttle, 0, 0)) {
 		struct board_turn t = {0};
 		struct strbuf ids = STRBUF_INIT;
 		struct run *run = next_pending(r);
+		const struct board_entry *blocker;
 		size_t nfree = 0;
 		unsigned held = 0;
 
@@ -781,10 +821,12 @@ static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t 
 		t.held = held;
 		t.minute = (unsigned)(tm.tm_hour * 60 + tm.tm_min);
 		strbuf_reset(&why);
-		if (board_decide(chosen, &why, &t) != 0) {
+		if (board_decide(chosen, &why, &blocker, &t) != 0) {
+			note_blocker(r, blocker, wall);
 			set_reason(r, why.buf);
 			break;
 		}
+		note_blocker(r, NULL, wall);
 		memset(only, 0, (set->ngpus + 1) * sizeof(*only));
 		for (size_t k = 0; k < r->arr.gpus; k++)
 			only[where[chosen[k]]] = true;
