@@ -73,7 +73,8 @@ static void proc_text(struct strbuf *out, const struct gpu_proc *p)
 		strbuf_addf(out, " (%s, owner unknown: another container's?)", mem);
 }
 
-static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i, uint64_t min_free)
+static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i, uint64_t min_free,
+                         const struct board_entry *runners, size_t nrunners)
 {
 	const struct gpu *g = &set->gpus[i];
 	char need[32], have[32];
@@ -91,6 +92,17 @@ static void verdict_text(struct strbuf *out, const struct gpu_set *set, size_t i
 		mib_text(need, sizeof(need), gpu_min_free_mib(g, min_free));
 		strbuf_addf(out, "not free: no compute process, but only %s free (free needs %s)",
 		            have, need);
+		return;
+	case GPU_HELD:
+		for (size_t k = 0; k < nrunners; k++)
+			if (board_holds(&runners[k], 1, g->uuid)) {
+				strbuf_addf(out, "held: %s's runner (sweep ",
+				            runners[k].user ? runners[k].user : "?");
+				strbuf_add_shown(out, runners[k].sweep ? runners[k].sweep : "?");
+				strbuf_addstr(out, "), no process on it yet");
+				return;
+			}
+		strbuf_addstr(out, "held by a runner");
 		return;
 	case GPU_BUSY:
 		break;
@@ -439,7 +451,7 @@ static void print_text(const struct gpu_set *set, const struct gpuproc *info, si
 
 		mib_text(used, sizeof(used), g->used_mib);
 		mib_text(total, sizeof(total), g->total_mib);
-		verdict_text(&verdict, set, i, min_free);
+		verdict_text(&verdict, set, i, min_free, runners, nrunners);
 		table_add(&t, xstrfmt("%u", g->index));
 		table_addstr(&t, g->name);
 		table_add(&t, xstrfmt("%s of %s", used, total));
@@ -569,6 +581,7 @@ static void print_json(const struct gpu_set *set, const struct gpuproc *info, bo
 	    [GPU_BUSY] = "busy",
 	    [GPU_LOW_MEMORY] = "low_memory",
 	    [GPU_UNKNOWN_MEMORY] = "unknown_memory",
+	    [GPU_HELD] = "held_by_runner",
 	};
 	json_t *root = json_object(), *gpus = json_array(), *free_ids = json_array();
 	json_t *jrunners = json_array();
@@ -664,6 +677,12 @@ int cmd_gpus(int argc, char **argv)
 	nfree = gpu_select(&set, min_free);
 	info = read_procs(&set);
 	board_read(&runners, &nrunners);
+	for (size_t i = 0; i < set.ngpus; i++)
+		if (set.gpus[i].verdict == GPU_FREE &&
+		    board_holds(runners, nrunners, set.gpus[i].uuid)) {
+			set.gpus[i].verdict = GPU_HELD;
+			nfree--;
+		}
 	if (rules) {
 		if (show_rules(&set, runners, nrunners, json) < 0)
 			goto out;

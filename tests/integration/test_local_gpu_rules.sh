@@ -223,8 +223,11 @@ printf '%s, 1, 30000\n' GPU-8a1e6b0c-3d5f-4e92-a7b1-6c2d9e0f4b58 GPU-c7d90e21-4b
 printf 'max_gpus_per_user: 4\n' >"$RULES"
 sweep_file one 6 5
 sed -i 's/^seeds: 4/seeds: 1/' "$WORK/one.yaml"
-ida=$(submit_as "$A" one)
-wait_until 30 "A to hold GPU 0" gpus_says "$A: GPU 0, sweep one"
+# A holds the GPU long enough for B and C to say, on the board, who goes first
+sweep_file first 25 5
+sed -i 's/^seeds: 4/seeds: 1/' "$WORK/first.yaml"
+ida=$(submit_as "$A" first)
+wait_until 30 "A to hold GPU 0" gpus_says "$A: GPU 0, sweep first"
 idb=$(submit_as "$B" one)
 wait_until 30 "B to wait" gpus_says "$B: no GPU, sweep one"
 ldc=$(submit_as "$C" one)
@@ -241,8 +244,8 @@ priority:
   - user: $C
     until: 2999-12-31
 EOF
-ida=$(submit_as "$A" one)
-wait_until 30 "A to hold GPU 0" gpus_says "$A: GPU 0, sweep one"
+ida=$(submit_as "$A" first)
+wait_until 30 "A to hold GPU 0" gpus_says "$A: GPU 0, sweep first"
 idb=$(submit_as "$B" one)
 wait_until 30 "B to wait" gpus_says "$B: no GPU, sweep one"
 ldc=$(submit_as "$C" one)

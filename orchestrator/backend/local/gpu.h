@@ -42,6 +42,8 @@ enum gpu_verdict {
 	GPU_BUSY,           /* at least one compute process runs on it */
 	GPU_LOW_MEMORY,     /* no compute process, but less free memory than asked */
 	GPU_UNKNOWN_MEMORY, /* nvidia-smi does not report its memory use */
+	GPU_HELD,           /* set by sweep gpus, not gpu_select: free by nvidia-smi, but a
+	                       runner announces it holds it (board.h), its task starting */
 };
 
 struct gpu {

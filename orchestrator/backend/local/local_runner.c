@@ -878,18 +878,17 @@ static void start_tasks(struct runner *r, double now)
 			r->waiting_since = (int64_t)time(NULL);
 		return;
 	}
-	if (r->rules_found) {
-		turn = take_turn();
-		if (turn == GPU_LOCK_HELD) {
-			r->gpu_retry_at = now + 0.2;
-			return;
-		}
-	}
 	gpu_set_init(&set);
 	if (gpu_query(&set, false) < 0)
 		goto out; /* reported; asked again in a moment */
 	gpu_select(&set, 0);
 	if (r->rules_found) {
+		/* The turn covers reading the board, deciding, locking and posting. */
+		turn = take_turn();
+		if (turn == GPU_LOCK_HELD) {
+			r->gpu_retry_at = now + 0.2;
+			goto out;
+		}
 		start_by_rules(r, &set, (int64_t)time(NULL));
 		if (r->board_dirty)
 			post_board(r, local_now_s()); /* before the turn passes on */
