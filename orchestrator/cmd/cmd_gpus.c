@@ -203,8 +203,9 @@ static void print_rules_text(const struct rules *r, bool found, const char *user
 		}
 		if (r->long_runs) {
 			board_format_limit(t, sizeof(t), r->long_over_s);
-			printf("  long runs (over %s) start %02u:%02u-%02u:%02u\n", t, r->long_from / 60,
-			       r->long_from % 60, r->long_to / 60, r->long_to % 60);
+			printf("  long runs (over %s) start %02u:%02u-%02u:%02u\n", t,
+			       r->long_from / 60, r->long_from % 60, r->long_to / 60,
+			       r->long_to % 60);
 		}
 		for (size_t i = 0; i < r->nprio; i++) {
 			const struct rules_priority *p = &r->prio[i];
@@ -223,10 +224,11 @@ static void print_rules_text(const struct rules *r, bool found, const char *user
 		}
 		if (r->nprio && entry)
 			printf("  %s: priority %zu (%s %s)\n", user, rank + 1,
-			       entry->user ? "user" : "group", entry->user ? entry->user : entry->group);
+			       entry->user ? "user" : "group",
+			       entry->user ? entry->user : entry->group);
 		else if (r->nprio)
-			printf("  %s: not on the priority list, after its %zu entr%s\n", user, r->nprio,
-			       r->nprio == 1 ? "y" : "ies");
+			printf("  %s: not on the priority list, after its %zu entr%s\n", user,
+			       r->nprio, r->nprio == 1 ? "y" : "ies");
 	}
 	printf("\nnow, a task of %s asking 1 GPU:\n", user);
 	for (size_t i = 0; i < nnow; i++) {
@@ -238,9 +240,8 @@ static void print_rules_text(const struct rules *r, bool found, const char *user
 	}
 }
 
-static void print_rules_json(const struct rules *r, bool found, const char *user,
-                             unsigned held, size_t rank, const struct allowed *now,
-                             size_t nnow)
+static void print_rules_json(const struct rules *r, bool found, const char *user, unsigned held,
+                             size_t rank, const struct allowed *now, size_t nnow)
 {
 	json_t *root = json_object(), *debug = json_array(), *prio = json_array(),
 	       *tasks = json_array();
@@ -250,10 +251,11 @@ static void print_rules_json(const struct rules *r, bool found, const char *user
 	for (size_t i = 0; i < r->nprio; i++) {
 		json_t *e = json_object();
 
-		json_object_set_new(e, r->prio[i].user ? "user" : "group",
-		                    json_string(r->prio[i].user ? r->prio[i].user : r->prio[i].group));
-		json_object_set_new(e, "until",
-		                    r->prio[i].until ? json_integer(r->prio[i].until) : json_null());
+		json_object_set_new(
+		    e, r->prio[i].user ? "user" : "group",
+		    json_string(r->prio[i].user ? r->prio[i].user : r->prio[i].group));
+		json_object_set_new(
+		    e, "until", r->prio[i].until ? json_integer(r->prio[i].until) : json_null());
 		json_array_append_new(prio, e);
 	}
 	for (size_t i = 0; i < nnow; i++) {
@@ -263,7 +265,8 @@ static void print_rules_json(const struct rules *r, bool found, const char *user
 		                    now[i].limit_s ? json_integer((json_int_t)now[i].limit_s)
 		                                   : json_null());
 		json_object_set_new(e, "may_start", json_boolean(now[i].may_start));
-		json_object_set_new(e, "gpu", now[i].may_start ? json_integer(now[i].gpu) : json_null());
+		json_object_set_new(e, "gpu",
+		                    now[i].may_start ? json_integer(now[i].gpu) : json_null());
 		json_object_set_new(e, "reason",
 		                    now[i].may_start ? json_null() : json_string(now[i].why.buf));
 		json_array_append_new(tasks, e);
@@ -288,15 +291,15 @@ static void print_rules_json(const struct rules *r, bool found, const char *user
 		json_object_set_new(root, "long_runs", json_null());
 	}
 	json_object_set_new(root, "priority", prio);
-	json_object_set_new(root, "rank", rank < r->nprio ? json_integer((json_int_t)rank + 1)
-	                                                  : json_null());
+	json_object_set_new(root, "rank",
+	                    rank < r->nprio ? json_integer((json_int_t)rank + 1) : json_null());
 	json_object_set_new(root, "now", tasks);
 	output_json_print(stdout, root, JSON_INDENT(2));
 }
 
 /* sweep gpus --rules */
-static int show_rules(const struct gpu_set *set, const struct board_entry *runners,
-                      size_t nrunners, bool json)
+static int show_rules(const struct gpu_set *set, const struct board_entry *runners, size_t nrunners,
+                      bool json)
 {
 	struct rules rules;
 	const struct rules_priority *entry = NULL;
@@ -322,7 +325,8 @@ static int show_rules(const struct gpu_set *set, const struct board_entry *runne
 	now[nnow++].limit_s = rules.ndebug ? rules.debug_max_s : 3600;
 	now[nnow++].limit_s = 0;
 	for (size_t i = 0; i < nnow; i++)
-		decide_now(&now[i], found ? &rules : NULL, set, runners, nrunners, user, rank, when);
+		decide_now(&now[i], found ? &rules : NULL, set, runners, nrunners, user, rank,
+		           when);
 	if (json)
 		print_rules_json(&rules, found, user, held, rank, now, nnow);
 	else
@@ -431,7 +435,8 @@ static json_t *json_runner(const struct board_entry *e)
 	json_object_set_new(o, "waiting_for_gpus", json_integer(e->want));
 	json_object_set_new(o, "waiting_since",
 	                    e->want ? json_integer(e->waiting_since) : json_null());
-	json_object_set_new(o, "reason", e->want && e->reason ? json_string(e->reason) : json_null());
+	json_object_set_new(o, "reason",
+	                    e->want && e->reason ? json_string(e->reason) : json_null());
 	return o;
 }
 
@@ -622,12 +627,9 @@ static void print_json(const struct gpu_set *set, const struct gpuproc *info, bo
 int cmd_gpus(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"min-free", required_argument, NULL, 'm'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"mine", no_argument, NULL, 'M'},
-	    {"rules", no_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"min-free", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
+	    {"mine", no_argument, NULL, 'M'},           {"rules", no_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	struct gpu_set set;
 	struct gpuproc *info = NULL;

@@ -186,7 +186,8 @@ struct local_task_rec {
 	uint64_t maxrss_bytes;        /* UINT64_MAX when none measured */
 	uint64_t cpu_us;              /* user + system CPU time; UINT64_MAX when not measured */
 	char *gpus;                   /* the GPUs it was given, "0,2"; NULL when none */
-	char *reason; /* why it is still PENDING ("cap: ..."), or NULL; read, not written by update */
+	/* Why it is still PENDING ("cap: ..."), or NULL: store_local_set_reason writes it. */
+	char *reason;
 };
 
 void local_task_recs_free(struct local_task_rec *recs, size_t n);

@@ -41,8 +41,7 @@ const char *rules_path(void)
 	return p && *p ? p : RULES_DEFAULT_PATH;
 }
 
-static const char *const top_keys[] = {"max_gpus_per_user", "debug_gpus", "long_runs",
-                                       "priority"};
+static const char *const top_keys[] = {"max_gpus_per_user", "debug_gpus", "long_runs", "priority"};
 static const char *const debug_keys[] = {"gpus", "max_time"};
 static const char *const long_keys[] = {"longer_than", "start"};
 static const char *const prio_keys[] = {"user", "group", "until"};
@@ -57,8 +56,7 @@ static const struct ytree_node *get(const struct ytree_node *map, const char *ke
 }
 
 /* A time limit in sbatch's forms; unlimited is refused where a bound is meant. */
-static int get_time(struct loader *ld, uint64_t *out, const struct ytree_node *n,
-                    const char *path)
+static int get_time(struct loader *ld, uint64_t *out, const struct ytree_node *n, const char *path)
 {
 	const char *why = NULL;
 	bool unlimited = false;
@@ -66,8 +64,9 @@ static int get_time(struct loader *ld, uint64_t *out, const struct ytree_node *n
 	if (cfg_expect(ld, n, YTREE_SCALAR, path))
 		return SWEEP_ERR;
 	if (units_parse_time(out, &unlimited, n->text, &why) < 0 || unlimited)
-		return AT(ld, n, "'%s': expected a time such as \"1:00:00\" (minutes, H:M:S or "
-		                 "D-H:M:S), found '%s'",
+		return AT(ld, n,
+		          "'%s': expected a time such as \"1:00:00\" (minutes, H:M:S or "
+		          "D-H:M:S), found '%s'",
 		          path, cfg_show(ld, n->text));
 	return 0;
 }
@@ -91,14 +90,16 @@ static int read_debug(struct loader *ld, struct rules *r, const struct ytree_nod
 	if (!gpus)
 		return AT(ld, map, "'debug_gpus' needs 'gpus', the GPUs kept for short work");
 	if (!max)
-		return AT(ld, map, "'debug_gpus' needs 'max_time', the longest time limit a task "
-		                   "on them may have");
+		return AT(ld, map,
+		          "'debug_gpus' needs 'max_time', the longest time limit a task "
+		          "on them may have");
 	if (get_time(ld, &r->debug_max_s, max, "debug_gpus.max_time"))
 		return SWEEP_ERR;
 	if (cfg_expect(ld, gpus, YTREE_LIST, "debug_gpus.gpus"))
 		return SWEEP_ERR;
 	if (!gpus->n)
-		return AT(ld, gpus, "'debug_gpus.gpus': an empty list; list GPU indices, such as [0]");
+		return AT(ld, gpus,
+		          "'debug_gpus.gpus': an empty list; list GPU indices, such as [0]");
 	r->debug_gpus = xcalloc(gpus->n, sizeof(*r->debug_gpus));
 	for (size_t i = 0; i < gpus->n; i++) {
 		const struct ytree_node *g = gpus->items[i];
@@ -107,11 +108,13 @@ static int read_debug(struct loader *ld, struct rules *r, const struct ytree_nod
 		if (cfg_expect(ld, g, YTREE_SCALAR, "debug_gpus.gpus"))
 			return SWEEP_ERR;
 		if (cfg_parse_int64(&v, g->text) || v < 0 || v > 65535)
-			return AT(ld, g, "'debug_gpus.gpus': expected a GPU index (0, 1...), found '%s'",
+			return AT(ld, g,
+			          "'debug_gpus.gpus': expected a GPU index (0, 1...), found '%s'",
 			          cfg_show(ld, g->text));
 		for (size_t j = 0; j < r->ndebug; j++)
 			if (r->debug_gpus[j] == (unsigned)v)
-				return AT(ld, g, "'debug_gpus.gpus': GPU %u is listed twice", (unsigned)v);
+				return AT(ld, g, "'debug_gpus.gpus': GPU %u is listed twice",
+				          (unsigned)v);
 		r->debug_gpus[r->ndebug++] = (unsigned)v;
 	}
 	qsort(r->debug_gpus, r->ndebug, sizeof(*r->debug_gpus), cmp_unsigned);
@@ -147,11 +150,13 @@ static int read_long(struct loader *ld, struct rules *r, const struct ytree_node
 	over = get(map, "longer_than");
 	start = get(map, "start");
 	if (!over)
-		return AT(ld, map, "'long_runs' needs 'longer_than', the time limit over which a "
-		                   "run is long");
+		return AT(ld, map,
+		          "'long_runs' needs 'longer_than', the time limit over which a "
+		          "run is long");
 	if (!start)
-		return AT(ld, map, "'long_runs' needs 'start', the hours in which long runs may "
-		                   "start (\"20:00-08:00\")");
+		return AT(ld, map,
+		          "'long_runs' needs 'start', the hours in which long runs may "
+		          "start (\"20:00-08:00\")");
 	if (get_time(ld, &r->long_over_s, over, "long_runs.longer_than") ||
 	    cfg_expect(ld, start, YTREE_SCALAR, "long_runs.start"))
 		return SWEEP_ERR;
@@ -159,12 +164,14 @@ static int read_long(struct loader *ld, struct rules *r, const struct ytree_node
 	from = dash ? clock_minutes(start->text, (size_t)(dash - start->text)) : -1;
 	to = dash ? clock_minutes(dash + 1, strlen(dash + 1)) : -1;
 	if (from < 0 || to < 0)
-		return AT(ld, start, "'long_runs.start': expected hours such as \"20:00-08:00\", "
-		                     "found '%s'",
+		return AT(ld, start,
+		          "'long_runs.start': expected hours such as \"20:00-08:00\", "
+		          "found '%s'",
 		          cfg_show(ld, start->text));
 	if (from % 1440 == to % 1440)
-		return AT(ld, start, "'long_runs.start': '%s' is an empty span; leave out "
-		                     "'long_runs' to let long runs start at any hour",
+		return AT(ld, start,
+		          "'long_runs.start': '%s' is an empty span; leave out "
+		          "'long_runs' to let long runs start at any hour",
 		          cfg_show(ld, start->text));
 	r->long_runs = true;
 	r->long_from = (unsigned)from % 1440;
@@ -219,8 +226,9 @@ static int read_priority(struct loader *ld, struct rules *r, const struct ytree_
 
 		snprintf(where, sizeof(where), " in 'priority' entry %zu", i + 1);
 		if (e->kind != YTREE_MAP)
-			return AT(ld, e, "'priority' entry %zu: expected a mapping (user: NAME or "
-			                 "group: NAME), found %s",
+			return AT(ld, e,
+			          "'priority' entry %zu: expected a mapping (user: NAME or "
+			          "group: NAME), found %s",
 			          i + 1, ytree_kind_name(e));
 		if (cfg_check_keys(ld, e, where, prio_keys, ARRAY_SIZE(prio_keys)))
 			return SWEEP_ERR;
@@ -228,8 +236,9 @@ static int read_priority(struct loader *ld, struct rules *r, const struct ytree_
 		group = get(e, "group");
 		until = get(e, "until");
 		if (user && group)
-			return AT(ld, e, "'priority' entry %zu: both 'user' and 'group'; write one "
-			                 "entry for each",
+			return AT(ld, e,
+			          "'priority' entry %zu: both 'user' and 'group'; write one "
+			          "entry for each",
 			          i + 1);
 		if (!user && !group)
 			return AT(ld, e, "'priority' entry %zu: needs 'user' or 'group'", i + 1);
@@ -247,8 +256,9 @@ static int read_priority(struct loader *ld, struct rules *r, const struct ytree_
 			return SWEEP_ERR;
 		p->until = date_end(until->text);
 		if (p->until < 0)
-			return AT(ld, until, "'priority' entry %zu: 'until': expected a date such as "
-			                     "2026-12-20, found '%s'",
+			return AT(ld, until,
+			          "'priority' entry %zu: 'until': expected a date such as "
+			          "2026-12-20, found '%s'",
 			          i + 1, cfg_show(ld, until->text));
 	}
 	return 0;
@@ -269,8 +279,9 @@ int rules_parse(struct rules *out, const char *file, const char *text, size_t le
 		goto out;
 	}
 	if (root->kind != YTREE_MAP) {
-		AT(&ld, root, "the top level must be a mapping (max_gpus_per_user: ..., "
-		              "debug_gpus: ...), found %s",
+		AT(&ld, root,
+		   "the top level must be a mapping (max_gpus_per_user: ..., "
+		   "debug_gpus: ...), found %s",
 		   ytree_kind_name(root));
 		goto out;
 	}

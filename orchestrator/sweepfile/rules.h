@@ -33,20 +33,20 @@
 #define RULES_MAX_BYTES    (1u << 20)
 
 struct rules_priority {
-	char *user;    /* exactly one of user and group */
+	char *user; /* exactly one of user and group */
 	char *group;
 	int64_t until; /* unix seconds it ends; 0 = no end */
 	unsigned line; /* where it stood in the file */
 };
 
 struct rules {
-	char *file;          /* the path it was read from */
-	unsigned max_gpus;   /* max_gpus_per_user; 0 = no cap */
+	char *file;           /* the path it was read from */
+	unsigned max_gpus;    /* max_gpus_per_user; 0 = no cap */
 	unsigned *debug_gpus; /* nvidia-smi indices, ascending */
 	size_t ndebug;
-	uint64_t debug_max_s; /* debug_gpus.max_time */
-	bool long_runs;       /* long_runs given */
-	uint64_t long_over_s; /* a run whose time limit is over this is long */
+	uint64_t debug_max_s;        /* debug_gpus.max_time */
+	bool long_runs;              /* long_runs given */
+	uint64_t long_over_s;        /* a run whose time limit is over this is long */
 	unsigned long_from, long_to; /* minutes after midnight, [from, to) wrapping midnight */
 	struct rules_priority *prio;
 	size_t nprio;

@@ -9,6 +9,7 @@
 #  - the cap holds under contention, across two runners of one user, and
 #    the waiting task is PENDING with "cap: ..." as its reason (status --tasks);
 #  - debug GPUs refuse a long task (its reason names them) and take a short one;
+#  - long runs wait for their hours, short ones do not;
 #  - priority decides who gets the GPU that frees up; without it, the one
 #    that waited longer gets it.
 source "$(dirname "$0")/lib.sh"
@@ -215,6 +216,19 @@ runner_log "$B" "$idl" | grep -q "PENDING (GPUs 0,1,2 are for tasks up to 1min)"
 	fail "a long task ran on a debug GPU: $(results "$B" "$idl")"
 results "$C" "$ids" | awk '$2 == 0 || $2 == 1 || $2 == 2' | grep -q . ||
 	fail "no short task ran on a debug GPU: $(results "$C" "$ids")"
+
+# --- Long runs start only in their hours (hours that do not include now) ------------
+from=$(( ($(date +%-H) + 2) % 24 ))
+to=$(( (from + 1) % 24 ))
+span=$(printf '%02d:00-%02d:00' "$from" "$to")
+printf 'long_runs: {longer_than: 1, start: "%s"}\n' "$span" >"$RULES"
+idl=$(submit_as "$B" long)
+ids=$(submit_as "$C" short)
+wait_until 30 "the long run's reason" status_reason "$B" "long runs (over 1min) start $span" "$idl"
+wait_until 60 "the short sweep, which may start at any hour" done_as "$C" "$ids" 4
+[ "$(as "$B" status "$idl" --json | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["done"])')" = 0 ] ||
+	fail "a long run started outside its hours"
+as "$B" cancel "$idl" >/dev/null
 
 # --- Priority: one GPU left free; A holds it, B waits, then C (listed) waits -------
 printf '%s, 1, 30000\n' GPU-8a1e6b0c-3d5f-4e92-a7b1-6c2d9e0f4b58 GPU-c7d90e21-4b6a-8f3c-1e5d-a29b7c3f6e04 \

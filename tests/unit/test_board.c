@@ -200,7 +200,7 @@ static char *decide(const struct board_turn *t)
 
 	/* a blocker exactly when a runner ahead takes the GPUs */
 	assert_int_equal(blocker != NULL, ret != 0 && (!strncmp(why.buf, "priority:", 9) ||
-	                                              !strncmp(why.buf, "turn:", 5)));
+	                                               !strncmp(why.buf, "turn:", 5)));
 	if (ret == 0) {
 		strbuf_addstr(&why, "take ");
 		for (unsigned k = 0; k < t->want; k++)
@@ -489,10 +489,11 @@ static void test_board_read_refuses_files_that_lie(void **state)
 	setenv("SWEEP_GPU_LOCK_DIR", dir, 1);
 	pid = child_posts(false, true);
 	/* a copy named for another uid, a link and a second name of the live one */
-	out = run_bash("cd \"$1\" && f=$(ls sweep-runner-*) && cp \"$f\" sweep-runner-4242-1.json && "
-	               "ln -s \"$f\" sweep-runner-0-2.json && ln \"$f\" sweep-runner-0-3.json && "
-	               "echo ok",
-	               args);
+	out =
+	    run_bash("cd \"$1\" && f=$(ls sweep-runner-*) && cp \"$f\" sweep-runner-4242-1.json && "
+	             "ln -s \"$f\" sweep-runner-0-2.json && ln \"$f\" sweep-runner-0-3.json && "
+	             "echo ok",
+	             args);
 	assert_string_equal(out, "ok\n");
 	free(out);
 	assert_int_equal(board_read(&e, &n), 0);

@@ -200,7 +200,8 @@ static void test_rules_errors(void **state)
 		if (parse(&r, bad[i].yaml) >= 0)
 			fail_msg("row %zu accepted:\n%s", i, bad[i].yaml);
 		if (want && strcmp(captured.buf, want))
-			fail_msg("row %zu:\n%s\nwant: %s\ngot:  %s", i, bad[i].yaml, want, captured.buf);
+			fail_msg("row %zu:\n%s\nwant: %s\ngot:  %s", i, bad[i].yaml, want,
+			         captured.buf);
 		if (!want && strncmp(captured.buf, "error: rules.yaml:", 18))
 			fail_msg("row %zu: no file:line:column: %s", i, captured.buf);
 		/* left empty */

@@ -230,7 +230,8 @@ static int parse_name(unsigned *uid, long *pid, const char *name)
 static int read_one(struct board_entry *out, int dfd, const char *name, unsigned uid, long pid)
 {
 	for (int tries = 0; tries < 3; tries++) {
-		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		int fd =
+		    openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		struct stat sb, now;
 		struct strbuf text = STRBUF_INIT;
 		char buf[4096];
@@ -506,9 +507,8 @@ int board_decide(size_t *chosen, struct strbuf *why, const struct board_entry **
 		const struct board_entry *e = &t->others[i];
 		size_t k;
 
-		if (!could_start(t, e) ||
-		    !ahead(e->rank, e->waiting_since, e->uid, e->pid, t->rank, t->waiting_since,
-		           t->uid, t->pid))
+		if (!could_start(t, e) || !ahead(e->rank, e->waiting_since, e->uid, e->pid, t->rank,
+		                                 t->waiting_since, t->uid, t->pid))
 			continue;
 		for (k = nqueue; k > 0; k--) {
 			const struct board_entry *q = queue[k - 1];
@@ -544,8 +544,9 @@ int board_decide(size_t *chosen, struct strbuf *why, const struct board_entry **
 	if (first_ahead) {
 		*blocker = first_ahead;
 		if (first_ahead->rank < t->rank)
-			strbuf_addf(why, "priority: %s comes first (entry %zu of the priority list)",
-			            first_ahead->user ? first_ahead->user : "?", first_ahead->rank + 1);
+			strbuf_addf(
+			    why, "priority: %s comes first (entry %zu of the priority list)",
+			    first_ahead->user ? first_ahead->user : "?", first_ahead->rank + 1);
 		else
 			strbuf_addf(why, "turn: %s has waited longer",
 			            first_ahead->user ? first_ahead->user : "?");
@@ -559,8 +560,8 @@ int board_decide(size_t *chosen, struct strbuf *why, const struct board_entry **
 				nrefused++;
 			}
 		board_format_limit(limit, sizeof(limit), r->debug_max_s);
-		strbuf_addf(why, "GPU%s %s %s for tasks up to %s", nrefused == 1 ? "" : "s", ids.buf,
-		            nrefused == 1 ? "is" : "are", limit);
+		strbuf_addf(why, "GPU%s %s %s for tasks up to %s", nrefused == 1 ? "" : "s",
+		            ids.buf, nrefused == 1 ? "is" : "are", limit);
 		strbuf_release(&ids);
 	} else {
 		if (!t->nfree)
@@ -569,7 +570,8 @@ int board_decide(size_t *chosen, struct strbuf *why, const struct board_entry **
 			strbuf_addf(why, "resources: %zu GPU%s free, a task asks %u", t->nfree,
 			            t->nfree == 1 ? "" : "s", t->want);
 		if (nqueue)
-			strbuf_addf(why, "; %s goes first (%s)", queue[0]->user ? queue[0]->user : "?",
+			strbuf_addf(why, "; %s goes first (%s)",
+			            queue[0]->user ? queue[0]->user : "?",
 			            queue[0]->rank < t->rank ? "priority list" : "waited longer");
 	}
 out:

@@ -63,7 +63,10 @@ struct board {
 	int fd; /* -1 before the first post */
 };
 
-#define BOARD_INIT {NULL, -1}
+#define BOARD_INIT                                                                                 \
+	{                                                                                          \
+		NULL, -1                                                                           \
+	}
 
 /*
  * Publishes e (its uid and pid are this process's) in place of the last
@@ -135,13 +138,11 @@ struct board_turn {
  * (NULL when none: the rules or too few GPUs hold it back). A runner
  * passed_over is not ahead of anyone: a runner that announces it waits
  * and does not take the GPUs it is given would otherwise hold everyone
- * back (the caller decides when one is, BOARD_STALL_S). Never past a user's cap (held by all the user's
- * runners); never a debug GPU for a task allowed longer than its max_time;
- * long runs only in their hours. Free GPUs go first to the waiting runners
- * ahead of it: by rank, then by who waited longer (then uid, pid); a
- * runner ahead that the free GPUs cannot serve now keeps no GPU from those
- * behind. A short task takes debug GPUs first, leaving the others to long
- * runs.
+ * back (the caller decides when one is, BOARD_STALL_S). Never past a user's cap (held by all the
+ * user's runners); never a debug GPU for a task allowed longer than its max_time; long runs only in
+ * their hours. Free GPUs go first to the waiting runners ahead of it: by rank, then by who waited
+ * longer (then uid, pid); a runner ahead that the free GPUs cannot serve now keeps no GPU from
+ * those behind. A short task takes debug GPUs first, leaving the others to long runs.
  */
 int board_decide(size_t *chosen, struct strbuf *why, const struct board_entry **blocker,
                  const struct board_turn *t);

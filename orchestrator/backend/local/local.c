@@ -123,9 +123,10 @@ static int check_rules(unsigned want)
 	rules_init(&rules);
 	ret = rules_load(&rules, &found);
 	if (!ret && found && rules.max_gpus && want > rules.max_gpus)
-		ret = error("each task asks %u GPUs and the lab's rules ('%s') let one user hold %u "
-		            "at once; ask fewer (--gpus-per-task)",
-		            want, rules.file, rules.max_gpus);
+		ret =
+		    error("each task asks %u GPUs and the lab's rules ('%s') let one user hold %u "
+		          "at once; ask fewer (--gpus-per-task)",
+		          want, rules.file, rules.max_gpus);
 	rules_release(&rules);
 	return ret;
 }

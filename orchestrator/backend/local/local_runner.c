@@ -780,12 +780,12 @@ static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t 
 	localtime_r(&t_now, &tm);
 	board_read(&others, &nothers);
 	for (size_t i = 0; i < nothers; i++) {
-		others[i].rank =
-		    board_rank(&r->rules, others[i].uid, others[i].user, wall, NULL);
+		others[i].rank = board_rank(&r->rules, others[i].uid, others[i].user, wall, NULL);
 		pass_over_stalled(r, &others[i], wall);
 	}
 	r->others_held = held_by_others(others, nothers);
-	while (next_pending(r) && local_schedule(r->running, count_pending(r), r->arr.throttle, 0, 0)) {
+	while (next_pending(r) &&
+	       local_schedule(r->running, count_pending(r), r->arr.throttle, 0, 0)) {
 		struct board_turn t = {0};
 		struct strbuf ids = STRBUF_INIT;
 		struct run *run = next_pending(r);
@@ -832,7 +832,8 @@ static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t 
 			only[where[chosen[k]]] = true;
 		if (take_gpus(r, run, set, &ids, only) < 0) {
 			strbuf_release(&ids);
-			set_reason(r, "resources: a GPU the rules gave is locked by another runner");
+			set_reason(r,
+			           "resources: a GPU the rules gave is locked by another runner");
 			break;
 		}
 		set_reason(r, NULL);
