@@ -116,6 +116,8 @@ chmod 644 "$RULES"
 out=$(as "$A" submit --local --gpus-per-task 1 "$WORK/hold.yaml" 2>&1) && fail "submitted with a broken rule file"
 printf '%s\n' "$out" | grep -qF "$RULES:1:1: unknown key 'max_gpus_per_usr'; did you mean 'max_gpus_per_user'?" ||
 	fail "the rule file's mistake: $out"
+out=$(as "$A" gpus --rules 2>&1) && fail "gpus --rules read a broken rule file"
+printf '%s\n' "$out" | grep -qF "$RULES:1:1: unknown key 'max_gpus_per_usr'" || fail "gpus --rules: $out"
 printf 'max_gpus_per_user: 2\n' >"$RULES"
 out=$(as "$A" submit --local --gpus-per-task 3 "$WORK/hold.yaml" 2>&1) && fail "submitted over the cap"
 printf '%s\n' "$out" | grep -qF "each task asks 3 GPUs and the lab's rules ('$RULES') let one user hold 2 at once" ||

@@ -271,6 +271,18 @@ static void test_rules_load_reads_and_names_the_path(void **state)
 	assert_true(rules_load(&r, &found) < 0);
 	assert_string_equal(captured.buf, want_dir);
 	release_captured();
+
+	/* a rule file of more than a MiB is a mistake, not read */
+	setenv("SWEEP_GPU_RULES", path, 1);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (size_t i = 0; i <= RULES_MAX_BYTES / 16; i++)
+		fputs("# padding......\n", f);
+	fclose(f);
+	capture_errors();
+	assert_true(rules_load(&r, &found) < 0);
+	assert_true(strstr(captured.buf, "': larger than 1 MiB") != NULL);
+	release_captured();
 	unsetenv("SWEEP_GPU_RULES");
 	remove_tree(dir);
 	free(want);
