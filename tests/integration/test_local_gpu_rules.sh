@@ -105,8 +105,8 @@ PY
 	done
 }
 
-sweep_file hold 4 5
-sweep_file long 4 30
+sweep_file hold 8 5
+sweep_file long 6 30
 sweep_file short 2 1
 sweep_file stay 120 5
 
