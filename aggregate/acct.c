@@ -74,6 +74,7 @@ void acct_set_release(struct acct_set *set)
 	for (size_t i = 0; i < set->n; i++) {
 		free(set->recs[i].pending_tasks);
 		free(set->recs[i].nodes);
+		free(set->recs[i].reason);
 	}
 	free(set->recs);
 	acct_set_init(set);

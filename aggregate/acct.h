@@ -72,6 +72,7 @@ struct acct_rec {
 	uint32_t tasks_per_node; /* of the step that gave node_mem_bytes; 1 = exact */
 	uint32_t nnodes;         /* nodes the job ran on (0 unknown) */
 	char *nodes;             /* node list, or NULL */
+	char *reason;            /* why a PENDING task waits (the local runner's rules), or NULL */
 	/*
 	 * The command died of the warning signal the script forwarded (its
 	 * note in the task's folder says so) and was not requeued: the time

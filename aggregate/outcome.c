@@ -401,6 +401,7 @@ static void fill(struct task_outcome *out, const struct slot *slot)
 	out->restarts = slot->runs ? slot->runs - 1 : 0;
 	out->restart_states = out->restarts ? slot->earlier : 0;
 	out->nodes = rec->nodes;
+	out->pending_reason = rec->reason;
 	out->by_warning_signal = rec->by_warning_signal;
 }
 

@@ -43,7 +43,9 @@ struct task_outcome {
 	uint32_t restart_states; /* bit 1 << state for each state an earlier run ended in */
 	unsigned attempts;       /* array jobs (submission attempts) that covered this index */
 	char *nodes;             /* borrowed from the acct_set, may be NULL */
-	bool by_warning_signal;  /* TS_TIMEOUT through the warning signal (acct_rec) */
+	/* Why a PENDING task waits (acct_rec.reason); borrowed from the acct_set, or NULL. */
+	const char *pending_reason;
+	bool by_warning_signal; /* TS_TIMEOUT through the warning signal (acct_rec) */
 };
 
 /*

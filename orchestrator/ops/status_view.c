@@ -312,6 +312,14 @@ static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct 
 	label_or_log[1] = log_path(&v->rec, t);
 }
 
+/* The scheduler's reason for a failure, or why a PENDING task waits; NULL for none. */
+static const char *task_reason(const struct status_view *v, size_t i)
+{
+	if (v->causes.tasks[i].reason)
+		return v->causes.tasks[i].reason;
+	return v->tasks[i].state == TS_PENDING ? v->tasks[i].pending_reason : NULL;
+}
+
 /* The program's line and what ran, or "-". */
 static char *cause_cell(const struct task_cause *c)
 {
@@ -339,7 +347,7 @@ static void print_tasks(FILE *f, const struct status_view *v, const struct plan 
 		for (int c = 0; c < COL_LOG; c++)
 			table_addstr(&t, c == COL_SETTING ? long_cells[0] : cells[c]);
 		table_add(&t, long_cells[1] ? long_cells[1] : xstrdup("-"));
-		table_addstr(&t, v->causes.tasks[i].reason ? v->causes.tasks[i].reason : "-");
+		table_addstr(&t, task_reason(v, i) ? task_reason(v, i) : "-");
 		table_add(&t, cause_cell(&v->causes.tasks[i]));
 	}
 	fputc('\n', f);
@@ -426,7 +434,8 @@ static json_t *json_task(const struct status_view *v, const struct plan *plan, s
 	json_object_set_new(obj, "array_task_id",
 	                    json_uint_or_null(t->array_job_id, t->array_task_id));
 	json_object_set_new(obj, "log", log ? json_string(log) : json_null());
-	json_object_set_new(obj, "reason", c->reason ? json_string(c->reason) : json_null());
+	json_object_set_new(obj, "reason",
+	                    task_reason(v, i) ? json_string(task_reason(v, i)) : json_null());
 	json_object_set_new(obj, "cause", c->failed ? json_string(c->text) : json_null());
 	json_object_set_new(obj, "program_line", c->line ? json_string(c->line) : json_null());
 	json_object_set_new(obj, "what_ran", c->note ? json_string(c->note) : json_null());

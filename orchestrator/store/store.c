@@ -224,6 +224,8 @@ static const char *const migrations[] = {
      * (NULL: the whole array job is kept).
      */
     "ALTER TABLE acct_arrays ADD COLUMN tasks TEXT;",
+    /* 13: why a local task is still PENDING (the lab's GPU rules), or NULL. */
+    "ALTER TABLE local_tasks ADD COLUMN reason TEXT;",
 };
 
 const char *sweep_status_name(enum sweep_status s)

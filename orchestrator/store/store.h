@@ -186,6 +186,8 @@ struct local_task_rec {
 	uint64_t maxrss_bytes;        /* UINT64_MAX when none measured */
 	uint64_t cpu_us;              /* user + system CPU time; UINT64_MAX when not measured */
 	char *gpus;                   /* the GPUs it was given, "0,2"; NULL when none */
+	/* Why it is still PENDING ("cap: ..."), or NULL: store_local_set_reason writes it. */
+	char *reason;
 };
 
 void local_task_recs_free(struct local_task_rec *recs, size_t n);
@@ -215,6 +217,8 @@ int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t
                            uint32_t array_job_id);
 /* Writes one task's state, times, process and measurements (by job id). */
 int store_local_update_task(struct store *st, const struct local_task_rec *t);
+/* Sets why every PENDING task of a local array job waits (NULL: clears it), at once. */
+int store_local_set_reason(struct store *st, uint32_t array_job_id, const char *reason);
 /* Marks every PENDING task of a local array job CANCELLED, ended at end_time, at once. */
 int store_local_cancel_pending(struct store *st, uint32_t array_job_id, int64_t end_time);
 

@@ -40,8 +40,10 @@ void local_array_rec_release(struct local_array_rec *rec)
 
 void local_task_recs_free(struct local_task_rec *recs, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(recs[i].gpus);
+		free(recs[i].reason);
+	}
 	free(recs);
 }
 
@@ -252,8 +254,8 @@ int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t
 	if (store_prepare(
 	        st, &stmt,
 	        "SELECT job_id, array_job_id, array_task_id, state, exit_code, signal, pid,"
-	        " pid_start, start_time, end_time, maxrss_bytes, gpus, cpu_us FROM local_tasks"
-	        " WHERE array_job_id = ? ORDER BY array_task_id") < 0)
+	        " pid_start, start_time, end_time, maxrss_bytes, gpus, cpu_us, reason"
+	        " FROM local_tasks WHERE array_job_id = ? ORDER BY array_task_id") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, array_job_id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -278,6 +280,7 @@ int store_local_load_tasks(struct store *st, struct local_task_rec **out, size_t
 		t->cpu_us = sqlite3_column_type(stmt, 12) == SQLITE_NULL
 		                ? UINT64_MAX
 		                : (uint64_t)sqlite3_column_int64(stmt, 12);
+		t->reason = store_column_text(stmt, 13);
 	}
 	if (rc != SQLITE_DONE) {
 		ret = store_db_error(st, "cannot read the local tasks");
@@ -318,6 +321,23 @@ int store_local_update_task(struct store *st, const struct local_task_rec *t)
 	else if (sqlite3_changes(st->db) != 1)
 		ret = error("state store '%s': no local task with job id %" PRIu32, st->dir,
 		            t->job_id);
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+int store_local_set_reason(struct store *st, uint32_t array_job_id, const char *reason)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = 0;
+
+	if (store_prepare(st, &stmt,
+	                  "UPDATE local_tasks SET reason = ?"
+	                  " WHERE array_job_id = ? AND state = 'PENDING'") < 0)
+		return SWEEP_ERR;
+	store_bind_text_or_null(stmt, 1, reason);
+	sqlite3_bind_int64(stmt, 2, array_job_id);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		ret = store_db_error(st, "cannot record why the local tasks wait");
 	sqlite3_finalize(stmt);
 	return ret;
 }

@@ -403,6 +403,16 @@ static void test_local_task_acct(void **state)
 	local_task_acct(acct_set_add(&set), &pending, &a, true, false, 1130, "box");
 	assert_int_equal(set.recs[6].state, TS_PENDING);
 	assert_int_equal(set.recs[6].elapsed_s, 0);
+	assert_null(set.recs[6].reason);
+	/* Why it waits goes with a PENDING task only (the runner's rules). */
+	pending.reason = "GPU 0 is for tasks up to 1h";
+	running.reason = "stale";
+	local_task_acct(acct_set_add(&set), &pending, &a, true, false, 1130, "box");
+	assert_string_equal(set.recs[7].reason, "GPU 0 is for tasks up to 1h");
+	local_task_acct(acct_set_add(&set), &running, &a, true, false, 1130, "box");
+	assert_null(set.recs[8].reason);
+	local_task_acct(acct_set_add(&set), &pending, &a, false, false, 1130, "box");
+	assert_null(set.recs[9].reason); /* its runner is gone: NODE_FAIL, no reason */
 	acct_set_release(&set);
 }
 
@@ -488,6 +498,12 @@ static void test_local_records_through_the_seam(void **state)
 	for (size_t i = 0; i < 3; i++)
 		assert_int_equal(store_local_update_task(st, &tasks[i]), 0);
 	local_task_recs_free(tasks, n);
+	/* Why the waiting tasks wait: only task 3 is PENDING. */
+	assert_int_equal(store_local_set_reason(st, a.job_id, "cap: alice holds 2 of 2 GPUs"), 0);
+	assert_int_equal(store_local_load_tasks(st, &tasks, &n, a.job_id), 0);
+	assert_null(tasks[2].reason);
+	assert_string_equal(tasks[3].reason, "cap: alice holds 2 of 2 GPUs");
+	local_task_recs_free(tasks, n);
 
 	acct_set_init(&set);
 	/* Steps and refresh are harmless here: the records are local, nothing is kept or asked. */
@@ -507,6 +523,8 @@ static void test_local_records_through_the_seam(void **state)
 	/* No runner yet recorded, just submitted: still starting, not failed. */
 	assert_int_equal(out[2].state, TS_RUNNING);
 	assert_int_equal(out[3].state, TS_PENDING);
+	assert_string_equal(out[3].pending_reason, "cap: alice holds 2 of 2 GPUs");
+	assert_null(out[2].pending_reason);
 	array_recs_free(arrays, narrays);
 	acct_set_release(&set);
 

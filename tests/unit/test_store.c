@@ -442,6 +442,7 @@ static void test_store_migration_to_followups(void **state)
 	                 " ALTER TABLE sweeps DROP COLUMN roll_chunk;"
 	                 " ALTER TABLE arrays DROP COLUMN pack;"
 	                 " ALTER TABLE arrays DROP COLUMN indices;"
+	                 " ALTER TABLE local_tasks DROP COLUMN reason;"
 	                 " PRAGMA user_version = 3",
 	                 NULL, NULL, NULL),
 	    SQLITE_OK);
@@ -742,6 +743,7 @@ static void test_store_acct_migration(void **state)
 	    sqlite3_exec(db,
 	                 "DROP TABLE acct_records; DROP TABLE acct_arrays; DROP TABLE causes;"
 	                 " DROP TABLE programs;"
+	                 " ALTER TABLE local_tasks DROP COLUMN reason;"
 	                 " PRAGMA user_version = 5",
 	                 NULL, NULL, NULL),
 	    SQLITE_OK);

@@ -465,6 +465,20 @@ int gpu_lock_check_dir(void)
 	return ret;
 }
 
+int gpu_lock_open_dir(void)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct stat sb;
+	int dfd = open(gpu_lock_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd >= 0 && (fstat(dfd, &sb) < 0 || check_dir_stat(&why, gpu_lock_dir(), &sb) < 0)) {
+		close(dfd);
+		dfd = -1;
+	}
+	strbuf_release(&why);
+	return dfd;
+}
+
 /* Says why the file at path is not a lock sweep made; GPU_LOCK_UNSAFE. */
 static int refuse(bool warn, const char *path, const char *what, uid_t uid)
 {

@@ -42,6 +42,8 @@ enum gpu_verdict {
 	GPU_BUSY,           /* at least one compute process runs on it */
 	GPU_LOW_MEMORY,     /* no compute process, but less free memory than asked */
 	GPU_UNKNOWN_MEMORY, /* nvidia-smi does not report its memory use */
+	GPU_HELD,           /* set by sweep gpus, not gpu_select: free by nvidia-smi, but a
+	                       runner announces it holds it (board.h), its task starting */
 };
 
 struct gpu {
@@ -121,6 +123,13 @@ int gpu_lock(const char *uuid, bool warn);
 
 /* The lock folder: $SWEEP_GPU_LOCK_DIR, else /tmp. Borrowed (the environment). */
 const char *gpu_lock_dir(void);
+
+/*
+ * The lock folder opened (O_DIRECTORY, close-on-exec) when it passes
+ * gpu_lock's checks; -1, quietly, when it is missing or unsafe. For the
+ * other files sweep keeps there (board.h).
+ */
+int gpu_lock_open_dir(void);
 
 /* 0 when the lock folder passes gpu_lock's checks; else error() says why and what to do. */
 int gpu_lock_check_dir(void);

@@ -38,6 +38,7 @@
 #include "error.h"
 #include "path.h"
 #include "gpu.h"
+#include "rules.h"
 #include "local_impl.h"
 #include "outcome.h"
 #include "proc.h"
@@ -112,6 +113,24 @@ static unsigned default_throttle(unsigned ncpus)
 	return k > 0 ? (unsigned)k : 1;
 }
 
+/* The lab's rules read, and let a task of this sweep run at all. */
+static int check_rules(unsigned want)
+{
+	struct rules rules;
+	bool found;
+	int ret;
+
+	rules_init(&rules);
+	ret = rules_load(&rules, &found);
+	if (!ret && found && rules.max_gpus && want > rules.max_gpus)
+		ret =
+		    error("each task asks %u GPUs and the lab's rules ('%s') let one user hold %u "
+		          "at once; ask fewer (--gpus-per-task)",
+		          want, rules.file, rules.max_gpus);
+	rules_release(&rules);
+	return ret;
+}
+
 static int check_gpus(unsigned want)
 {
 	struct gpu_set set;
@@ -128,6 +147,8 @@ static int check_gpus(unsigned want)
 	gpu_set_release(&set);
 	if (!ret)
 		ret = gpu_lock_check_dir();
+	if (!ret)
+		ret = check_rules(want);
 	return ret;
 }
 

@@ -392,6 +392,7 @@ void local_task_acct(struct acct_rec *out, const struct local_task_rec *t,
 	out->maxrss_bytes = t->maxrss_bytes;
 	out->total_cpu_us = t->cpu_us == UINT64_MAX ? ACCT_NO_VALUE : t->cpu_us;
 	out->nodes = t->start_time && node ? xstrdup(node) : NULL;
+	out->reason = state == TS_PENDING && t->reason ? xstrdup(t->reason) : NULL;
 }
 
 char *local_end_note_path(const char *sweep_dir, uint32_t job_id)

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "board.h"
 #include "error.h"
 #include "path.h"
 #include "finish.h"
@@ -34,6 +36,7 @@
 #include "local_impl.h"
 #include "outcome.h"
 #include "proc.h"
+#include "rules.h"
 #include "sbopt.h"
 #include "store.h"
 #include "strbuf.h"
@@ -43,7 +46,8 @@
 
 /* ---- The runner ------------------------------------------------------------------------------ */
 
-#define RUN_MAX_SIDS 64 /* sessions followed per task (setsid in the task) */
+#define RUN_MAX_SIDS   64 /* sessions followed per task (setsid in the task) */
+#define BOARD_REPOST_S 10 /* the board's estimate is refreshed this often */
 
 struct run {
 	struct local_task_rec rec;
@@ -54,7 +58,8 @@ struct run {
 	double kill_at; /* SIGKILL its session from then on; 0: not yet */
 	uint64_t peak;  /* polled peak of its session's RSS, bytes */
 	uint64_t rss;
-	char **uuids; /* its GPUs, and their locks */
+	char **uuids; /* its GPUs, their indices, and their locks */
+	unsigned *indices;
 	int *locks;
 	size_t ngpus;
 	/*
@@ -102,6 +107,21 @@ struct runner {
 	char host[256];
 	unsigned fail_fast; /* the sweep's fail_fast; 0 = none */
 	char *sweep_dir;    /* where the fail_fast counter is */
+	/* The lab's rules (rules.h) and the board (board.h), for runners of GPU tasks. */
+	struct rules rules;
+	bool rules_found;
+	struct board board;
+	bool board_dirty;
+	double board_at;       /* post again from then on */
+	int64_t waiting_since; /* unix seconds since the next task waits for a GPU; 0 = not */
+	struct strbuf reason;  /* why it waits, as said in the log and on the board */
+	unsigned others_held;  /* GPUs other runners held at the last look */
+	char *user;
+	/* The runner ahead the free GPUs last went to, and since when (board_decide). */
+	unsigned blocker_uid;
+	long blocker_pid;
+	int64_t blocked_since; /* unix seconds; 0 = none */
+	bool blocker_said;
 };
 
 static volatile sig_atomic_t got_child, got_stop;
@@ -151,8 +171,10 @@ static void release_gpus(struct run *run)
 		free(run->uuids[g]);
 	}
 	free(run->uuids);
+	free(run->indices);
 	free(run->locks);
 	run->uuids = NULL;
+	run->indices = NULL;
 	run->locks = NULL;
 	run->ngpus = 0;
 }
@@ -188,17 +210,21 @@ static bool lock_refused(struct runner *r, const char *uuid, bool add)
 	return found;
 }
 
-/* Gives run r->arr.gpus GPUs, lowest index first; 0, or -1 when too few could be locked. */
+/*
+ * Gives run r->arr.gpus GPUs, lowest index first, of those only marked in
+ * only (by position in set; NULL: any); 0, or -1 when too few could be locked.
+ */
 static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *set,
-                     struct strbuf *ids)
+                     struct strbuf *ids, const bool *only)
 {
 	run->uuids = xcalloc(r->arr.gpus, sizeof(*run->uuids));
+	run->indices = xcalloc(r->arr.gpus, sizeof(*run->indices));
 	run->locks = xcalloc(r->arr.gpus, sizeof(*run->locks));
 	for (size_t i = 0; i < set->ngpus && run->ngpus < r->arr.gpus; i++) {
 		const struct gpu *g = &set->gpus[i];
 		int fd;
 
-		if (g->verdict != GPU_FREE || held_here(r, g->uuid))
+		if (g->verdict != GPU_FREE || held_here(r, g->uuid) || (only && !only[i]))
 			continue;
 		fd = gpu_lock(g->uuid, !lock_refused(r, g->uuid, false));
 		if (fd == GPU_LOCK_UNSAFE)
@@ -206,6 +232,7 @@ static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *se
 		if (fd == GPU_LOCK_HELD || fd == GPU_LOCK_UNSAFE)
 			continue;
 		run->uuids[run->ngpus] = xstrdup(g->uuid);
+		run->indices[run->ngpus] = g->index;
 		run->locks[run->ngpus++] = fd;
 		strbuf_addf(ids, "%s%u", ids->len ? "," : "", g->index);
 	}
@@ -381,6 +408,7 @@ static void finish_task(struct runner *r, struct run *run, int wstatus, const st
 	run->nsids = 0;
 	r->running--;
 	r->gpu_retry_at = 0;
+	r->board_dirty = true;
 	save_end(r, run);
 	units_format_bytes(rss, sizeof(rss), run->rec.maxrss_bytes);
 	say("task %" PRIu32 ": %s, exit code %d:%d, %" PRId64 " s, MaxRSS %s",
@@ -575,10 +603,259 @@ static size_t count_pending(const struct runner *r)
 	return n;
 }
 
+/* ---- The lab's rules and the board (rules.h, board.h) ---- */
+
+/* Says a new reason (or that none holds it back any more) once in the log. */
+static void set_reason(struct runner *r, const char *why)
+{
+	struct run *run = next_pending(r);
+
+	if (!strcmp(r->reason.buf, why ? why : ""))
+		return;
+	strbuf_reset(&r->reason);
+	if (why)
+		strbuf_addstr(&r->reason, why);
+	if (why && run)
+		say("task %" PRIu32 ": PENDING (%s)", run->rec.array_task_id, why);
+	/* for sweep status: the REASON of every task still waiting */
+	if (store_local_set_reason(r->st, r->arr.job_id, why) < 0)
+		say("could not record why the tasks wait (see the error above)");
+	r->board_dirty = true;
+}
+
+/* Reads the rule file again (an admin may change it while runners run). */
+static int load_rules(struct runner *r)
+{
+	struct rules fresh;
+	bool found;
+
+	rules_init(&fresh);
+	if (rules_load(&fresh, &found) < 0)
+		return SWEEP_ERR;
+	rules_release(&r->rules);
+	r->rules = fresh;
+	r->rules_found = found;
+	return 0;
+}
+
+/* The turn: one runner at a time decides and takes GPUs by the rules. */
+static int take_turn(void)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		int fd = gpu_lock("sweep-turn", tries == 0);
+		struct timespec ts = {0, 20 * 1000 * 1000};
+
+		if (fd != GPU_LOCK_HELD)
+			return fd;
+		nanosleep(&ts, NULL);
+	}
+	return GPU_LOCK_HELD;
+}
+
+/* What this runner says of itself on the board. */
+static void post_board(struct runner *r, double now)
+{
+	struct board_entry e = {0};
+	double *done_s = xcalloc(r->nruns + 1, sizeof(*done_s));
+	double *running_s = xcalloc(r->nruns + 1, sizeof(*running_s));
+	size_t ndone = 0, nrunning = 0, nheld = 0, parallel;
+	int64_t wall = (int64_t)time(NULL);
+
+	for (size_t i = 0; i < r->nruns; i++)
+		nheld += r->runs[i].ngpus;
+	e.gpus = xcalloc(nheld + 1, sizeof(*e.gpus));
+	e.uuids = xcalloc(nheld + 1, sizeof(*e.uuids));
+	for (size_t i = 0; i < r->nruns; i++) {
+		const struct run *run = &r->runs[i];
+
+		for (size_t g = 0; g < run->ngpus; g++) {
+			e.gpus[e.nheld] = run->indices[g];
+			e.uuids[e.nheld++] = xstrdup(run->uuids[g]);
+		}
+		if (run->pid)
+			running_s[nrunning++] = now - run->started;
+		else if (task_state_is_final((enum task_state)run->rec.state)) {
+			e.done++;
+			if (run->rec.start_time && run->rec.end_time >= run->rec.start_time)
+				done_s[ndone++] = (double)(run->rec.end_time - run->rec.start_time);
+		}
+	}
+	parallel = nrunning ? nrunning : 1;
+	if (r->arr.throttle && parallel > r->arr.throttle)
+		parallel = r->arr.throttle;
+	board_estimate(&e.ends_about, &e.ends_latest, done_s, ndone, running_s, nrunning,
+	               count_pending(r), parallel, r->arr.time_limit_s, wall);
+	e.pid = (long)getpid();
+	e.host = xstrdup(r->host);
+	e.sweep_id = r->arr.sweep_id;
+	e.sweep = r->arr.name ? xstrdup(r->arr.name) : NULL;
+	e.job_id = r->arr.job_id;
+	e.user = xstrdup(r->user);
+	e.total = r->nruns;
+	e.time_limit_s = r->arr.time_limit_s;
+	if (r->waiting_since && next_pending(r) && !r->stopping) {
+		e.want = r->arr.gpus;
+		e.waiting_since = r->waiting_since;
+		e.reason = r->reason.len ? xstrdup(r->reason.buf) : NULL;
+	}
+	board_post(&r->board, &e);
+	board_entry_release(&e);
+	free(done_s);
+	free(running_s);
+	r->board_dirty = false;
+	r->board_at = now + BOARD_REPOST_S;
+}
+
+/* GPUs the other runners hold, by the board. */
+static unsigned held_by_others(const struct board_entry *others, size_t n)
+{
+	unsigned held = 0;
+
+	for (size_t i = 0; i < n; i++)
+		held += (unsigned)others[i].nheld;
+	return held;
+}
+
+/* While waiting under the rules: a GPU another runner let go is a reason to look now. */
+static void watch_board(struct runner *r)
+{
+	struct board_entry *others;
+	size_t n;
+	unsigned held;
+
+	if (!r->rules_found || !r->waiting_since || board_read(&others, &n) < 0)
+		return;
+	held = held_by_others(others, n);
+	if (held < r->others_held)
+		r->gpu_retry_at = 0;
+	r->others_held = held;
+	board_entries_free(others, n);
+}
+
+/*
+ * Remembers the runner ahead that the free GPUs went to. One that leaves
+ * them untaken for BOARD_STALL_S (it announces that it waits, but does not
+ * take what it is given: hung, or not a sweep runner at all) is passed over.
+ */
+static void note_blocker(struct runner *r, const struct board_entry *blocker, int64_t wall)
+{
+	if (!blocker) {
+		r->blocked_since = 0;
+		return;
+	}
+	if (r->blocked_since && blocker->uid == r->blocker_uid && blocker->pid == r->blocker_pid)
+		return;
+	r->blocker_uid = blocker->uid;
+	r->blocker_pid = blocker->pid;
+	r->blocked_since = wall;
+	r->blocker_said = false;
+}
+
+static void pass_over_stalled(struct runner *r, struct board_entry *e, int64_t wall)
+{
+	if (!r->blocked_since || e->uid != r->blocker_uid || e->pid != r->blocker_pid ||
+	    wall - r->blocked_since < BOARD_STALL_S)
+		return;
+	e->passed_over = true;
+	if (!r->blocker_said)
+		say("the runner of %s (pid %ld) has left free GPUs untaken for %" PRId64
+		    " s while it says it waits: passed over",
+		    e->user ? e->user : "?", e->pid, wall - r->blocked_since);
+	r->blocker_said = true;
+}
+
+/* Starts the tasks the rules allow now, one decision (board_decide) each. */
+static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t wall)
+{
+	struct board_entry *others = NULL;
+	size_t nothers = 0;
+	struct strbuf why = STRBUF_INIT;
+	struct board_gpu *free_gpus = xcalloc(set->ngpus + 1, sizeof(*free_gpus));
+	size_t *where = xcalloc(set->ngpus + 1, sizeof(*where)); /* free_gpus -> set */
+	size_t *chosen = xcalloc(r->arr.gpus + 1, sizeof(*chosen));
+	bool *only = xcalloc(set->ngpus + 1, sizeof(*only));
+	struct tm tm;
+	time_t t_now = (time_t)wall;
+
+	localtime_r(&t_now, &tm);
+	board_read(&others, &nothers);
+	for (size_t i = 0; i < nothers; i++) {
+		others[i].rank = board_rank(&r->rules, others[i].uid, others[i].user, wall, NULL);
+		pass_over_stalled(r, &others[i], wall);
+	}
+	r->others_held = held_by_others(others, nothers);
+	while (next_pending(r) &&
+	       local_schedule(r->running, count_pending(r), r->arr.throttle, 0, 0)) {
+		struct board_turn t = {0};
+		struct strbuf ids = STRBUF_INIT;
+		struct run *run = next_pending(r);
+		const struct board_entry *blocker;
+		size_t nfree = 0;
+		unsigned held = 0;
+
+		for (size_t i = 0; i < set->ngpus; i++) {
+			const struct gpu *g = &set->gpus[i];
+
+			if (g->verdict != GPU_FREE || held_here(r, g->uuid) ||
+			    board_holds(others, nothers, g->uuid))
+				continue;
+			free_gpus[nfree].index = g->index;
+			where[nfree++] = i;
+		}
+		for (size_t i = 0; i < r->nruns; i++)
+			held += (unsigned)r->runs[i].ngpus;
+		if (!r->waiting_since)
+			r->waiting_since = wall;
+		t.rules = &r->rules;
+		t.free = free_gpus;
+		t.nfree = nfree;
+		t.others = others;
+		t.nothers = nothers;
+		t.user = r->user;
+		t.uid = (unsigned)geteuid();
+		t.pid = (long)getpid();
+		t.rank = board_rank(&r->rules, t.uid, r->user, wall, NULL);
+		t.want = r->arr.gpus;
+		t.waiting_since = r->waiting_since;
+		t.limit_s = r->arr.time_limit_s;
+		t.held = held;
+		t.minute = (unsigned)(tm.tm_hour * 60 + tm.tm_min);
+		strbuf_reset(&why);
+		if (board_decide(chosen, &why, &blocker, &t) != 0) {
+			note_blocker(r, blocker, wall);
+			set_reason(r, why.buf);
+			break;
+		}
+		note_blocker(r, NULL, wall);
+		memset(only, 0, (set->ngpus + 1) * sizeof(*only));
+		for (size_t k = 0; k < r->arr.gpus; k++)
+			only[where[chosen[k]]] = true;
+		if (take_gpus(r, run, set, &ids, only) < 0) {
+			strbuf_release(&ids);
+			set_reason(r,
+			           "resources: a GPU the rules gave is locked by another runner");
+			break;
+		}
+		set_reason(r, NULL);
+		start_task(r, run, ids.buf);
+		strbuf_release(&ids);
+		/* Served: behind every runner that waits now. */
+		r->waiting_since = next_pending(r) ? (int64_t)time(NULL) : 0;
+		r->board_dirty = true;
+	}
+	board_entries_free(others, nothers);
+	strbuf_release(&why);
+	free(free_gpus);
+	free(where);
+	free(chosen);
+	free(only);
+}
+
 static void start_tasks(struct runner *r, double now)
 {
 	size_t pending = count_pending(r), n;
 	struct gpu_set set;
+	int turn = GPU_LOCK_NONE;
 
 	if (!pending)
 		return;
@@ -591,10 +868,33 @@ static void start_tasks(struct runner *r, double now)
 	if (now < r->gpu_retry_at || !local_schedule(r->running, pending, r->arr.throttle, 0, 0))
 		return;
 	r->gpu_retry_at = now + GPU_RETRY_S;
+	if (load_rules(r) < 0) {
+		/* A rule file that does not read holds the tasks back: it may hold a cap. */
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addf(&why, "rules: '%s' does not read (see the runner's log)", rules_path());
+		set_reason(r, why.buf);
+		strbuf_release(&why);
+		if (!r->waiting_since)
+			r->waiting_since = (int64_t)time(NULL);
+		return;
+	}
 	gpu_set_init(&set);
 	if (gpu_query(&set, false) < 0)
-		return; /* reported; asked again in a moment */
+		goto out; /* reported; asked again in a moment */
 	gpu_select(&set, 0);
+	if (r->rules_found) {
+		/* The turn covers reading the board, deciding, locking and posting. */
+		turn = take_turn();
+		if (turn == GPU_LOCK_HELD) {
+			r->gpu_retry_at = now + 0.2;
+			goto out;
+		}
+		start_by_rules(r, &set, (int64_t)time(NULL));
+		if (r->board_dirty)
+			post_board(r, local_now_s()); /* before the turn passes on */
+		goto out;
+	}
 	n = local_schedule(r->running, pending, r->arr.throttle, r->arr.gpus,
 	                   gpus_available(r, &set));
 	if (!n && !r->gpu_waiting)
@@ -602,20 +902,29 @@ static void start_tasks(struct runner *r, double now)
 		    "ours (see sweep gpus)",
 		    r->arr.gpus, gpus_available(r, &set), set.ngpus);
 	r->gpu_waiting = !n;
+	if (!n && !r->waiting_since) {
+		r->waiting_since = (int64_t)time(NULL);
+		r->board_dirty = true;
+	}
 	for (size_t k = 0; k < n; k++) {
 		struct strbuf ids = STRBUF_INIT;
 		struct run *run = next_pending(r);
 
-		if (take_gpus(r, run, &set, &ids) < 0) {
+		if (take_gpus(r, run, &set, &ids, NULL) < 0) {
 			strbuf_release(&ids);
 			break; /* locked by another runner: wait */
 		}
 		start_task(r, run, ids.buf);
 		strbuf_release(&ids);
+		r->waiting_since = 0;
+		r->board_dirty = true;
 	}
 	if (n)
 		r->gpu_retry_at = 0;
+out:
 	gpu_set_release(&set);
+	if (turn >= 0)
+		close(turn);
 }
 
 static void begin_cancel(struct runner *r, double now)
@@ -666,6 +975,11 @@ static int runner_load(struct runner *r, const char *state_dir, uint32_t job_id)
 	local_this_host(r->host, sizeof(r->host));
 	r->after_done = !r->arr.after_job_id;
 	{
+		struct passwd *pw = getpwuid(geteuid());
+
+		r->user = pw ? xstrdup(pw->pw_name) : xstrfmt("%u", (unsigned)geteuid());
+	}
+	{
 		struct sweep_policy p;
 		const char *slash = strrchr(r->arr.script, '/');
 
@@ -683,12 +997,17 @@ static void runner_release(struct runner *r)
 	for (size_t i = 0; i < r->nruns; i++) {
 		release_gpus(&r->runs[i]);
 		free(r->runs[i].rec.gpus);
+		free(r->runs[i].rec.reason);
 	}
 	free(r->runs);
 	local_array_rec_release(&r->arr);
 	store_close(r->st);
 	free(r->sweep_dir);
 	strbuf_release(&r->refused_locks);
+	board_withdraw(&r->board);
+	rules_release(&r->rules);
+	strbuf_release(&r->reason);
+	free(r->user);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -728,6 +1047,9 @@ int local_runner_main(int argc, char **argv)
 	char *end;
 
 	strbuf_init(&r.refused_locks, 0);
+	strbuf_init(&r.reason, 0);
+	r.board.fd = -1;
+	rules_init(&r.rules);
 	if (argc != 3 || (job_id = strtoul(argv[2], &end, 10)) == 0 || *end ||
 	    job_id > UINT32_MAX) {
 		error("usage: sweep %s STATE_DIR JOB_ID (sweep submit --local starts it)",
@@ -777,10 +1099,14 @@ int local_runner_main(int argc, char **argv)
 			poll_memory(&r, now);
 			if (!r.after_done)
 				check_after(&r);
+			if (r.arr.gpus)
+				watch_board(&r);
 			next_poll = now + POLL_S;
 		}
 		if (!r.stopping && r.after_done)
 			start_tasks(&r, now);
+		if (r.arr.gpus && (r.board_dirty || now >= r.board_at))
+			post_board(&r, local_now_s());
 		if (!r.running && (r.stopping || !next_pending(&r)))
 			break;
 		wait = next_poll - local_now_s();

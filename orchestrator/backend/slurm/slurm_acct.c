@@ -568,6 +568,7 @@ void slb_acct_merge(struct acct_set *out, size_t from, struct acct_set *first)
 		/* out owns its strings now: first must not free them. */
 		rec->pending_tasks = NULL;
 		rec->nodes = NULL;
+		rec->reason = NULL;
 	}
 	free(keys);
 }

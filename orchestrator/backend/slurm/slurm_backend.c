@@ -100,6 +100,7 @@ static void move_record(struct acct_set *dst, struct acct_rec *rec)
 	*acct_set_add(dst) = *rec;
 	rec->pending_tasks = NULL;
 	rec->nodes = NULL;
+	rec->reason = NULL;
 }
 
 /*
