@@ -247,3 +247,16 @@ void gate_check(struct gate_result *out, const struct plan *plan,
 	}
 	strbuf_release(&why);
 }
+
+char *gate_failures_text(const struct gate_result *g)
+{
+	size_t no_metric = 0;
+
+	for (size_t i = 0; i < g->nfailures; i++)
+		no_metric += gate_failure_of_result(&g->failures[i]);
+	if (!no_metric)
+		return xstrfmt("%zu failed", g->nfailures);
+	if (no_metric == g->nfailures)
+		return xstrfmt("%zu completed, no metric", no_metric);
+	return xstrfmt("%zu failed, %zu completed, no metric", g->nfailures - no_metric, no_metric);
+}

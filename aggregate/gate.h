@@ -84,6 +84,14 @@ bool gate_passed(const struct task_outcome *o, const struct result *res);
 bool gate_failure_of_result(const struct gate_failure *f);
 
 /*
+ * The gate's failures in words, the same in every command: "3 failed",
+ * "3 completed, no metric" (their run passed, their result did not: a
+ * metric the program never printed where the sweep file looks), or both,
+ * "2 failed, 3 completed, no metric". The caller frees it.
+ */
+char *gate_failures_text(const struct gate_result *g);
+
+/*
  * Whether the run in o failed (!gate_passed(o, NULL)). If so, appends the reason in words to why
  * ("time limit", "exit code 2", "still pending"...) and returns true; a
  * COMPLETED run with exit code 0 returns false and appends nothing.

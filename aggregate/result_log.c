@@ -225,6 +225,69 @@ void result_scan_log(struct result *res, const char *text, size_t len, const cha
 	qsort(res->entries, res->nentries, sizeof(*res->entries), result_compare_entries);
 }
 
+static struct result_entry *find_entry(struct result *res, const char *key)
+{
+	for (size_t i = 0; i < res->nentries; i++)
+		if (!strcmp(res->entries[i].key, key))
+			return &res->entries[i];
+	return NULL;
+}
+
+/*
+ * Programs print their metrics to stderr too (XGBoost's "[9]\ttest-error:
+ * 0.0162", Python's logging): a metric whose pattern the task's stdout log
+ * (path, "...out") does not match is looked for in its stderr log, the same
+ * name ending in ".err". The stdout match wins when both have one. A metric
+ * in neither says so, naming both.
+ */
+static void from_stderr(struct result *res, const char *path, const struct result_log_spec *spec)
+{
+	size_t len = strlen(path), missing = 0;
+	struct strbuf text = STRBUF_INIT;
+	struct result err;
+	char *errpath, *key;
+
+	for (size_t k = 0; k < spec->n; k++) {
+		const struct result_entry *e = find_entry(res, spec->names[k]);
+
+		missing += e && e->kind == RESULT_MISSING;
+	}
+	if (!missing || len < 4 || strcmp(path + len - 4, ".out"))
+		return;
+	errpath = xstrfmt("%.*s.err", (int)(len - 4), path);
+	if (result_read_text(&text, errpath, true) < 0) {
+		free(errpath);
+		return; /* no stderr log (merged with 2>&1, or not written): stdout said it */
+	}
+	result_init_empty(&err);
+	result_scan_log(&err, text.buf, text.len, errpath, spec);
+	for (size_t k = 0; k < spec->n; k++) {
+		struct result_entry *e = find_entry(res, spec->names[k]);
+		struct result_entry *f = find_entry(&err, spec->names[k]);
+
+		if (!e || e->kind != RESULT_MISSING || !f)
+			continue;
+		free(e->why);
+		if (f->kind == RESULT_MISSING) {
+			e->why = xstrfmt("pattern for '%s' not found in %s nor in %s", spec->names[k],
+			                 path, errpath);
+			continue;
+		}
+		/* Found on stderr: its value, or why it is not a number (why moves over). */
+		key = e->key;
+		*e = *f;
+		e->key = key;
+		f->why = NULL;
+	}
+	if (err.warning && !res->warning) {
+		res->warning = err.warning;
+		err.warning = NULL;
+	}
+	result_release(&err);
+	strbuf_release(&text);
+	free(errpath);
+}
+
 void result_read_log(struct result *res, const char *path, const struct result_log_spec *spec)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -245,6 +308,7 @@ void result_read_log(struct result *res, const char *path, const struct result_l
 		goto out;
 	}
 	result_scan_log(res, sb.buf, sb.len, path, spec);
+	from_stderr(res, path, spec);
 out:
 	strbuf_release(&sb);
 }

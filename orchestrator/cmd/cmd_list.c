@@ -141,7 +141,8 @@ static int print_metrics(struct store *st, const char *which)
  * Where a submitted sweep stands, from its tasks' outcomes (kept records:
  * no query once every array job finished; else one query, as status) and
  * the verdict report gives: "running (3 of 20 ended)", "cancelled (5 of
- * 20 completed)", "complete", "incomplete (2 failed)". A sweep whose
+ * 20 completed)", "complete", "incomplete (2 failed)" or "incomplete (3
+ * completed, no metric)" (gate_failures_text, as resubmit says). A sweep whose
  * records cannot be read says so ("unknown: ...") and the others still show.
  */
 static char *standing(struct store *st, const struct sweep_rec *rec)
@@ -181,8 +182,12 @@ static char *standing(struct store *st, const struct sweep_rec *rec)
 		out = xstrfmt("unknown: %s", error_last());
 	else if (gate_complete(&v.gate))
 		out = xstrdup("complete");
-	else
-		out = xstrfmt("incomplete (%zu failed)", v.gate.nfailures);
+	else {
+		char *failures = gate_failures_text(&v.gate);
+
+		out = xstrfmt("incomplete (%s)", failures);
+		free(failures);
+	}
 out:
 	verdict_release(&v);
 	plan_release(&plan);

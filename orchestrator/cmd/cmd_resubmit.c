@@ -23,6 +23,7 @@
 #include "causes.h"
 #include "cli.h"
 #include "error.h"
+#include "gate.h"
 #include "loaded.h"
 #include "plan.h"
 #include "outcome.h"
@@ -33,6 +34,7 @@
 #include "script.h"
 #include "store.h"
 #include "strbuf.h"
+#include "verdict.h"
 #include "submission.h"
 #include "table.h"
 #include "units.h"
@@ -303,6 +305,30 @@ static int submit(struct state *s)
 	return 0;
 }
 
+/*
+ * Every run completed, yet report's verdict may still fail some tasks: a
+ * metric the program never printed where the sweep file looks. Say so as
+ * list does ("3 completed, no metric"), with the first reason, and why
+ * resubmitting would not help: the same program prints the same.
+ */
+static void print_no_metric(struct state *s)
+{
+	struct verdict v;
+	char *failures;
+
+	verdict_init(&v);
+	if (verdict_check_loaded(&v, &s->l, NULL, 0) == 0 && !gate_complete(&v.gate)) {
+		failures = gate_failures_text(&v.gate);
+		printf("but report's verdict is incomplete (%s): %s\n"
+		       "Running the same program again prints the same: fix where the sweep file "
+		       "looks\n(results:) and submit it again, or see what exists with 'sweep "
+		       "report --allow-incomplete'.\n",
+		       failures, v.gate.failures[0].reason ? v.gate.failures[0].reason : "no metric");
+		free(failures);
+	}
+	verdict_release(&v);
+}
+
 int cmd_resubmit(int argc, char **argv)
 {
 	struct resubmit_opts o = {0};
@@ -335,6 +361,7 @@ int cmd_resubmit(int argc, char **argv)
 		       s.l.rec.id, s.l.rec.name, s.r.rp.ncompleted, s.l.plan.ntasks,
 		       s.l.plan.ntasks == 1 ? "" : "s");
 		print_skipped(stdout, &s.r.rp);
+		print_no_metric(&s);
 		ret = EXIT_OK;
 		goto out;
 	}

@@ -354,6 +354,37 @@ static void test_gate_log_metrics(void **state)
  * (res NULL), then with the result read from a file under a size limit of
  * 20 bytes; gate_check and gate_failure_of_result agree with it.
  */
+/* The failures in words, as list and resubmit say them. */
+static void test_gate_failures_text(void **state)
+{
+	struct gate_failure f[3];
+	struct gate_result g;
+	char *text;
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	memset(f, 0, sizeof(f));
+	g.failures = f;
+	f[0].state = TS_FAILED;
+	f[0].exit_code = 1;
+	f[1].state = TS_COMPLETED;
+	f[2].state = TS_COMPLETED;
+	g.nfailures = 1;
+	text = gate_failures_text(&g);
+	assert_string_equal(text, "1 failed");
+	free(text);
+	g.failures = f + 1;
+	g.nfailures = 2;
+	text = gate_failures_text(&g);
+	assert_string_equal(text, "2 completed, no metric");
+	free(text);
+	g.failures = f;
+	g.nfailures = 3;
+	text = gate_failures_text(&g);
+	assert_string_equal(text, "1 failed, 2 completed, no metric");
+	free(text);
+}
+
 static void test_gate_passed(void **state)
 {
 	static const char small[] = "{\"loss\": 0.25}";         /* 14 bytes */
@@ -426,6 +457,7 @@ int main(void)
 	    cmocka_unit_test(test_gate_no_metrics_anywhere),
 	    cmocka_unit_test(test_gate_run_failed),
 	    cmocka_unit_test(test_gate_passed),
+	    cmocka_unit_test(test_gate_failures_text),
 	    cmocka_unit_test(test_gate_log_metrics),
 	};
 

@@ -908,6 +908,60 @@ static void test_result_log_with_file(void **state)
 	result_log_spec_release(&spec);
 }
 
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * A metric the program printed to stderr (XGBoost's evaluation lines) is
+ * read from the task's .err log when its .out log has none; stdout wins when
+ * both have one; in neither, the message names both logs.
+ */
+static void test_result_log_from_stderr(void **state)
+{
+	const char *names[] = {"test_error", "loss", "acc"};
+	const char *patterns[] = {"test-error:([0-9.]+)", "loss ([0-9.]+)", "acc=([0-9.]+)"};
+	char dir[] = "/tmp/sweep-result-XXXXXX";
+	struct result_log_spec spec;
+	struct result res;
+	char *out, *err, *why;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	out = xstrfmt("%s/xgb run_7_0.out", dir);
+	err = xstrfmt("%s/xgb run_7_0.err", dir);
+	put_file(out, "loss 0.5\n");
+	put_file(err, "[8]\ttest-error:0.0200\n[9]\ttest-error:0.0162\nloss 9\n");
+	assert_int_equal(result_log_spec_init(&spec, names, patterns, 3), 0);
+	result_init_empty(&res);
+	result_read_log(&res, out, &spec);
+	assert_number(&res, "test_error", 0.0162);
+	assert_number(&res, "loss", 0.5);
+	why = xstrfmt("pattern for 'acc' not found in %s nor in %s", out, err);
+	assert_string_equal(result_find(&res, "acc")->why, why);
+	free(why);
+	result_release(&res);
+
+	/* No .err log (merged with 2>&1): the .out log alone is named. */
+	assert_int_equal(unlink(err), 0);
+	result_init_empty(&res);
+	result_read_log(&res, out, &spec);
+	why = xstrfmt("pattern for 'acc' not found in %s", out);
+	assert_string_equal(result_find(&res, "acc")->why, why);
+	free(why);
+	result_release(&res);
+	result_log_spec_release(&spec);
+	assert_int_equal(unlink(out), 0);
+	assert_int_equal(rmdir(dir), 0);
+	free(out);
+	free(err);
+}
+
 /* The one reading function: regular files only, never waiting, with a size limit. */
 static void test_result_read_limits(void **state)
 {
@@ -1046,6 +1100,7 @@ int main(void)
 	    cmocka_unit_test(test_result_csv_header_trimmed),
 	    cmocka_unit_test(test_result_keys_escaped),
 	    cmocka_unit_test(test_result_log_with_file),
+	    cmocka_unit_test(test_result_log_from_stderr),
 	    cmocka_unit_test(test_result_read_limits),
 	    cmocka_unit_test(test_result_hostile_files),
 	    cmocka_unit_test(test_result_errors_never_echo_bytes),
