@@ -645,46 +645,39 @@ static size_t ring_pixels(const struct plot_figure *fig, size_t p, const char *p
 }
 
 /*
- * Plots a reader can trust (issue 34): an accuracy's CI is cut at its
- * bound 0 and said so, not drawn below 0; an integer parameter has integer
- * ticks; the legend gives n; tied best points at one place are both seen;
- * the random search's scatter has one legend.
+ * Plots a reader can trust (issue 34). The fixture: accuracies near 0 with
+ * seeds far apart (width=16: the CI passes 0), and 0.5-0.9 (width=64).
  */
-static void test_plot_reader_can_trust(void **state)
+static void trust_fixture(struct fixture *fx)
 {
-	static char *int_values[] = {"1",  "16", "0",  "1",  "64", "0",  "2",  "16",
-	                             "0",  "2",  "64", "0",  "3",  "16", "0",  "3",
-	                             "64", "0",  "4",  "16", "0",  "4",  "64", "0"};
-	static const char *const int_ticks[] = {"1", "2", "3", "4"};
-	static const enum compare_goal goals[] = {GOAL_MAX, GOAL_MIN};
-	struct fixture fx;
-	struct plot_figure fig;
-	struct draw_layout l;
-	struct plan p = plan;
-	const struct plot_series *s;
-	char *dir = make_tmpdir(), *path = xstrfmt("%s/trust.png", dir);
-	size_t one, two;
-	bool cut = false;
-
-	(void)state;
-	/* Accuracies near 0 with seeds far apart: the CI passes 0. */
-	memset(&fx, 0, sizeof(fx));
+	memset(fx, 0, sizeof(*fx));
 	for (size_t i = 0; i < NSET * NSEED; i++) {
 		double acc = (i / NSEED) % 2  ? 0.5 + 0.1 * (double)(i % NSEED)
 		             : i % NSEED == 4 ? 0.4
 		                              : 0.005 * (double)(i % NSEED);
 		char *text = xstrfmt("{\"accuracy\": %.6f, \"loss\": %.6f}", acc, 3.0 - acc);
 
-		fx.o[i].state = TS_COMPLETED;
-		result_init(&fx.res[i]);
-		result_parse(&fx.res[i], text, strlen(text));
+		fx->o[i].state = TS_COMPLETED;
+		result_init(&fx->res[i]);
+		result_parse(&fx->res[i], text, strlen(text));
 		free(text);
 	}
-	gate_result_init(&fx.g);
-	gate_check(&fx.g, &plan, fx.o, fx.res, NULL, 0);
-	report_init(&fx.r);
-	fx.r.name = "trust";
-	report_build(&fx.r, &plan, &fx.g, fx.res);
+	gate_result_init(&fx->g);
+	gate_check(&fx->g, &plan, fx->o, fx->res, NULL, 0);
+	report_init(&fx->r);
+	fx->r.name = "trust";
+	report_build(&fx->r, &plan, &fx->g, fx->res);
+}
+
+/* An accuracy's CI is cut at its bound 0 and said so, not drawn below 0. */
+static void test_plot_bounded_metric_cut(void **state)
+{
+	struct fixture fx;
+	struct plot_figure fig;
+	bool cut = false;
+
+	(void)state;
+	trust_fixture(&fx);
 	plot_figure_init(&fig);
 	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
 	assert_string_equal(fig.panels[0].title, "accuracy");
@@ -698,28 +691,88 @@ static void test_plot_reader_can_trust(void **state)
 	assert_non_null(strstr(fig.panels[0].note, "cut at 0 or 1"));
 	/* loss is no fraction: its bars are as they are. */
 	assert_null(strstr(fig.panels[1].note, "cut"));
-	/* The legend gives n. */
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
+
+/* The legend gives n. */
+static void test_plot_legend_gives_n(void **state)
+{
+	struct fixture fx;
+	struct plot_figure fig;
+
+	(void)state;
+	trust_fixture(&fx);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
 	assert_string_equal(fig.panels[0].series[0].label, "width=16 (n = 5)");
 	plot_figure_release(&fig);
+	assert_int_equal(plot_from_sampled(&fig, &fx.r, 2, (const bool[]){true, false}), 0);
+	assert_string_equal(fig.panels[0].series[0].label, "all settings (n = 5)");
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
 
-	/* An integer parameter: integer ticks, none between. */
+/* An integer parameter: integer ticks, none between (1.0 1.5 2.0 ... before). */
+static void test_plot_integer_ticks(void **state)
+{
+	static char *int_values[] = {"1",  "16", "0",  "1",  "64", "0",  "2",  "16",
+	                             "0",  "2",  "64", "0",  "3",  "16", "0",  "3",
+	                             "64", "0",  "4",  "16", "0",  "4",  "64", "0"};
+	static const char *const int_ticks[] = {"1", "2", "3", "4"};
+	struct fixture fx;
+	struct plot_figure fig;
+	struct plan p = plan;
+
+	(void)state;
+	trust_fixture(&fx);
 	p.values = int_values;
 	fx.r.plan = &p;
+	plot_figure_init(&fig);
 	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
 	assert_ticks(&fig.panels[0].x, int_ticks, 4);
 	plot_figure_release(&fig);
 	fx.r.plan = &plan;
+	fixture_release(&fx);
+}
 
-	/* The random search's scatter: one legend, the first panel's. */
+/* The random search's scatter: one legend, the first panel's. */
+static void test_plot_sampled_one_legend(void **state)
+{
+	static const enum compare_goal goals[] = {GOAL_MAX, GOAL_MIN};
+	struct fixture fx;
+	struct plot_figure fig;
+	struct draw_layout l;
+
+	(void)state;
+	trust_fixture(&fx);
 	report_rank(&fx.r, goals);
+	plot_figure_init(&fig);
 	assert_int_equal(plot_from_sampled(&fig, &fx.r, 2, (const bool[]){true, false}), 0);
 	draw_layout(&l, &fig);
 	assert_true(l.panels[0].nlabels > 0);
 	assert_int_equal(l.panels[1].nlabels, 0);
 	assert_true(l.panels[1].legend.height == 0);
 	draw_layout_release(&l);
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
 
-	/* Two best points at one place (a tie): both are seen, two rings. */
+/* Two best points at one place (a tie): both are seen, two rings. */
+static void test_plot_tie_both_seen(void **state)
+{
+	static const enum compare_goal goals[] = {GOAL_MAX, GOAL_MIN};
+	char *dir = make_tmpdir(), *path = xstrfmt("%s/tie.png", dir);
+	struct fixture fx;
+	struct plot_figure fig;
+	const struct plot_series *s;
+	size_t one, two;
+
+	(void)state;
+	trust_fixture(&fx);
+	report_rank(&fx.r, goals);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_sampled(&fig, &fx.r, 2, (const bool[]){true, false}), 0);
 	s = &fig.panels[1].series[0];
 	memset(s->best, 0, s->n);
 	s->best[0] = 1;
@@ -1050,7 +1103,11 @@ int main(void)
 	    cmocka_unit_test(test_plot_format_of),
 	    cmocka_unit_test(test_plot_write_fails),
 	    cmocka_unit_test(test_plot_matches_reference),
-	    cmocka_unit_test(test_plot_reader_can_trust),
+	    cmocka_unit_test(test_plot_bounded_metric_cut),
+	    cmocka_unit_test(test_plot_legend_gives_n),
+	    cmocka_unit_test(test_plot_integer_ticks),
+	    cmocka_unit_test(test_plot_sampled_one_legend),
+	    cmocka_unit_test(test_plot_tie_both_seen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
