@@ -155,6 +155,8 @@ static void discover_metrics(struct gate_result *g, const struct task_outcome *o
 			/* A metric the log was searched for counts even without a value. */
 			if (res->entries[k].kind == RESULT_OTHER && !res->entries[k].from_log)
 				continue;
+			if (res->entries[k].step) /* a series' x axis */
+				continue;
 			while (lo < hi) {
 				size_t mid = lo + (hi - lo) / 2;
 				int cmp = strcmp(g->metrics[mid], key);

@@ -496,6 +496,15 @@ void result_parse(struct result *res, const char *text, size_t len)
 	parse_json(res, text, len, "");
 }
 
+/* A series file counts its lines with RESULT_STEP_KEY: no metric (result.h). */
+static void mark_step(struct result *res)
+{
+	struct result_entry *e = (struct result_entry *)result_find(res, RESULT_STEP_KEY);
+
+	if (e)
+		e->step = true;
+}
+
 /* JSON Lines: the last line that is not blank holds the latest metrics. */
 static void parse_jsonl(struct result *res, const char *text, size_t len)
 {
@@ -512,6 +521,7 @@ static void parse_jsonl(struct result *res, const char *text, size_t len)
 		end = start;
 	}
 	parse_json(res, text + start, end - start, "last line, ");
+	mark_step(res);
 }
 
 /* ---- CSV (RFC 4180) ---- */
@@ -763,6 +773,7 @@ void result_parse_format(struct result *res, const char *text, size_t len,
 		return;
 	case RESULT_CSV:
 		parse_csv(res, text, len);
+		mark_step(res);
 		return;
 	}
 }

@@ -72,6 +72,7 @@ struct result_entry {
 	 */
 	char *why;
 	bool from_log; /* asked for by the sweep file: a metric even without a value */
+	bool step;     /* a series file's RESULT_STEP_KEY: its x axis, never a metric */
 };
 
 struct result {
@@ -129,7 +130,17 @@ size_t result_max_bytes(void);
  */
 void result_read(struct result *res, const char *path);
 
-/* The same for a file in format (JSON Lines and CSV: the last line or row). */
+/*
+ * The key of a series file (JSON Lines, CSV) that counts its lines: the x
+ * axis of curves (report --plot --step), never a metric. Its entry is kept,
+ * with step set, so that the gate does not count it.
+ */
+#define RESULT_STEP_KEY "step"
+
+/*
+ * The same for a file in format (JSON Lines and CSV: the last line or row,
+ * whose RESULT_STEP_KEY is marked step).
+ */
 void result_read_format(struct result *res, const char *path, enum result_format format);
 
 /* The same from text in memory (len bytes, need not be NUL-terminated). */

@@ -208,14 +208,77 @@ static void best_ring(cairo_t *cr, double x, double y)
 	cairo_stroke(cr);
 }
 
-static void draw_series(cairo_t *cr, const struct frame *f, const struct plot_panel *pn, size_t i)
+/* The end of a bar cut at a bound: an arrow pointing past it (dir -1 up, +1 down). */
+static void cut_arrow(cairo_t *cr, double x, double y, double dir)
+{
+	cairo_move_to(cr, x - 4.5, y - dir * 7);
+	cairo_line_to(cr, x + 4.5, y - dir * 7);
+	cairo_line_to(cr, x, y);
+	cairo_close_path(cr);
+	cairo_fill(cr);
+}
+
+/* Series side by side at one x, so that their bars do not hide each other. */
+static double series_dodge(const struct plot_panel *pn, size_t i)
+{
+	return pn->style == PLOT_ERROR_BARS && pn->nseries > 1
+	           ? ((double)i - (double)(pn->nseries - 1) / 2.0) *
+	                 fmin(6.0, 36.0 / (double)pn->nseries)
+	           : 0.0;
+}
+
+/*
+ * Per point of every series, how far right of its x it is drawn: the
+ * series' dodge, and for best points that would cover one another (tied
+ * settings at one place) a spread, side by side, so that each is seen.
+ * shift[i][k]; the caller frees shift[i] and shift.
+ */
+static double **point_shifts(const struct frame *f, const struct plot_panel *pn)
+{
+	double **shift = xcalloc(pn->nseries + 1, sizeof(*shift));
+	struct at {
+		double x, y;
+		size_t i, k, group;
+	} *best = NULL;
+	size_t nbest = 0, alloc = 0;
+
+	for (size_t i = 0; i < pn->nseries; i++) {
+		const struct plot_series *s = &pn->series[i];
+
+		shift[i] = xcalloc(s->n + 1, sizeof(double));
+		for (size_t k = 0; k < s->n; k++) {
+			shift[i][k] = series_dodge(pn, i);
+			if (!s->best || !s->best[k])
+				continue;
+			ALLOC_GROW(best, nbest + 1, alloc);
+			best[nbest] =
+			    (struct at){px(f, s->x[k]) + shift[i][k], py(f, s->y[k]), i, k, nbest};
+			for (size_t j = 0; j < nbest; j++)
+				if (fabs(best[j].x - best[nbest].x) < 6 &&
+				    fabs(best[j].y - best[nbest].y) < 6) {
+					best[nbest].group = best[j].group;
+					break;
+				}
+			nbest++;
+		}
+	}
+	for (size_t j = 0; j < nbest; j++) {
+		size_t size = 0, rank = 0;
+
+		for (size_t q = 0; q < nbest; q++) {
+			size += best[q].group == best[j].group;
+			rank += best[q].group == best[j].group && q < j;
+		}
+		shift[best[j].i][best[j].k] += ((double)rank - (double)(size - 1) / 2.0) * 20.0;
+	}
+	free(best);
+	return shift;
+}
+
+static void draw_series(cairo_t *cr, const struct frame *f, const struct plot_panel *pn, size_t i,
+                        const double *shift)
 {
 	const struct plot_series *s = &pn->series[i];
-	/* Series side by side at one x, so that their bars do not hide each other. */
-	double dodge = pn->style == PLOT_ERROR_BARS && pn->nseries > 1
-	                   ? ((double)i - (double)(pn->nseries - 1) / 2.0) *
-	                         fmin(6.0, 36.0 / (double)pn->nseries)
-	                   : 0.0;
 
 	cairo_save(cr);
 	cairo_rectangle(cr, f->left, f->top, f->width, f->height);
@@ -248,32 +311,42 @@ static void draw_series(cairo_t *cr, const struct frame *f, const struct plot_pa
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 	for (size_t k = 0; pn->style != PLOT_SCATTER && k < s->n; k++) {
 		if (k == 0)
-			cairo_move_to(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
+			cairo_move_to(cr, px(f, s->x[k]) + shift[k], py(f, s->y[k]));
 		else
-			cairo_line_to(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
+			cairo_line_to(cr, px(f, s->x[k]) + shift[k], py(f, s->y[k]));
 	}
 	cairo_stroke(cr);
 	if (pn->style != PLOT_BANDS) {
 		cairo_set_line_width(cr, 1.5);
 		for (size_t k = 0; k < s->n; k++) {
-			double x = px(f, s->x[k]) + dodge;
+			double x = px(f, s->x[k]) + shift[k];
 
 			if (isnan(s->lo[k]))
 				continue;
 			cairo_move_to(cr, x, py(f, s->lo[k]));
 			cairo_line_to(cr, x, py(f, s->hi[k]));
-			cairo_move_to(cr, x - 4, py(f, s->lo[k]));
-			cairo_line_to(cr, x + 4, py(f, s->lo[k]));
-			cairo_move_to(cr, x - 4, py(f, s->hi[k]));
-			cairo_line_to(cr, x + 4, py(f, s->hi[k]));
+			if (!s->cut || !(s->cut[k] & PLOT_CUT_LO)) {
+				cairo_move_to(cr, x - 4, py(f, s->lo[k]));
+				cairo_line_to(cr, x + 4, py(f, s->lo[k]));
+			}
+			if (!s->cut || !(s->cut[k] & PLOT_CUT_HI)) {
+				cairo_move_to(cr, x - 4, py(f, s->hi[k]));
+				cairo_line_to(cr, x + 4, py(f, s->hi[k]));
+			}
 		}
 		cairo_stroke(cr);
+		for (size_t k = 0; s->cut && k < s->n; k++) {
+			if (s->cut[k] & PLOT_CUT_LO)
+				cut_arrow(cr, px(f, s->x[k]) + shift[k], py(f, s->lo[k]), 1);
+			if (s->cut[k] & PLOT_CUT_HI)
+				cut_arrow(cr, px(f, s->x[k]) + shift[k], py(f, s->hi[k]), -1);
+		}
 		for (size_t k = 0; k < s->n; k++)
-			marker(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
+			marker(cr, px(f, s->x[k]) + shift[k], py(f, s->y[k]));
 	}
 	for (size_t k = 0; s->best && k < s->n; k++)
 		if (s->best[k])
-			best_ring(cr, px(f, s->x[k]) + dodge, py(f, s->y[k]));
+			best_ring(cr, px(f, s->x[k]) + shift[k], py(f, s->y[k]));
 	cairo_restore(cr);
 }
 
@@ -450,6 +523,10 @@ static void layout_legend(struct draw_panel *out, cairo_t *cr, const struct plot
 	double h = 0;
 
 	out->labels = xcalloc(pn->nseries + 1, sizeof(*out->labels));
+	if (pn->no_legend) {
+		out->legend = (struct draw_box){x, y, w, 0};
+		return;
+	}
 	out->nlabels = pn->nseries;
 	set_font(cr, 12, false);
 	for (size_t i = 0; i < pn->nseries; i++) {
@@ -524,6 +601,8 @@ static void draw_legend(cairo_t *cr, const struct plot_panel *pn, const struct d
 {
 	double x = dp->legend.x, y = dp->legend.y;
 
+	if (pn->no_legend)
+		return;
 	set_font(cr, 12, false);
 	for (size_t i = 0; i < pn->nseries; i++) {
 		const struct draw_text *label = &dp->labels[i];
@@ -572,6 +651,7 @@ static void draw_panel(cairo_t *cr, const struct plot_panel *pn, const struct dr
 	    .x = &pn->x,
 	    .y = &pn->y,
 	};
+	double **shift;
 	char *title;
 
 	set_font(cr, 14, true);
@@ -580,8 +660,12 @@ static void draw_panel(cairo_t *cr, const struct plot_panel *pn, const struct dr
 	text_at(cr, title, f.left, f.top - 10, 0, 1);
 	free(title);
 	draw_axes(cr, &f);
-	for (size_t i = 0; i < pn->nseries; i++)
-		draw_series(cr, &f, pn, i);
+	shift = point_shifts(&f, pn);
+	for (size_t i = 0; i < pn->nseries; i++) {
+		draw_series(cr, &f, pn, i, shift[i]);
+		free(shift[i]);
+	}
+	free(shift);
 	draw_legend(cr, pn, dp);
 }
 

@@ -3,6 +3,7 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@ static void series_release(struct plot_series *s)
 	free(s->lo);
 	free(s->hi);
 	free(s->best);
+	free(s->cut);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -166,16 +168,18 @@ static void add_tick(struct plot_axis *a, double v, char *text)
 	a->ticks[a->nticks++].label = text;
 }
 
-static void fit_linear(struct plot_axis *a, double lo, double hi)
+/* Nice ticks over lo..hi, min_step apart at least. */
+static void fit_linear(struct plot_axis *a, double lo, double hi, double min_step)
 {
 	double step, first, last, biggest;
+
 	if (hi - lo <= fmax(fabs(hi), fabs(lo)) * 1e-12) {
 		double pad = lo == 0.0 ? 1.0 : fabs(lo) * 0.1;
 
 		lo -= pad;
 		hi += pad;
 	}
-	step = nice_step((hi - lo) / 5.0);
+	step = fmax(nice_step((hi - lo) / 5.0), min_step);
 	first = floor(lo / step + 1e-9);
 	last = ceil(hi / step - 1e-9);
 	a->min = first * step;
@@ -246,7 +250,7 @@ static void fit_log(struct plot_axis *a, double lo, double hi)
 	add_tick(a, hi, xstrfmt("%.3g", hi));
 }
 
-void plot_axis_fit(struct plot_axis *axis, const double *v, size_t n, bool log)
+static void axis_fit(struct plot_axis *axis, const double *v, size_t n, bool log, double min_step)
 {
 	double lo = INFINITY, hi = -INFINITY;
 
@@ -265,7 +269,17 @@ void plot_axis_fit(struct plot_axis *axis, const double *v, size_t n, bool log)
 	if (log)
 		fit_log(axis, lo, hi);
 	else
-		fit_linear(axis, lo, hi);
+		fit_linear(axis, lo, hi, min_step);
+}
+
+void plot_axis_fit(struct plot_axis *axis, const double *v, size_t n, bool log)
+{
+	axis_fit(axis, v, n, log, 0.0);
+}
+
+void plot_axis_fit_integers(struct plot_axis *axis, const double *v, size_t n)
+{
+	axis_fit(axis, v, n, false, 1.0);
 }
 
 void plot_axis_fit_span(struct plot_axis *axis, const double *v, size_t n)
@@ -330,6 +344,7 @@ static size_t find_text(char *const *list, size_t n, const char *text)
 struct point {
 	double x, y, lo, hi;
 	bool best;
+	unsigned char cut;
 };
 
 static int compare_points(const void *a, const void *b)
@@ -358,6 +373,7 @@ struct xmap {
 	char **categories; /* distinct values in order of first appearance */
 	size_t ncategories;
 	bool numeric, log;
+	bool integers; /* numeric, every value a whole number */
 };
 
 static int map_x(struct xmap *out, const struct plan *plan, size_t xparam, bool logx)
@@ -383,6 +399,10 @@ static int map_x(struct xmap *out, const struct plan *plan, size_t xparam, bool 
 	} else {
 		out->log = out->numeric && plot_wants_log(out->pos, plan->nsettings);
 	}
+	out->integers = out->numeric;
+	for (size_t s = 0; out->numeric && s < plan->nsettings; s++)
+		if (out->pos[s] != floor(out->pos[s]) || fabs(out->pos[s]) > 1e15)
+			out->integers = false;
 	if (!out->numeric) {
 		for (size_t s = 0; s < plan->nsettings; s++)
 			out->pos[s] =
@@ -401,13 +421,69 @@ static void fill_series(struct plot_series *out, struct point *pts, size_t n)
 	out->lo = xcalloc(n, sizeof(double));
 	out->hi = xcalloc(n, sizeof(double));
 	out->best = xcalloc(n, 1);
+	for (size_t i = 0; i < n; i++)
+		if (pts[i].cut && !out->cut)
+			out->cut = xcalloc(n, 1);
 	for (size_t i = 0; i < n; i++) {
 		out->x[i] = pts[i].x;
 		out->y[i] = pts[i].y;
 		out->lo[i] = pts[i].lo;
 		out->hi[i] = pts[i].hi;
 		out->best[i] = pts[i].best;
+		if (out->cut)
+			out->cut[i] = pts[i].cut;
 	}
+}
+
+/*
+ * Whether metric is a fraction, bounded to [0, 1]: its name says so
+ * (accuracy, error, precision...) and every mean is in [0, 1] (an
+ * accuracy in percent is not).
+ */
+static bool metric_bounded(const struct report *r, size_t m)
+{
+	static const char *const words[] = {"acc", "err",  "precision", "recall", "f1",    "auc",
+	                                    "iou", "dice", "frac",      "rate",   "ratio", "prob"};
+	const char *metric = r->gate->metrics[m];
+	bool named = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(words) && !named; i++)
+		named = strstr(metric, words[i]) != NULL;
+	if (!named)
+		return false;
+	for (size_t s = 0; s < r->plan->nsettings; s++) {
+		const struct stats_summary *st = report_stats(r, s, m);
+
+		if (st->has_mean && !(st->mean >= 0.0 && st->mean <= 1.0))
+			return false;
+	}
+	return true;
+}
+
+/* A bar of a bounded metric cut at 0 and 1; what was cut. */
+static unsigned char cut_bar(double *lo, double *hi)
+{
+	unsigned char cut = 0;
+
+	if (*lo < 0.0) {
+		*lo = 0.0;
+		cut |= PLOT_CUT_LO;
+	}
+	if (*hi > 1.0) {
+		*hi = 1.0;
+		cut |= PLOT_CUT_HI;
+	}
+	return cut;
+}
+
+/* "width=16 (n = 5)", "all settings (n = 3-5)": the seeds per point. */
+static char *series_label_n(const char *key, size_t nmin, size_t nmax)
+{
+	const char *name = *key ? key : "all settings";
+
+	if (nmin == nmax)
+		return xstrfmt("%s (n = %zu)", name, nmin);
+	return xstrfmt("%s (n = %zu-%zu)", name, nmin, nmax);
 }
 
 static void report_panel(struct plot_panel *pn, const struct report *r, size_t m, size_t xparam,
@@ -417,13 +493,13 @@ static void report_panel(struct plot_panel *pn, const struct report *r, size_t m
 	const char *metric = r->gate->metrics[m];
 	struct point *pts = xcalloc(plan->nsettings + 1, sizeof(*pts));
 	double *yv = xcalloc(3 * plan->nsettings + 1, sizeof(*yv));
-	size_t ny = 0;
-	bool ranked = r->goals && r->goals[m] != GOAL_NONE;
+	size_t ny = 0, ncut = 0;
+	bool ranked = r->goals && r->goals[m] != GOAL_NONE, bounded = metric_bounded(r, m);
 
 	pn->style = PLOT_ERROR_BARS;
 	pn->series = xcalloc(nkeys + 1, sizeof(*pn->series));
 	for (size_t k = 0; k < nkeys; k++) {
-		size_t np = 0;
+		size_t np = 0, nmin = SIZE_MAX, nmax = 0;
 
 		for (size_t s = 0; s < plan->nsettings; s++) {
 			const struct stats_summary *st = report_stats(r, s, m);
@@ -433,6 +509,11 @@ static void report_panel(struct plot_panel *pn, const struct report *r, size_t m
 			pts[np].x = xm->pos[s];
 			pts[np].y = st->mean;
 			error_bar(&pts[np].lo, &pts[np].hi, st);
+			pts[np].cut =
+			    bounded && !isnan(pts[np].lo) ? cut_bar(&pts[np].lo, &pts[np].hi) : 0;
+			ncut += pts[np].cut != 0;
+			nmin = st->n < nmin ? st->n : nmin;
+			nmax = st->n > nmax ? st->n : nmax;
 			pts[np].best = ranked && r->cmp[s * r->gate->nmetrics + m].best;
 			yv[ny++] = pts[np].y;
 			yv[ny++] = pts[np].lo;
@@ -441,7 +522,7 @@ static void report_panel(struct plot_panel *pn, const struct report *r, size_t m
 		}
 		if (!np)
 			continue;
-		pn->series[pn->nseries].label = xstrdup(keys[k]);
+		pn->series[pn->nseries].label = series_label_n(keys[k], nmin, nmax);
 		fill_series(&pn->series[pn->nseries++], pts, np);
 	}
 	if (ranked)
@@ -449,10 +530,13 @@ static void report_panel(struct plot_panel *pn, const struct report *r, size_t m
 		                    compare_goal_name(r->goals[m]));
 	else
 		pn->title = xstrdup(metric);
-	pn->note = xstrdup("mean over seeds; bars: 95% CI of the mean");
+	pn->note = xstrfmt("mean over seeds; bars: 95%% CI of the mean%s",
+	                   ncut ? "; an arrow: a CI cut at 0 or 1, the bounds of the metric" : "");
 	pn->x.label = xstrfmt("%s%s", plan->params[xparam], xm->log ? " (log scale)" : "");
 	pn->y.label = xstrdup(r->labels && r->labels[m] ? r->labels[m] : metric);
-	if (xm->numeric)
+	if (xm->numeric && xm->integers && !xm->log)
+		plot_axis_fit_integers(&pn->x, xm->pos, plan->nsettings);
+	else if (xm->numeric)
 		plot_axis_fit(&pn->x, xm->pos, plan->nsettings, xm->log);
 	else
 		plot_axis_categories(&pn->x, (const char *const *)xm->categories, xm->ncategories);
@@ -522,6 +606,7 @@ int plot_from_sampled(struct plot_figure *out, const struct report *r, size_t ns
 	for (size_t p = 0; p < nsampled && !ret; p++) {
 		struct xmap xm = {0};
 		struct plot_panel *pn;
+		char *note;
 
 		ret = map_x(&xm, r->plan, p, logx[p]);
 		if (!ret) {
@@ -531,13 +616,15 @@ int plot_from_sampled(struct plot_figure *out, const struct report *r, size_t ns
 			free(pn->title);
 			pn->title =
 			    xstrfmt("%s against %s", r->gate->metrics[m], r->plan->params[p]);
-			free(pn->note);
-			pn->note =
-			    xstrdup(r->goals && r->goals[m] != GOAL_NONE
-			                ? "one point per setting: mean over seeds, bars: 95% "
-			                  "CI of the mean; ring: the best"
-			                : "one point per setting: mean over seeds, bars: 95% "
-			                  "CI of the mean");
+			note = pn->note;
+			pn->no_legend = p > 0;
+			pn->note = xstrfmt(
+			    "one point per setting: mean over seeds, bars: 95%% CI of the mean%s%s",
+			    r->goals && r->goals[m] != GOAL_NONE ? "; ring: the best" : "",
+			    strstr(note, "an arrow") ? "; an arrow: a CI cut at 0 or 1, the "
+			                               "bounds of the metric"
+			                             : "");
+			free(note);
 		}
 		free(xm.pos);
 		free(xm.categories);

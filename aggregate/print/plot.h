@@ -25,7 +25,16 @@ struct plot_series {
 	double *lo; /* the lower end of the error bar or band; NAN when none */
 	double *hi;
 	unsigned char *best; /* per point: 1 marks the best setting */
+	/*
+	 * Per point, for a metric bounded to [0, 1] whose CI passes a bound:
+	 * PLOT_CUT_LO when lo was cut to 0, PLOT_CUT_HI when hi was cut to 1
+	 * (both may be set); drawn as an arrow. NULL: nothing cut.
+	 */
+	unsigned char *cut;
 };
+
+#define PLOT_CUT_LO 1
+#define PLOT_CUT_HI 2
 
 struct plot_tick {
 	double at; /* in data units, within the axis range */
@@ -53,6 +62,7 @@ struct plot_panel {
 	struct plot_axis x, y;
 	struct plot_series *series;
 	size_t nseries;
+	bool no_legend; /* the figure's first panel holds the legend for this one too */
 };
 
 struct plot_figure {
@@ -104,6 +114,9 @@ bool plot_wants_log(const double *v, size_t n);
  */
 void plot_axis_fit(struct plot_axis *axis, const double *v, size_t n, bool log);
 
+/* The same, linear, for whole numbers (an integer parameter): no tick between two. */
+void plot_axis_fit_integers(struct plot_axis *axis, const double *v, size_t n);
+
 /*
  * A linear axis over the data's own span, from the least value to the
  * greatest (a learning curve's first and last step), with nice ticks
@@ -118,10 +131,15 @@ void plot_axis_categories(struct plot_axis *axis, const char *const *labels, siz
  * The figure of report r: per metric one panel, the mean with its 95% CI
  * as error bars against parameter xparam, one series per combination of
  * the other varying parameters, the best setting marked where r was
- * ranked. A panel's y axis is labelled r->labels[m] where r has one, else
- * the metric's name. x is logarithmic when logx, or when its values are
- * numbers that plot_wants_log. Settings without a mean are left out; a
- * series with no point is dropped. Fails (error()) when logx is asked of an axis with a
+ * ranked. A series' label ends with its n, the seeds per point ("width=16
+ * (n = 5)", "all settings (n = 3-5)"). A metric whose name says it is a
+ * fraction (accuracy, error...) and whose means are all in [0, 1] has its
+ * bars cut at 0 and 1 (plot_series.cut, and the panel's note says so). An
+ * x parameter of whole numbers gets whole-number ticks. A panel's y axis
+ * is labelled r->labels[m] where r has one, else the metric's name. x is
+ * logarithmic when logx, or when its values are numbers that
+ * plot_wants_log. Settings without a mean are left out; a series with no
+ * point is dropped. Fails (error()) when logx is asked of an axis with a
  * value that is not a positive number.
  */
 int plot_from_report(struct plot_figure *out, const struct report *r, size_t xparam, bool logx);
@@ -131,8 +149,9 @@ int plot_from_report(struct plot_figure *out, const struct report *r, size_t xpa
  * a goal (the first metric when none has one), one panel per sampled
  * parameter, the plan's first nsampled: each setting's mean with its 95% CI
  * as a scatter against the parameter's value, x logarithmic where
- * logx[p], the best setting ringed where r was ranked. Fails (error())
- * as plot_from_report does.
+ * logx[p], the best setting ringed where r was ranked. One legend, the
+ * first panel's (the others have no_legend). Fails (error()) as
+ * plot_from_report does.
  */
 int plot_from_sampled(struct plot_figure *out, const struct report *r, size_t nsampled,
                       const bool *logx);

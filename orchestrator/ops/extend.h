@@ -44,7 +44,8 @@ int extend_find(struct extend *x, struct store *st, const char *which, const str
 /*
  * Copies the result file of every reused task into the new sweep's task
  * folder (<sweep_dir>/tasks/<index>/result.json), so the report reads it
- * where it reads every task's.
+ * where it reads every task's. Only for a sweep whose metrics are in
+ * result.json (cfg_results_in_sweep_result): others have none to copy.
  */
 int extend_copy_results(const struct extend *x, struct store *st, const char *sweep_dir);
 

@@ -157,8 +157,13 @@ static int read_limits(struct quota *q, struct rollout_plan *rp, const struct ba
 	return rollout_plan_make(rp, units, max_array, q->submit, q->nsubmit, ROLLOUT_HEADROOM);
 }
 
-/* The reused tasks of an extending sweep: recorded, and their results copied over. */
-static int record_reused(struct store *st, const struct sweep_rec *rec, const struct extend *x)
+/*
+ * The reused tasks of an extending sweep: recorded, and their result.json
+ * copied over when the sweep's metrics are in one (with results: log or
+ * another file there is none; report reads them where they ran).
+ */
+static int record_reused(struct store *st, const struct sweep_rec *rec, const struct extend *x,
+                         const struct cfg *cfg)
 {
 	struct reused_rec *rows = xcalloc(x->nreused ? x->nreused : 1, sizeof(*rows));
 	size_t n = 0;
@@ -172,7 +177,7 @@ static int record_reused(struct store *st, const struct sweep_rec *rec, const st
 			n++;
 		}
 	ret = n ? store_add_reused(st, rec->id, rows, n) : 0;
-	if (ret == 0 && n)
+	if (ret == 0 && n && cfg_results_in_sweep_result(&cfg->results))
 		ret = extend_copy_results(x, st, rec->dir);
 	free(rows);
 	return ret;
@@ -400,7 +405,7 @@ static int record_sweep(struct submit *s)
 		return SWEEP_ERR;
 	fault_point("submit-after-record");
 	if (store_set_policy(s->st, rec->id, &s->policy) < 0 ||
-	    record_reused(s->st, rec, &s->ext) < 0 ||
+	    record_reused(s->st, rec, &s->ext, &s->cfg) < 0 ||
 	    record_program(s->st, rec->id, s->cfg.command) < 0)
 		goto failed;
 	s->lock_fd = submission_lock(rec->dir);

@@ -174,7 +174,7 @@ static void read_task_result(struct result *res, const struct verdict *v,
 	const struct cfg_results *r = &v->cfg->results;
 	char *path = NULL, *log;
 
-	if (!r->given || (r->file && !strcmp(r->file, CFG_SWEEP_RESULT))) {
+	if (cfg_results_in_sweep_result(r)) {
 		path = result_path(rec->dir, i);
 		if (!task_dir_refused(res, rec->dir, i))
 			result_read(res, path);

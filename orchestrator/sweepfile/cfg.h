@@ -251,6 +251,12 @@ int cfg_load_string(struct cfg *out, const char *name, const char *text, size_t 
 int cfg_results_format_of(enum cfg_results_format *out, const char *file);
 /* "JSON", "JSON Lines", "CSV". */
 const char *cfg_results_format_name(enum cfg_results_format f);
+/*
+ * True when the tasks' metrics are in $SWEEP_RESULT (<task dir>/result.json):
+ * no `results:` section, or results.file "$SWEEP_RESULT". False for another
+ * file or the log only.
+ */
+bool cfg_results_in_sweep_result(const struct cfg_results *r);
 
 /*
  * Prints every key the reader accepts, one a line, as the reference names

@@ -283,6 +283,11 @@ const char *cfg_results_format_name(enum cfg_results_format f)
 	return "?";
 }
 
+bool cfg_results_in_sweep_result(const struct cfg_results *r)
+{
+	return !r->given || (r->file && !strcmp(r->file, CFG_SWEEP_RESULT));
+}
+
 int cfg_results_format_of(enum cfg_results_format *out, const char *file)
 {
 	static const struct {

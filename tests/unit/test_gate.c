@@ -232,6 +232,58 @@ static void test_gate_discovers_metrics(void **state)
 		result_release(&res[i]);
 }
 
+/*
+ * A series file (JSON Lines, CSV: the last line or row) counts its step: the
+ * step key is the curves' x axis, never a metric ("step 19 ± 0" in the table).
+ * In a JSON object it is the user's own key, a metric as any other.
+ */
+static void test_gate_step_is_no_metric(void **state)
+{
+	static const struct {
+		const char *text;
+		enum result_format format;
+	} rows[] = {
+	    {"{\"step\": 18, \"loss\": 0.5}\n{\"step\": 19, \"loss\": 0.4}\n", RESULT_JSONL},
+	    {"step,loss\n18,0.5\n19,0.3\n", RESULT_CSV},
+	};
+	struct task_outcome o[2];
+	struct result res[2];
+	struct gate_result g;
+	const struct plan *plan = fixture_plan1();
+	struct plan two = *plan;
+
+	(void)state;
+	two.nseeds = 2;
+	two.ntasks = 2;
+	two.seeds = (int64_t[]){0, 1};
+	for (uint32_t i = 0; i < 2; i++) {
+		o[i] = ran(TS_COMPLETED, 0, 0, i);
+		result_init(&res[i]);
+		result_parse_format(&res[i], rows[i].text, strlen(rows[i].text), rows[i].format);
+		assert_int_equal(res[i].status, RESULT_OK);
+		/* Still read: a curve or a message may want it. */
+		assert_non_null(result_find(&res[i], "step"));
+	}
+	gate_result_init(&g);
+	gate_check(&g, &two, o, res, NULL, 0);
+	assert_int_equal(g.nmetrics, 1);
+	assert_string_equal(g.metrics[0], "loss");
+	assert_int_equal(g.npassed[0], 2);
+	gate_result_release(&g);
+	result_release(&res[0]);
+
+	/* A JSON object's "step" is a metric. */
+	parse(&res[0], "{\"step\": 3, \"loss\": 0.1}");
+	result_release(&res[1]);
+	parse(&res[1], "{\"step\": 3, \"loss\": 0.2}");
+	gate_result_init(&g);
+	gate_check(&g, &two, o, res, NULL, 0);
+	assert_int_equal(g.nmetrics, 2);
+	gate_result_release(&g);
+	for (size_t i = 0; i < 2; i++)
+		result_release(&res[i]);
+}
+
 static void test_gate_requested_metrics(void **state)
 {
 	const char *metrics[] = {"loss", "acc", "loss", "f1"};
@@ -453,6 +505,7 @@ int main(void)
 	    cmocka_unit_test(test_gate_unreadable_result),
 	    cmocka_unit_test(test_gate_failure_fields),
 	    cmocka_unit_test(test_gate_discovers_metrics),
+	    cmocka_unit_test(test_gate_step_is_no_metric),
 	    cmocka_unit_test(test_gate_requested_metrics),
 	    cmocka_unit_test(test_gate_no_metrics_anywhere),
 	    cmocka_unit_test(test_gate_run_failed),

@@ -343,8 +343,8 @@ static void test_plot_from_report(void **state)
 	assert_true(pn->x.log);
 	/* One series per width, each over the four lr values in order. */
 	assert_int_equal(pn->nseries, 2);
-	assert_string_equal(pn->series[0].label, "width=16");
-	assert_string_equal(pn->series[1].label, "width=64");
+	assert_string_equal(pn->series[0].label, "width=16 (n = 5)");
+	assert_string_equal(pn->series[1].label, "width=64 (n = 5)");
 	assert_int_equal(pn->series[1].n, 4);
 	assert_true(pn->series[1].x[0] == 0.001 && pn->series[1].x[3] == 1);
 	/* The best acc is lr=0.1 width=64 (setting 5), the best loss the same. */
@@ -385,7 +385,7 @@ static void test_plot_from_report(void **state)
 	assert_int_equal(plot_from_report(&fig, &fx.r, 1, false), 0);
 	assert_false(fig.panels[0].x.log);
 	assert_int_equal(fig.panels[0].nseries, 4);
-	assert_string_equal(fig.panels[0].series[0].label, "lr=0.001");
+	assert_string_equal(fig.panels[0].series[0].label, "lr=0.001 (n = 5)");
 	plot_figure_release(&fig);
 	/* Forced log along width is fine: its values are positive. */
 	assert_int_equal(plot_from_report(&fig, &fx.r, 1, true), 0);
@@ -481,7 +481,7 @@ static void test_plot_unranked_and_categorical(void **state)
 	assert_int_equal(fig.panels[0].x.nticks, 3);
 	assert_string_equal(fig.panels[0].x.ticks[2].label, "lion");
 	assert_int_equal(fig.panels[0].nseries, 4);
-	assert_string_equal(fig.panels[0].series[3].label, "width=64, wd=1");
+	assert_string_equal(fig.panels[0].series[3].label, "width=64, wd=1 (n = 5)");
 	for (size_t s = 0; s < fig.panels[0].nseries; s++)
 		for (size_t k = 0; k < fig.panels[0].series[s].n; k++)
 			assert_false(fig.panels[0].series[s].best[k]);
@@ -608,6 +608,187 @@ static void test_plot_matches_reference(void **state)
 	assert_true(pixel_difference(got, want) > 0.0005);
 	cairo_surface_destroy(got);
 	cairo_surface_destroy(want);
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+	remove_tree(dir);
+	free(path);
+	free(dir);
+}
+
+/* The black pixels (best rings) inside panel p's plot area. */
+static size_t ring_pixels(const struct plot_figure *fig, size_t p, const char *path)
+{
+	struct draw_layout l;
+	cairo_surface_t *img;
+	const unsigned char *data;
+	size_t n = 0;
+	int stride;
+
+	assert_int_equal(draw_figure(fig, path), 0);
+	draw_layout(&l, fig);
+	img = cairo_image_surface_create_from_png(path);
+	assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+	data = cairo_image_surface_get_data(img);
+	stride = cairo_image_surface_get_stride(img);
+	for (int y = (int)l.panels[p].frame.y + 2;
+	     y < (int)(l.panels[p].frame.y + l.panels[p].frame.height) - 2; y++)
+		for (int x = (int)l.panels[p].frame.x + 2;
+		     x < (int)(l.panels[p].frame.x + l.panels[p].frame.width) - 2; x++) {
+			uint32_t px =
+			    *(const uint32_t *)(data + (size_t)y * (size_t)stride + 4 * (size_t)x);
+
+			n += (px & 0xffffff) == 0;
+		}
+	cairo_surface_destroy(img);
+	draw_layout_release(&l);
+	return n;
+}
+
+/*
+ * Plots a reader can trust (issue 34). The fixture: accuracies near 0 with
+ * seeds far apart (width=16: the CI passes 0), and 0.5-0.9 (width=64).
+ */
+static void trust_fixture(struct fixture *fx)
+{
+	memset(fx, 0, sizeof(*fx));
+	for (size_t i = 0; i < NSET * NSEED; i++) {
+		double acc = (i / NSEED) % 2  ? 0.5 + 0.1 * (double)(i % NSEED)
+		             : i % NSEED == 4 ? 0.4
+		                              : 0.005 * (double)(i % NSEED);
+		char *text = xstrfmt("{\"accuracy\": %.6f, \"loss\": %.6f}", acc, 3.0 - acc);
+
+		fx->o[i].state = TS_COMPLETED;
+		result_init(&fx->res[i]);
+		result_parse(&fx->res[i], text, strlen(text));
+		free(text);
+	}
+	gate_result_init(&fx->g);
+	gate_check(&fx->g, &plan, fx->o, fx->res, NULL, 0);
+	report_init(&fx->r);
+	fx->r.name = "trust";
+	report_build(&fx->r, &plan, &fx->g, fx->res);
+}
+
+/* An accuracy's CI is cut at its bound 0 and said so, not drawn below 0. */
+static void test_plot_bounded_metric_cut(void **state)
+{
+	struct fixture fx;
+	struct plot_figure fig;
+	bool cut = false;
+
+	(void)state;
+	trust_fixture(&fx);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
+	assert_string_equal(fig.panels[0].title, "accuracy");
+	for (size_t i = 0; i < fig.panels[0].nseries; i++)
+		for (size_t k = 0; k < fig.panels[0].series[i].n; k++) {
+			assert_true(fig.panels[0].series[i].lo[k] >= 0.0);
+			cut |= fig.panels[0].series[i].lo[k] == 0.0;
+		}
+	assert_true(cut);
+	assert_true(fig.panels[0].y.min >= 0.0);
+	assert_non_null(strstr(fig.panels[0].note, "cut at 0 or 1"));
+	/* loss is no fraction: its bars are as they are. */
+	assert_null(strstr(fig.panels[1].note, "cut"));
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
+
+/* The legend gives n. */
+static void test_plot_legend_gives_n(void **state)
+{
+	struct fixture fx;
+	struct plot_figure fig;
+
+	(void)state;
+	trust_fixture(&fx);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
+	assert_string_equal(fig.panels[0].series[0].label, "width=16 (n = 5)");
+	plot_figure_release(&fig);
+	assert_int_equal(plot_from_sampled(&fig, &fx.r, 2, (const bool[]){true, false}), 0);
+	assert_string_equal(fig.panels[0].series[0].label, "all settings (n = 5)");
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
+
+/* An integer parameter: integer ticks, none between (1.0 1.5 2.0 ... before). */
+static void test_plot_integer_ticks(void **state)
+{
+	static char *int_values[] = {"1",  "16", "0",  "1",  "64", "0",  "2",  "16",
+	                             "0",  "2",  "64", "0",  "3",  "16", "0",  "3",
+	                             "64", "0",  "4",  "16", "0",  "4",  "64", "0"};
+	static const char *const int_ticks[] = {"1", "2", "3", "4"};
+	struct fixture fx;
+	struct plot_figure fig;
+	struct plan p = plan;
+
+	(void)state;
+	trust_fixture(&fx);
+	p.values = int_values;
+	fx.r.plan = &p;
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_report(&fig, &fx.r, 0, false), 0);
+	assert_ticks(&fig.panels[0].x, int_ticks, 4);
+	plot_figure_release(&fig);
+	fx.r.plan = &plan;
+	fixture_release(&fx);
+}
+
+/* The random search's scatter: one legend, the first panel's. */
+static void test_plot_sampled_one_legend(void **state)
+{
+	static const enum compare_goal goals[] = {GOAL_MAX, GOAL_MIN};
+	struct fixture fx;
+	struct plot_figure fig;
+	struct draw_layout l;
+
+	(void)state;
+	trust_fixture(&fx);
+	report_rank(&fx.r, goals);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_sampled(&fig, &fx.r, 2, (const bool[]){true, false}), 0);
+	draw_layout(&l, &fig);
+	assert_true(l.panels[0].nlabels > 0);
+	assert_int_equal(l.panels[1].nlabels, 0);
+	assert_true(l.panels[1].legend.height == 0);
+	draw_layout_release(&l);
+	plot_figure_release(&fig);
+	fixture_release(&fx);
+}
+
+/* Two best points at one place (a tie): both are seen, two rings. */
+static void test_plot_tie_both_seen(void **state)
+{
+	static const enum compare_goal goals[] = {GOAL_MAX, GOAL_MIN};
+	char *dir = make_tmpdir(), *path = xstrfmt("%s/tie.png", dir);
+	struct fixture fx;
+	struct plot_figure fig;
+	const struct plot_series *s;
+	size_t one, two;
+
+	(void)state;
+	trust_fixture(&fx);
+	report_rank(&fx.r, goals);
+	plot_figure_init(&fig);
+	assert_int_equal(plot_from_sampled(&fig, &fx.r, 2, (const bool[]){true, false}), 0);
+	s = &fig.panels[1].series[0];
+	memset(s->best, 0, s->n);
+	s->best[0] = 1;
+	one = ring_pixels(&fig, 1, path);
+	for (size_t k = 1; k < s->n; k++)
+		if (s->x[k] == s->x[0]) {
+			s->y[k] = s->y[0];
+			s->lo[k] = s->lo[0];
+			s->hi[k] = s->hi[0];
+			s->best[k] = 1;
+			break;
+		}
+	two = ring_pixels(&fig, 1, path);
+	if (two < one * 3 / 2)
+		fail_msg("a tie at one place shows one ring: %zu black pixels, one ring %zu", two,
+		         one);
 	plot_figure_release(&fig);
 	fixture_release(&fx);
 	remove_tree(dir);
@@ -922,6 +1103,11 @@ int main(void)
 	    cmocka_unit_test(test_plot_format_of),
 	    cmocka_unit_test(test_plot_write_fails),
 	    cmocka_unit_test(test_plot_matches_reference),
+	    cmocka_unit_test(test_plot_bounded_metric_cut),
+	    cmocka_unit_test(test_plot_legend_gives_n),
+	    cmocka_unit_test(test_plot_integer_ticks),
+	    cmocka_unit_test(test_plot_sampled_one_legend),
+	    cmocka_unit_test(test_plot_tie_both_seen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

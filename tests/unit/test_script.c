@@ -502,7 +502,10 @@ static void test_script_fail_fast_counter(void **state)
 	free(dir);
 }
 
-/* A failure the scheduler caused (the warning signal came) or a success is not counted. */
+/*
+ * A failure the scheduler caused (the warning signal came, or the TERM of a
+ * time limit or scancel) or a success is not counted.
+ */
 static void test_script_fail_fast_not_counted(void **state)
 {
 	char *dir = make_tmpdir(), *section = fail_fast_section(), *path;
@@ -510,14 +513,56 @@ static void test_script_fail_fast_not_counted(void **state)
 	char *out;
 
 	(void)state;
+	/* Nor one the time limit's or scancel's TERM ended (sweep_terminated). */
 	path = xstrfmt("SWEEP_DIR=\"$1\" SWEEP_TASK_INDEX=3 SWEEP_FAIL_FAST=1 sweep_status=143 "
 	               "sweep_signalled=1\n%s\nSWEEP_TASK_INDEX=4 sweep_status=0 "
-	               "sweep_signalled=\n%s\n[ ! -e \"$1/fail-fast\" ] && echo none",
-	               section, section);
+	               "sweep_signalled=\n%s\nSWEEP_TASK_INDEX=5 sweep_status=143 "
+	               "sweep_signalled= sweep_terminated=1\n%s\n"
+	               "[ ! -e \"$1/fail-fast\" ] && echo none",
+	               section, section, section);
 	out = run_bash(path, args);
 	assert_string_equal(out, "none\n");
 	free(out);
 	free(path);
+	free(section);
+	remove_tree(dir);
+	free(dir);
+}
+
+/*
+ * checkpoint.keep while the command runs (sweep_prune live): the newest K
+ * are kept, and so is a file written in the last second (it may be in the
+ * writing); once the command has ended, only the newest K. Names with
+ * spaces; sweep's own files and other names are never touched.
+ */
+static void test_script_prune_live(void **state)
+{
+	const char *start = strstr(script_default_template, "# --- Keep the last K");
+	const char *end = start ? strstr(start, "# --- Stage") : NULL;
+	char *dir = make_tmpdir(), *section, *body, *out;
+	const char *args[] = {dir, NULL};
+
+	(void)state;
+	assert_non_null(end);
+	section = xstrndup(start, (size_t)(end - start));
+	body =
+	    xstrfmt("cd \"$1\" && mkdir ck && s=${EPOCHREALTIME%%.*}\n"
+	            "for i in 1 2 3 4 5 6; do touch -d \"@$((s - 100 + i))\" \"ck/c $i.pt\"; done\n"
+	            "touch -d \"@$((s - 100))\" ck/.hidden.pt ck/notes.txt\n"
+	            "touch -d \"@$s.1\" 'ck/new 1.pt'; touch -d \"@$s.2\" 'ck/new 2.pt'\n"
+	            "touch -d \"@$s.3\" 'ck/new 3.pt'\n"
+	            "SWEEP_CHECKPOINT_DIR=ck SWEEP_KEEP=2 SWEEP_KEEP_PATTERN='*.pt' "
+	            "SWEEP_TASK_DIR=\"$1\" SWEEP_RESTART_COUNT=0 SWEEP_SIGNAL=TERM\n%s\n"
+	            "sweep_prune live; ls ck | tr '\\n' '|'; echo\n"
+	            "sweep_prune; ls ck | tr '\\n' '|'; echo\n"
+	            "[ -e ck/.hidden.pt ] && echo hidden\n",
+	            section);
+	out = run_bash(body, args);
+	assert_string_equal(out, "new 1.pt|new 2.pt|new 3.pt|notes.txt|\n"
+	                         "new 2.pt|new 3.pt|notes.txt|\n"
+	                         "hidden\n");
+	free(out);
+	free(body);
 	free(section);
 	remove_tree(dir);
 	free(dir);
@@ -828,6 +873,7 @@ int main(void)
 	    cmocka_unit_test(test_script_runs_as_a_task),
 	    cmocka_unit_test(test_script_fail_fast_counter),
 	    cmocka_unit_test(test_script_fail_fast_not_counted),
+	    cmocka_unit_test(test_script_prune_live),
 	    cmocka_unit_test(test_script_signal_only_when_asked),
 	    cmocka_unit_test(test_script_private_files_whatever_the_umask),
 	    cmocka_unit_test(test_script_refuses_a_task_folder_others_may_write),
