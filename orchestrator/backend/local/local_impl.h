@@ -4,7 +4,7 @@
 /*
  * Shared between the files of the local backend (local.c: the ops;
  * local_job.c: what a job asks and the decisions; local_proc.c: /proc;
- * local_runner.c: the runner), nowhere else.
+ * local_runner.c and local_turn.c: the runner), nowhere else.
  */
 
 #include <stdbool.h>

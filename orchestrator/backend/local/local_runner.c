@@ -1,6 +1,7 @@
 /*
  * The local backend's runner: one process per array job stands in for
- * slurmctld and slurmd (see local.c).
+ * slurmctld and slurmd (see local.c). Its turn under the lab's rules and
+ * the board is local_turn.c; local_runner_impl.h is what the two share.
  */
 /* wait4 (one child's own resource use, its peak RSS) is BSD, not POSIX. */
 #define _DEFAULT_SOURCE
@@ -34,6 +35,7 @@
 #include "finish.h"
 #include "gpu.h"
 #include "local_impl.h"
+#include "local_runner_impl.h"
 #include "outcome.h"
 #include "proc.h"
 #include "rules.h"
@@ -45,31 +47,6 @@
 #include "banned.h"
 
 /* ---- The runner ------------------------------------------------------------------------------ */
-
-#define RUN_MAX_SIDS   64 /* sessions followed per task (setsid in the task) */
-#define BOARD_REPOST_S 10 /* the board's estimate is refreshed this often */
-
-struct run {
-	struct local_task_rec rec;
-	pid_t pid; /* its script, while it runs */
-	double started;
-	bool warned, termed;
-	enum local_stop why;
-	double kill_at; /* SIGKILL its session from then on; 0: not yet */
-	uint64_t peak;  /* polled peak of its session's RSS, bytes */
-	uint64_t rss;
-	char **uuids; /* its GPUs, their indices, and their locks */
-	unsigned *indices;
-	int *locks;
-	size_t ngpus;
-	/*
-	 * Its sessions: the script's (sids[0] = pid), and those its processes
-	 * made with setsid, found each second while their parent is one of
-	 * the task's. Memory, the time limit and the end apply to all.
-	 */
-	long sids[RUN_MAX_SIDS];
-	size_t nsids;
-};
 
 /* Sends sig to every process of the run's sessions; returns how many. */
 static size_t signal_run(const struct run *run, int sig)
@@ -88,41 +65,6 @@ static bool run_has_sid(const struct run *run, long sid)
 			return true;
 	return false;
 }
-
-struct runner {
-	struct store *st;
-	struct local_array_rec arr;
-	struct run *runs;
-	size_t nruns;
-	size_t next; /* runs before it have been started or were never pending */
-	size_t running;
-	struct local_deadlines dl;
-	bool stopping;
-	bool after_done;
-	double gpu_retry_at;
-	bool gpu_waiting;            /* said so in the log */
-	struct strbuf refused_locks; /* "\n<uuid>\n..." of GPUs whose lock was unsafe, said once */
-	uint32_t task_min, task_max;
-	char offset[16];
-	char host[256];
-	unsigned fail_fast; /* the sweep's fail_fast; 0 = none */
-	char *sweep_dir;    /* where the fail_fast counter is */
-	/* The lab's rules (rules.h) and the board (board.h), for runners of GPU tasks. */
-	struct rules rules;
-	bool rules_found;
-	struct board board;
-	bool board_dirty;
-	double board_at;       /* post again from then on */
-	int64_t waiting_since; /* unix seconds since the next task waits for a GPU; 0 = not */
-	struct strbuf reason;  /* why it waits, as said in the log and on the board */
-	unsigned others_held;  /* GPUs other runners held at the last look */
-	char *user;
-	/* The runner ahead the free GPUs last went to, and since when (board_decide). */
-	unsigned blocker_uid;
-	long blocker_pid;
-	int64_t blocked_since; /* unix seconds; 0 = none */
-	bool blocker_said;
-};
 
 static volatile sig_atomic_t got_child, got_stop;
 
@@ -146,8 +88,7 @@ double local_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+void local_say(const char *fmt, ...)
 {
 	char when[32];
 	time_t now = time(NULL);
@@ -179,7 +120,7 @@ static void release_gpus(struct run *run)
 	run->ngpus = 0;
 }
 
-static bool held_here(const struct runner *r, const char *uuid)
+bool local_held_here(const struct runner *r, const char *uuid)
 {
 	for (size_t i = 0; i < r->nruns; i++)
 		for (size_t g = 0; g < r->runs[i].ngpus; g++)
@@ -194,7 +135,7 @@ static size_t gpus_available(const struct runner *r, const struct gpu_set *set)
 	size_t n = 0;
 
 	for (size_t i = 0; i < set->ngpus; i++)
-		n += set->gpus[i].verdict == GPU_FREE && !held_here(r, set->gpus[i].uuid);
+		n += set->gpus[i].verdict == GPU_FREE && !local_held_here(r, set->gpus[i].uuid);
 	return n;
 }
 
@@ -214,8 +155,8 @@ static bool lock_refused(struct runner *r, const char *uuid, bool add)
  * Gives run r->arr.gpus GPUs, lowest index first, of those only marked in
  * only (by position in set; NULL: any); 0, or -1 when too few could be locked.
  */
-static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *set,
-                     struct strbuf *ids, const bool *only)
+int local_take_gpus(struct runner *r, struct run *run, const struct gpu_set *set,
+                    struct strbuf *ids, const bool *only)
 {
 	run->uuids = xcalloc(r->arr.gpus, sizeof(*run->uuids));
 	run->indices = xcalloc(r->arr.gpus, sizeof(*run->indices));
@@ -224,7 +165,7 @@ static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *se
 		const struct gpu *g = &set->gpus[i];
 		int fd;
 
-		if (g->verdict != GPU_FREE || held_here(r, g->uuid) || (only && !only[i]))
+		if (g->verdict != GPU_FREE || local_held_here(r, g->uuid) || (only && !only[i]))
 			continue;
 		fd = gpu_lock(g->uuid, !lock_refused(r, g->uuid, false));
 		if (fd == GPU_LOCK_UNSAFE)
@@ -246,8 +187,8 @@ static int take_gpus(struct runner *r, struct run *run, const struct gpu_set *se
 static int save(struct runner *r, const struct run *run)
 {
 	if (store_local_update_task(r->st, &run->rec) < 0) {
-		say("task %" PRIu32 ": could not record its state (see the error above)",
-		    run->rec.array_task_id);
+		local_say("task %" PRIu32 ": could not record its state (see the error above)",
+		          run->rec.array_task_id);
 		return SWEEP_ERR;
 	}
 	return 0;
@@ -289,11 +230,11 @@ static void save_end(struct runner *r, const struct run *run)
 	local_end_note_format(&note, &run->rec);
 	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && pwrite(fd, note.buf, note.len, 0) == (ssize_t)note.len)
-		say("task %" PRIu32 ": its end is kept in '%s' instead", run->rec.array_task_id,
-		    path);
+		local_say("task %" PRIu32 ": its end is kept in '%s' instead",
+		          run->rec.array_task_id, path);
 	else
-		say("task %" PRIu32 ": cannot keep its end in '%s' either: %s",
-		    run->rec.array_task_id, path, fd < 0 ? strerror(errno) : "short write");
+		local_say("task %" PRIu32 ": cannot keep its end in '%s' either: %s",
+		          run->rec.array_task_id, path, fd < 0 ? strerror(errno) : "short write");
 	if (fd >= 0)
 		close(fd);
 	strbuf_release(&note);
@@ -318,7 +259,7 @@ static void fail_unstarted(struct runner *r, struct run *run)
 	save_end(r, run);
 }
 
-static void start_task(struct runner *r, struct run *run, const char *gpus)
+void local_start_task(struct runner *r, struct run *run, const char *gpus)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	const char *argv[] = {r->arr.script, r->offset, NULL};
@@ -339,8 +280,8 @@ static void start_task(struct runner *r, struct run *run, const char *gpus)
 	efd = strcmp(out.buf, err.buf) ? open(err.buf, flags, PATH_SHARED_FILE) : ofd;
 	nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (ofd < 0 || efd < 0 || nullfd < 0) {
-		say("task %" PRIu32 ": cannot open its log '%s': %s", run->rec.array_task_id,
-		    ofd < 0 ? out.buf : err.buf, strerror(errno));
+		local_say("task %" PRIu32 ": cannot open its log '%s': %s", run->rec.array_task_id,
+		          ofd < 0 ? out.buf : err.buf, strerror(errno));
 		fail_unstarted(r, run);
 		goto out;
 	}
@@ -357,7 +298,8 @@ static void start_task(struct runner *r, struct run *run, const char *gpus)
 	if (pid == 0)
 		local_task_exec(r->arr.workdir, nullfd, ofd, efd, argv, env);
 	if (pid < 0) {
-		say("task %" PRIu32 ": cannot start: %s", run->rec.array_task_id, strerror(errno));
+		local_say("task %" PRIu32 ": cannot start: %s", run->rec.array_task_id,
+		          strerror(errno));
 		fail_unstarted(r, run);
 		goto out;
 	}
@@ -372,8 +314,8 @@ static void start_task(struct runner *r, struct run *run, const char *gpus)
 	run->rec.gpus = gpus ? xstrdup(gpus) : NULL;
 	r->running++;
 	save(r, run);
-	say("task %" PRIu32 " (job %" PRIu32 "): started, pid %d%s%s", run->rec.array_task_id,
-	    run->rec.job_id, (int)pid, gpus ? ", GPUs " : "", gpus ? gpus : "");
+	local_say("task %" PRIu32 " (job %" PRIu32 "): started, pid %d%s%s", run->rec.array_task_id,
+	          run->rec.job_id, (int)pid, gpus ? ", GPUs " : "", gpus ? gpus : "");
 out:
 	if (ofd >= 0)
 		close(ofd);
@@ -411,9 +353,10 @@ static void finish_task(struct runner *r, struct run *run, int wstatus, const st
 	r->board_dirty = true;
 	save_end(r, run);
 	units_format_bytes(rss, sizeof(rss), run->rec.maxrss_bytes);
-	say("task %" PRIu32 ": %s, exit code %d:%d, %" PRId64 " s, MaxRSS %s",
-	    run->rec.array_task_id, task_state_name((enum task_state)run->rec.state),
-	    run->rec.exit_code, run->rec.signal, run->rec.end_time - run->rec.start_time, rss);
+	local_say("task %" PRIu32 ": %s, exit code %d:%d, %" PRId64 " s, MaxRSS %s",
+	          run->rec.array_task_id, task_state_name((enum task_state)run->rec.state),
+	          run->rec.exit_code, run->rec.signal, run->rec.end_time - run->rec.start_time,
+	          rss);
 }
 
 static void reap(struct runner *r)
@@ -442,18 +385,19 @@ static void enforce(struct runner *r, double now)
 		if (!run->warned && r->dl.warn_at >= 0 && elapsed >= (double)r->dl.warn_at) {
 			run->warned = true;
 			kill(run->pid, r->arr.warn_signal);
-			say("task %" PRIu32
-			    ": sent SIG%s to its script, %u s before its time limit",
-			    run->rec.array_task_id, local_signal_name(r->arr.warn_signal),
-			    r->arr.warn_s);
+			local_say("task %" PRIu32
+			          ": sent SIG%s to its script, %u s before its time limit",
+			          run->rec.array_task_id, local_signal_name(r->arr.warn_signal),
+			          r->arr.warn_s);
 		}
 		if (!run->termed && r->dl.term_at >= 0 && elapsed >= (double)r->dl.term_at) {
 			run->termed = true;
 			run->why = LOCAL_STOP_TIMEOUT;
 			run->kill_at = run->started + (double)r->dl.kill_at;
 			signal_run(run, SIGTERM);
-			say("task %" PRIu32 ": time limit reached, sent SIGTERM (SIGKILL in %d s)",
-			    run->rec.array_task_id, TERM_GRACE_S);
+			local_say("task %" PRIu32
+			          ": time limit reached, sent SIGTERM (SIGKILL in %d s)",
+			          run->rec.array_task_id, TERM_GRACE_S);
 		}
 		if (run->kill_at > 0 && now >= run->kill_at)
 			signal_run(run, SIGKILL);
@@ -512,9 +456,9 @@ static void poll_memory(struct runner *r, double now)
 			}
 			if (owner && owner->nsids < RUN_MAX_SIDS) {
 				owner->sids[owner->nsids++] = procs[p].sid;
-				say("task %" PRIu32
-				    ": follows session %ld, made by its process %ld",
-				    owner->rec.array_task_id, procs[p].sid, procs[p].pid);
+				local_say("task %" PRIu32
+				          ": follows session %ld, made by its process %ld",
+				          owner->rec.array_task_id, procs[p].sid, procs[p].pid);
 				grew = true;
 			}
 		}
@@ -541,8 +485,8 @@ static void poll_memory(struct runner *r, double now)
 		signal_run(run, SIGKILL);
 		units_format_bytes(rss, sizeof(rss), run->rss);
 		units_format_mem(req, sizeof(req), r->arr.mem_mb);
-		say("task %" PRIu32 ": uses %s, over its --mem=%s: killed", run->rec.array_task_id,
-		    rss, req);
+		local_say("task %" PRIu32 ": uses %s, over its --mem=%s: killed",
+		          run->rec.array_task_id, rss, req);
 	}
 }
 
@@ -583,18 +527,18 @@ static void check_after(struct runner *r)
 	local_task_recs_free(tasks, n);
 	local_array_rec_release(&before);
 	if (done)
-		say("array job %" PRIu32 " has ended: starting", r->arr.after_job_id);
+		local_say("array job %" PRIu32 " has ended: starting", r->arr.after_job_id);
 	r->after_done = done;
 }
 
-static struct run *next_pending(struct runner *r)
+struct run *local_next_pending(struct runner *r)
 {
 	while (r->next < r->nruns && r->runs[r->next].rec.state != TS_PENDING)
 		r->next++;
 	return r->next < r->nruns ? &r->runs[r->next] : NULL;
 }
 
-static size_t count_pending(const struct runner *r)
+size_t local_count_pending(const struct runner *r)
 {
 	size_t n = 0;
 
@@ -603,257 +547,9 @@ static size_t count_pending(const struct runner *r)
 	return n;
 }
 
-/* ---- The lab's rules and the board (rules.h, board.h) ---- */
-
-/* Says a new reason (or that none holds it back any more) once in the log. */
-static void set_reason(struct runner *r, const char *why)
-{
-	struct run *run = next_pending(r);
-
-	if (!strcmp(r->reason.buf, why ? why : ""))
-		return;
-	strbuf_reset(&r->reason);
-	if (why)
-		strbuf_addstr(&r->reason, why);
-	if (why && run)
-		say("task %" PRIu32 ": PENDING (%s)", run->rec.array_task_id, why);
-	/* for sweep status: the REASON of every task still waiting */
-	if (store_local_set_reason(r->st, r->arr.job_id, why) < 0)
-		say("could not record why the tasks wait (see the error above)");
-	r->board_dirty = true;
-}
-
-/* Reads the rule file again (an admin may change it while runners run). */
-static int load_rules(struct runner *r)
-{
-	struct rules fresh;
-	bool found;
-
-	rules_init(&fresh);
-	if (rules_load(&fresh, &found) < 0)
-		return SWEEP_ERR;
-	rules_release(&r->rules);
-	r->rules = fresh;
-	r->rules_found = found;
-	return 0;
-}
-
-/* The turn: one runner at a time decides and takes GPUs by the rules. */
-static int take_turn(void)
-{
-	for (int tries = 0; tries < 50; tries++) {
-		int fd = gpu_lock("sweep-turn", tries == 0);
-		struct timespec ts = {0, 20 * 1000 * 1000};
-
-		if (fd != GPU_LOCK_HELD)
-			return fd;
-		nanosleep(&ts, NULL);
-	}
-	return GPU_LOCK_HELD;
-}
-
-/* What this runner says of itself on the board. */
-static void post_board(struct runner *r, double now)
-{
-	struct board_entry e = {0};
-	double *done_s = xcalloc(r->nruns + 1, sizeof(*done_s));
-	double *running_s = xcalloc(r->nruns + 1, sizeof(*running_s));
-	size_t ndone = 0, nrunning = 0, nheld = 0, parallel;
-	int64_t wall = (int64_t)time(NULL);
-
-	for (size_t i = 0; i < r->nruns; i++)
-		nheld += r->runs[i].ngpus;
-	e.gpus = xcalloc(nheld + 1, sizeof(*e.gpus));
-	e.uuids = xcalloc(nheld + 1, sizeof(*e.uuids));
-	for (size_t i = 0; i < r->nruns; i++) {
-		const struct run *run = &r->runs[i];
-
-		for (size_t g = 0; g < run->ngpus; g++) {
-			e.gpus[e.nheld] = run->indices[g];
-			e.uuids[e.nheld++] = xstrdup(run->uuids[g]);
-		}
-		if (run->pid)
-			running_s[nrunning++] = now - run->started;
-		else if (task_state_is_final((enum task_state)run->rec.state)) {
-			e.done++;
-			if (run->rec.start_time && run->rec.end_time >= run->rec.start_time)
-				done_s[ndone++] = (double)(run->rec.end_time - run->rec.start_time);
-		}
-	}
-	parallel = nrunning ? nrunning : 1;
-	if (r->arr.throttle && parallel > r->arr.throttle)
-		parallel = r->arr.throttle;
-	board_estimate(&e.ends_about, &e.ends_latest, done_s, ndone, running_s, nrunning,
-	               count_pending(r), parallel, r->arr.time_limit_s, wall);
-	e.pid = (long)getpid();
-	e.host = xstrdup(r->host);
-	e.sweep_id = r->arr.sweep_id;
-	e.sweep = r->arr.name ? xstrdup(r->arr.name) : NULL;
-	e.job_id = r->arr.job_id;
-	e.user = xstrdup(r->user);
-	e.total = r->nruns;
-	e.time_limit_s = r->arr.time_limit_s;
-	if (r->waiting_since && next_pending(r) && !r->stopping) {
-		e.want = r->arr.gpus;
-		e.waiting_since = r->waiting_since;
-		e.reason = r->reason.len ? xstrdup(r->reason.buf) : NULL;
-	}
-	board_post(&r->board, &e);
-	board_entry_release(&e);
-	free(done_s);
-	free(running_s);
-	r->board_dirty = false;
-	r->board_at = now + BOARD_REPOST_S;
-}
-
-/* GPUs the other runners hold, by the board. */
-static unsigned held_by_others(const struct board_entry *others, size_t n)
-{
-	unsigned held = 0;
-
-	for (size_t i = 0; i < n; i++)
-		held += (unsigned)others[i].nheld;
-	return held;
-}
-
-/* While waiting under the rules: a GPU another runner let go is a reason to look now. */
-static void watch_board(struct runner *r)
-{
-	struct board_entry *others;
-	size_t n;
-	unsigned held;
-
-	if (!r->rules_found || !r->waiting_since || board_read(&others, &n) < 0)
-		return;
-	held = held_by_others(others, n);
-	if (held < r->others_held)
-		r->gpu_retry_at = 0;
-	r->others_held = held;
-	board_entries_free(others, n);
-}
-
-/*
- * Remembers the runner ahead that the free GPUs went to. One that leaves
- * them untaken for BOARD_STALL_S (it announces that it waits, but does not
- * take what it is given: hung, or not a sweep runner at all) is passed over.
- */
-static void note_blocker(struct runner *r, const struct board_entry *blocker, int64_t wall)
-{
-	if (!blocker) {
-		r->blocked_since = 0;
-		return;
-	}
-	if (r->blocked_since && blocker->uid == r->blocker_uid && blocker->pid == r->blocker_pid)
-		return;
-	r->blocker_uid = blocker->uid;
-	r->blocker_pid = blocker->pid;
-	r->blocked_since = wall;
-	r->blocker_said = false;
-}
-
-static void pass_over_stalled(struct runner *r, struct board_entry *e, int64_t wall)
-{
-	if (!r->blocked_since || e->uid != r->blocker_uid || e->pid != r->blocker_pid ||
-	    wall - r->blocked_since < BOARD_STALL_S)
-		return;
-	e->passed_over = true;
-	if (!r->blocker_said)
-		say("the runner of %s (pid %ld) has left free GPUs untaken for %" PRId64
-		    " s while it says it waits: passed over",
-		    e->user ? e->user : "?", e->pid, wall - r->blocked_since);
-	r->blocker_said = true;
-}
-
-/* Starts the tasks the rules allow now, one decision (board_decide) each. */
-static void start_by_rules(struct runner *r, const struct gpu_set *set, int64_t wall)
-{
-	struct board_entry *others = NULL;
-	size_t nothers = 0;
-	struct strbuf why = STRBUF_INIT;
-	struct board_gpu *free_gpus = xcalloc(set->ngpus + 1, sizeof(*free_gpus));
-	size_t *where = xcalloc(set->ngpus + 1, sizeof(*where)); /* free_gpus -> set */
-	size_t *chosen = xcalloc(r->arr.gpus + 1, sizeof(*chosen));
-	bool *only = xcalloc(set->ngpus + 1, sizeof(*only));
-	struct tm tm;
-	time_t t_now = (time_t)wall;
-
-	localtime_r(&t_now, &tm);
-	board_read(&others, &nothers);
-	for (size_t i = 0; i < nothers; i++) {
-		others[i].rank = board_rank(&r->rules, others[i].uid, others[i].user, wall, NULL);
-		pass_over_stalled(r, &others[i], wall);
-	}
-	r->others_held = held_by_others(others, nothers);
-	while (next_pending(r) &&
-	       local_schedule(r->running, count_pending(r), r->arr.throttle, 0, 0)) {
-		struct board_turn t = {0};
-		struct strbuf ids = STRBUF_INIT;
-		struct run *run = next_pending(r);
-		const struct board_entry *blocker;
-		size_t nfree = 0;
-		unsigned held = 0;
-
-		for (size_t i = 0; i < set->ngpus; i++) {
-			const struct gpu *g = &set->gpus[i];
-
-			if (g->verdict != GPU_FREE || held_here(r, g->uuid) ||
-			    board_holds(others, nothers, g->uuid))
-				continue;
-			free_gpus[nfree].index = g->index;
-			where[nfree++] = i;
-		}
-		for (size_t i = 0; i < r->nruns; i++)
-			held += (unsigned)r->runs[i].ngpus;
-		if (!r->waiting_since)
-			r->waiting_since = wall;
-		t.rules = &r->rules;
-		t.free = free_gpus;
-		t.nfree = nfree;
-		t.others = others;
-		t.nothers = nothers;
-		t.user = r->user;
-		t.uid = (unsigned)geteuid();
-		t.pid = (long)getpid();
-		t.rank = board_rank(&r->rules, t.uid, r->user, wall, NULL);
-		t.want = r->arr.gpus;
-		t.waiting_since = r->waiting_since;
-		t.limit_s = r->arr.time_limit_s;
-		t.held = held;
-		t.minute = (unsigned)(tm.tm_hour * 60 + tm.tm_min);
-		strbuf_reset(&why);
-		if (board_decide(chosen, &why, &blocker, &t) != 0) {
-			note_blocker(r, blocker, wall);
-			set_reason(r, why.buf);
-			break;
-		}
-		note_blocker(r, NULL, wall);
-		memset(only, 0, (set->ngpus + 1) * sizeof(*only));
-		for (size_t k = 0; k < r->arr.gpus; k++)
-			only[where[chosen[k]]] = true;
-		if (take_gpus(r, run, set, &ids, only) < 0) {
-			strbuf_release(&ids);
-			set_reason(r,
-			           "resources: a GPU the rules gave is locked by another runner");
-			break;
-		}
-		set_reason(r, NULL);
-		start_task(r, run, ids.buf);
-		strbuf_release(&ids);
-		/* Served: behind every runner that waits now. */
-		r->waiting_since = next_pending(r) ? (int64_t)time(NULL) : 0;
-		r->board_dirty = true;
-	}
-	board_entries_free(others, nothers);
-	strbuf_release(&why);
-	free(free_gpus);
-	free(where);
-	free(chosen);
-	free(only);
-}
-
 static void start_tasks(struct runner *r, double now)
 {
-	size_t pending = count_pending(r), n;
+	size_t pending = local_count_pending(r), n;
 	struct gpu_set set;
 	int turn = GPU_LOCK_NONE;
 
@@ -862,18 +558,18 @@ static void start_tasks(struct runner *r, double now)
 	if (!r->arr.gpus) {
 		n = local_schedule(r->running, pending, r->arr.throttle, 0, 0);
 		for (size_t k = 0; k < n; k++)
-			start_task(r, next_pending(r), NULL);
+			local_start_task(r, local_next_pending(r), NULL);
 		return;
 	}
 	if (now < r->gpu_retry_at || !local_schedule(r->running, pending, r->arr.throttle, 0, 0))
 		return;
 	r->gpu_retry_at = now + GPU_RETRY_S;
-	if (load_rules(r) < 0) {
+	if (local_turn_load_rules(r) < 0) {
 		/* A rule file that does not read holds the tasks back: it may hold a cap. */
 		struct strbuf why = STRBUF_INIT;
 
 		strbuf_addf(&why, "rules: '%s' does not read (see the runner's log)", rules_path());
-		set_reason(r, why.buf);
+		local_turn_set_reason(r, why.buf);
 		strbuf_release(&why);
 		if (!r->waiting_since)
 			r->waiting_since = (int64_t)time(NULL);
@@ -885,20 +581,21 @@ static void start_tasks(struct runner *r, double now)
 	gpu_select(&set, 0);
 	if (r->rules_found) {
 		/* The turn covers reading the board, deciding, locking and posting. */
-		turn = take_turn();
+		turn = local_turn_take();
 		if (turn == GPU_LOCK_HELD) {
 			r->gpu_retry_at = now + 0.2;
 			goto out;
 		}
-		start_by_rules(r, &set, (int64_t)time(NULL));
+		local_turn_start_by_rules(r, &set, (int64_t)time(NULL));
 		if (r->board_dirty)
-			post_board(r, local_now_s()); /* before the turn passes on */
+			local_turn_post_board(r, local_now_s()); /* before the turn passes on */
 		goto out;
 	}
 	n = local_schedule(r->running, pending, r->arr.throttle, r->arr.gpus,
 	                   gpus_available(r, &set));
 	if (!n && !r->gpu_waiting)
-		say("waiting for GPUs: each task asks %u, %zu of the %zu GPUs are free and not "
+		local_say(
+		    "waiting for GPUs: each task asks %u, %zu of the %zu GPUs are free and not "
 		    "ours (see sweep gpus)",
 		    r->arr.gpus, gpus_available(r, &set), set.ngpus);
 	r->gpu_waiting = !n;
@@ -908,13 +605,13 @@ static void start_tasks(struct runner *r, double now)
 	}
 	for (size_t k = 0; k < n; k++) {
 		struct strbuf ids = STRBUF_INIT;
-		struct run *run = next_pending(r);
+		struct run *run = local_next_pending(r);
 
-		if (take_gpus(r, run, &set, &ids, NULL) < 0) {
+		if (local_take_gpus(r, run, &set, &ids, NULL) < 0) {
 			strbuf_release(&ids);
 			break; /* locked by another runner: wait */
 		}
-		start_task(r, run, ids.buf);
+		local_start_task(r, run, ids.buf);
 		strbuf_release(&ids);
 		r->waiting_since = 0;
 		r->board_dirty = true;
@@ -933,7 +630,7 @@ static void begin_cancel(struct runner *r, double now)
 
 	r->stopping = true;
 	if (store_local_cancel_pending(r->st, r->arr.job_id, when) < 0)
-		say("could not record the pending tasks as cancelled (see the error above)");
+		local_say("could not record the pending tasks as cancelled (see the error above)");
 	for (size_t i = 0; i < r->nruns; i++) {
 		struct run *run = &r->runs[i];
 
@@ -948,7 +645,7 @@ static void begin_cancel(struct runner *r, double now)
 			signal_run(run, SIGTERM);
 		}
 	}
-	say("cancelled: pending tasks will not start, running ones got SIGTERM");
+	local_say("cancelled: pending tasks will not start, running ones got SIGTERM");
 }
 
 static int runner_load(struct runner *r, const char *state_dir, uint32_t job_id)
@@ -1030,8 +727,8 @@ static void check_fail_fast(struct runner *r, double now)
 	if (!r->fail_fast || r->stopping)
 		return;
 	if (finish_read_failures(&failed, &n, r->sweep_dir) == 0 && n >= r->fail_fast) {
-		say("runner %d: %zu tasks failed (fail_fast: %u): stopping the rest", (int)getpid(),
-		    n, r->fail_fast);
+		local_say("runner %d: %zu tasks failed (fail_fast: %u): stopping the rest",
+		          (int)getpid(), n, r->fail_fast);
 		begin_cancel(r, now);
 	}
 	free(failed);
@@ -1080,10 +777,11 @@ int local_runner_main(int argc, char **argv)
 		runner_release(&r);
 		return EXIT_ERROR;
 	}
-	say("runner %d: array job %" PRIu32 " of sweep %" PRId64 ", %zu task%s, at most %u at "
-	    "once%s",
-	    (int)getpid(), r.arr.job_id, r.arr.sweep_id, r.nruns, r.nruns == 1 ? "" : "s",
-	    r.arr.throttle, r.after_done ? "" : ", after the previous array job");
+	local_say("runner %d: array job %" PRIu32 " of sweep %" PRId64
+	          ", %zu task%s, at most %u at "
+	          "once%s",
+	          (int)getpid(), r.arr.job_id, r.arr.sweep_id, r.nruns, r.nruns == 1 ? "" : "s",
+	          r.arr.throttle, r.after_done ? "" : ", after the previous array job");
 	for (;;) {
 		double now = local_now_s();
 		struct timespec ts;
@@ -1100,14 +798,14 @@ int local_runner_main(int argc, char **argv)
 			if (!r.after_done)
 				check_after(&r);
 			if (r.arr.gpus)
-				watch_board(&r);
+				local_turn_watch_board(&r);
 			next_poll = now + POLL_S;
 		}
 		if (!r.stopping && r.after_done)
 			start_tasks(&r, now);
 		if (r.arr.gpus && (r.board_dirty || now >= r.board_at))
-			post_board(&r, local_now_s());
-		if (!r.running && (r.stopping || !next_pending(&r)))
+			local_turn_post_board(&r, local_now_s());
+		if (!r.running && (r.stopping || !local_next_pending(&r)))
 			break;
 		wait = next_poll - local_now_s();
 		if (wait <= 0 || got_child || (got_stop && !r.stopping))
@@ -1116,7 +814,7 @@ int local_runner_main(int argc, char **argv)
 		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
 		pselect(0, NULL, NULL, NULL, &ts, &wait_mask);
 	}
-	say("runner %d: array job %" PRIu32 " done", (int)getpid(), r.arr.job_id);
+	local_say("runner %d: array job %" PRIu32 " done", (int)getpid(), r.arr.job_id);
 	if (end_hook) {
 		int64_t sweep_id = r.arr.sweep_id;
 		uint32_t job = r.arr.job_id;
