@@ -348,6 +348,14 @@ static void print_rank_notes(FILE *f, const struct report *r)
 		        r->goals[m] == GOAL_MAX ? "highest" : "lowest", label);
 		if (nbest > 1)
 			fprintf(f, ", %zu settings tie", nbest);
+		if (!ntested) {
+			/* No test to adjust (one setting, only ties, n < 2): none to explain. */
+			fprintf(f, ns - nbest ? "; no other setting could be tested against it (Welch's "
+			                        "t needs 2 seeds or more in each)\n"
+			                      : "; no other setting to compare it with\n");
+			free(label);
+			continue;
+		}
 		fprintf(f,
 		        "; p_holm: Welch's two-sided t-test against it, adjusted by Holm's "
 		        "method over %zu setting%s (--json, --csv: also the unadjusted p); "

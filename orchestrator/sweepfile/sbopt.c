@@ -543,5 +543,12 @@ const char *sbopt_suggest(const char *word, const char *const *names, size_t n)
 			best_d = d;
 		}
 	}
+	/* Too far to be a slip, but one is the other spelt out: "memory" for "mem". */
+	for (i = 0; !best && i < n; i++) {
+		size_t la = strlen(word), lb = strlen(names[i]);
+
+		if (la >= 3 && lb >= 3 && !strncmp(word, names[i], la < lb ? la : lb))
+			best = names[i];
+	}
 	return best;
 }

@@ -33,6 +33,11 @@ wait_until 60 "sweep $NOMETRIC to end" done_all "$NOMETRIC"
 "$SWEEP" report "$XGB" >report.txt 2>report.err || fail "report of the stderr metrics failed: $(cat report.err)"
 # seeds 0, 1, 2: 0.01 + 0.000, 0.001, 0.002 -> mean 0.0110
 grep -Eq '0\.0110?0? ± 0\.0010?0? \(n = 3\)' report.txt || fail "report: $(cat report.txt)"
+# One setting: nothing to adjust by Holm's method (it said "over 0 settings").
+"$SWEEP" report --goal test_error=min "$XGB" >report.txt 2>&1 || fail "report --goal: $(cat report.txt)"
+grep -q 'best = lowest mean (-); no other setting to compare it with$' report.txt ||
+	fail "report of one setting: $(cat report.txt)"
+grep -q 'over 0 settings' report.txt && fail "report of one setting: $(cat report.txt)"
 "$SWEEP" list >list.txt
 awk -v id="$XGB" '$1 == id' list.txt | grep -q ' complete ' || fail "list: $(cat list.txt)"
 "$SWEEP" resubmit --dry-run "$XGB" >resub.txt

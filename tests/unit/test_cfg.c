@@ -52,6 +52,8 @@ static const struct bad_case key_errors[] = {
     {BASE "slurm:\n  cpus-per-task: 2\n",
      "t.yaml:4:3: unknown key 'cpus-per-task' in 'slurm'; did you mean 'cpus_per_task'?"},
     {BASE "slurm:\n  frobnicate: 2\n", "t.yaml:4:3: unknown key 'frobnicate' in 'slurm'"},
+    {BASE "slurm:\n  memory: 4G\n",
+     "t.yaml:4:3: unknown key 'memory' in 'slurm'; did you mean 'mem'?"},
     {BASE "name: z\n", "t.yaml:3:1: duplicate key 'name' (first at line 1)"},
     {BASE "grid:\n  lr: [1]\n  lr: [2]\n",
      "t.yaml:5:3: duplicate key 'lr' in 'grid' (first at line 4)"},

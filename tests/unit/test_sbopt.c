@@ -343,6 +343,9 @@ static void test_sbopt_suggest(void **state)
 	assert_string_equal(sbopt_suggest("mem-per-cpu", keys, 6), "mem_per_cpu");
 	assert_string_equal(sbopt_suggest("tme", keys, 6), "time");
 	assert_null(sbopt_suggest("frobnicate", keys, 6));
+	/* Too far for a slip, but the name spelt out (issue 34: slurm.memory). */
+	assert_string_equal(sbopt_suggest("memory", keys, 6), "mem");
+	assert_string_equal(sbopt_suggest("timelimit", keys, 6), "time");
 	assert_null(sbopt_suggest("x", keys, 0));
 	/* The limit is max(2, strlen(word) / 3), and below strlen(word). */
 	assert_string_equal(sbopt_suggest("abc", words, 2), "abcd");
