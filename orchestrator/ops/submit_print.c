@@ -170,13 +170,24 @@ static void print_followup(const struct sweep_policy *p, const struct sweep_rec 
 		       rec->dir);
 }
 
-/* --dry-run: the script, the checks and the plan; nothing is submitted or recorded. */
+static size_t count_lines(const char *text)
+{
+	size_t n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/*
+ * --dry-run: the checks, the plan and the task table first, what a person
+ * reads, then the script (about 300 lines) after a header naming it;
+ * nothing is submitted or recorded.
+ */
 int submit_print_dry_run(const struct submit *s)
 {
 	size_t ntasks = s->plan.ntasks;
 
-	fputs(s->script.buf, stdout);
-	printf("\n");
 	if (submit_check_checkpoint_space(&s->cfg, &s->plan, s->cwd, s->state_dir, stdout) < 0)
 		return SWEEP_ERR;
 	printf("# --- %zu tasks ---\n", ntasks);
@@ -194,6 +205,9 @@ int submit_print_dry_run(const struct submit *s)
 			printf("#   %s --array=%s SCRIPT %" PRIu32 "\n", s->ops->submitter,
 			       s->jobs[c].array, s->jobs[c].offset);
 	}
+	printf("\n# --- the script (%zu lines; written to the sweep's folder at submit) ---\n",
+	       count_lines(s->script.buf));
+	fputs(s->script.buf, stdout);
 	return 0;
 }
 
