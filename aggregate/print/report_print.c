@@ -21,6 +21,7 @@
 #include "result.h"
 #include "strbuf.h"
 #include "table.h"
+#include "task_table.h"
 
 #include "banned.h"
 
@@ -139,13 +140,6 @@ static void add_setting_headers(struct table *t, const struct plan *plan, const 
 		table_addstr(t, plan->params[cols[c]]);
 }
 
-static char *exit_text(const struct gate_failure *f)
-{
-	if (!has_exit(f->state))
-		return xstrdup("-");
-	return xstrfmt("%d:%d", f->exit_code, f->signal);
-}
-
 /* Task index's cause line, or NULL. */
 static const char *cause_of(const struct report *r, size_t index)
 {
@@ -189,52 +183,43 @@ static void print_failure_groups(FILE *f, const struct report *r)
 
 static void print_failures_table(FILE *f, const struct report *r)
 {
-	const struct plan *plan = r->plan;
+	static const enum task_col cols[] = {TT_INDEX, TT_SETTING, TT_SEED, TT_STATE, TT_EXIT,
+	                                     TT_JOB,   TT_REASON,  TT_LOG,  TT_CAUSE};
 	const struct gate_result *g = r->gate;
-	size_t *cols = xcalloc(plan->nparams + 1, sizeof(*cols));
-	size_t ncols = label_params(plan, cols);
 	bool result_hint = false;
-	struct table t;
+	struct task_table t;
 
 	if (r->cause_text)
 		print_failure_groups(f, r);
-	table_init(&t, (ncols ? ncols : 1) + 7 + (r->cause_text != NULL));
-	table_addstr(&t, "index");
-	add_setting_headers(&t, plan, cols, ncols);
-	table_addstr(&t, "seed");
-	table_addstr(&t, "state");
-	table_addstr(&t, "exit:sig");
-	table_addstr(&t, "job");
-	table_addstr(&t, "reason");
-	table_addstr(&t, "log");
-	if (r->cause_text)
-		table_addstr(&t, "cause");
+	/* The cause column only when the causes were read. */
+	task_table_init(&t, cols, sizeof(cols) / sizeof(cols[0]) - (r->cause_text == NULL));
 	for (size_t i = 0; i < g->nfailures; i++) {
 		const struct gate_failure *fl = &g->failures[i];
 		char *log = report_log_path(r, fl);
+		char *label = plan_setting_label(r->plan, fl->setting);
+		struct task_row row;
 
-		table_add(&t, xstrfmt("%zu", fl->index));
-		add_setting_cells(&t, plan, cols, ncols, fl->setting);
-		table_add(&t, xstrfmt("%" PRId64, fl->seed));
-		table_addstr(&t, task_state_name(fl->state));
-		table_add(&t, exit_text(fl));
-		if (fl->array_job_id)
-			table_add(&t, xstrfmt("%" PRIu32 "_%" PRIu32, fl->array_job_id,
-			                      fl->array_task_id));
-		else
-			table_addstr(&t, "-");
-		table_addstr(&t, fl->reason);
-		table_add(&t, log ? log : xstrdup("-"));
-		if (r->cause_text)
-			table_addstr(&t, cause_of(r, fl->index) ? cause_of(r, fl->index) : "-");
+		task_row_init(&row, fl->index, NULL);
+		row.setting = label;
+		row.seed = fl->seed;
+		row.state = fl->state;
+		row.exit_code = fl->exit_code;
+		row.signal = fl->signal;
+		row.array_job_id = fl->array_job_id;
+		row.array_task_id = fl->array_task_id;
+		row.reason = fl->reason;
+		row.log = log;
+		row.cause = cause_of(r, fl->index);
+		task_table_add(&t, &row);
+		free(label);
+		free(log);
 		if (gate_failure_of_result(fl))
 			result_hint = true;
 	}
-	table_print(f, &t);
+	task_table_print(f, &t);
 	if (result_hint && r->dir)
 		fprintf(f, "(result files: %s/tasks/<index>/result.json)\n", r->dir);
-	table_release(&t);
-	free(cols);
+	task_table_release(&t);
 }
 
 /*

@@ -16,6 +16,7 @@
 #include "plan.h"
 #include "strbuf.h"
 #include "table.h"
+#include "task_table.h"
 #include "units.h"
 
 #include "banned.h"
@@ -147,33 +148,29 @@ static const char *lower_bound_of(const struct task_outcome *o)
 
 static void print_tasks(FILE *f, const struct rightsize *r)
 {
-	static const char *const head[] = {"INDEX",    "SETTING", "SEED",    "STATE", "ATTEMPTS",
-	                                   "MEM",      "MAXRSS",  "MEM EFF", "TIME",  "ELAPSED",
-	                                   "TIME EFF", "CPUS",    "CPU EFF", "NOTE"};
-	struct table t;
+	static const enum task_col cols[] = {
+	    TT_INDEX,   TT_SETTING, TT_SEED,    TT_STATE,    TT_ATTEMPTS, TT_MEM,     TT_MAXRSS,
+	    TT_MEM_EFF, TT_TIME,    TT_ELAPSED, TT_TIME_EFF, TT_CPUS,     TT_CPU_EFF, TT_NOTE};
+	struct task_table t;
 
-	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
+	task_table_init(&t, cols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; i < r->ntasks; i++) {
 		const struct task_outcome *o = &r->outcomes[i];
-		bool ran = rightsize_ran(o);
+		char *label = plan_setting_label(r->plan, plan_setting_of(r->plan, i));
+		struct task_row row;
 
-		table_add(&t, xstrfmt("%zu", i));
-		table_add(&t, plan_setting_label(r->plan, plan_setting_of(r->plan, i)));
-		table_add(&t, xstrfmt("%" PRId64, plan_seed_of(r->plan, i)));
-		table_addstr(&t, task_state_name(o->state));
-		table_add(&t, xstrfmt("%u", o->attempts));
-		table_add(&t, ran ? mem_text(o->req_mem_mb) : xstrdup("-"));
-		table_add(&t, rss_text(o->maxrss_bytes));
-		table_add(&t, eff_text(r->tasks[i].mem_eff, r->tasks[i].mem_eff));
-		table_add(&t, ran ? time_text(o->timelimit_s) : xstrdup("-"));
-		table_add(&t, ran ? time_text(o->elapsed_s) : xstrdup("-"));
-		table_add(&t, eff_text(r->tasks[i].time_eff, r->tasks[i].time_eff));
-		table_add(&t, ran && o->ncpus ? xstrfmt("%" PRIu32, o->ncpus) : xstrdup("-"));
-		table_add(&t, eff_text(r->tasks[i].cpu_eff, r->tasks[i].cpu_eff));
-		table_addstr(&t, task_state_is_final(o->state) ? lower_bound_of(o) : "-");
+		task_row_init(&row, i, o);
+		row.setting = label;
+		row.seed = plan_seed_of(r->plan, i);
+		row.mem_eff = r->tasks[i].mem_eff;
+		row.time_eff = r->tasks[i].time_eff;
+		row.cpu_eff = r->tasks[i].cpu_eff;
+		row.note = task_state_is_final(o->state) ? lower_bound_of(o) : NULL;
+		task_table_add(&t, &row);
+		free(label);
 	}
-	table_print(f, &t);
-	table_release(&t);
+	task_table_print(f, &t);
+	task_table_release(&t);
 }
 
 /* The whole sweep's CPU and GPU use, a line each. */

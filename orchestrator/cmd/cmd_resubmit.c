@@ -36,7 +36,7 @@
 #include "strbuf.h"
 #include "verdict.h"
 #include "submission.h"
-#include "table.h"
+#include "task_table.h"
 #include "units.h"
 
 #include "banned.h"
@@ -168,31 +168,36 @@ static char *request_text(const struct state *s, const struct resubmit_task *t)
 
 static void print_plan(FILE *f, const struct state *s)
 {
-	static const char *const head[] = {"INDEX",    "SETTING", "SEED",    "STATE",
-	                                   "ATTEMPTS", "WHY",     "REQUEST", "CAUSE"};
-	struct table t;
+	static const enum task_col cols[] = {TT_INDEX,  TT_SETTING,  TT_SEED,
+	                                     TT_STATE,  TT_ATTEMPTS, TT_EXIT,
+	                                     TT_REASON, TT_REQUEST,  TT_CAUSE};
+	struct task_table t;
 
-	table_init_head(&t, head, sizeof(head) / sizeof(head[0]));
+	task_table_init(&t, cols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t k = 0; k < s->r.rp.ntasks; k++) {
 		const struct resubmit_task *task = &s->r.rp.tasks[k];
 		const struct task_outcome *o = &s->l.outcomes[task->index];
+		const struct task_cause *c = &s->causes.tasks[task->index];
+		char *label =
+		    plan_setting_label(&s->l.plan, plan_setting_of(&s->l.plan, task->index));
+		char *request = request_text(s, task);
 		struct strbuf why = STRBUF_INIT;
+		struct task_row row;
 
 		resubmit_reason(&why, o);
-		table_add(&t, xstrfmt("%zu", task->index));
-		table_add(&t,
-		          plan_setting_label(&s->l.plan, plan_setting_of(&s->l.plan, task->index)));
-		table_add(&t, xstrfmt("%" PRId64, plan_seed_of(&s->l.plan, task->index)));
-		table_addstr(&t, task_state_name(o->state));
-		table_add(&t, xstrfmt("%u", o->attempts));
-		table_add(&t, strbuf_detach(&why, NULL));
-		table_add(&t, request_text(s, task));
-		table_addstr(&t, s->causes.tasks[task->index].failed
-		                     ? s->causes.tasks[task->index].text
-		                     : "-");
+		task_row_init(&row, task->index, o);
+		row.setting = label;
+		row.seed = plan_seed_of(&s->l.plan, task->index);
+		row.reason = why.buf;
+		row.request = request;
+		row.cause = c->failed ? c->text : NULL;
+		task_table_add(&t, &row);
+		strbuf_release(&why);
+		free(request);
+		free(label);
 	}
-	table_print(f, &t);
-	table_release(&t);
+	task_table_print(f, &t);
+	task_table_release(&t);
 }
 
 static void print_skipped(FILE *f, const struct resubmit_plan *rp)

@@ -19,7 +19,7 @@
 #include "output.h"
 #include "rolling.h"
 #include "table.h"
-#include "units.h"
+#include "task_table.h"
 
 #include "banned.h"
 
@@ -223,34 +223,6 @@ static void print_counts(FILE *f, const struct status_view *v, size_t ntasks, bo
 		explain_missing(f, v);
 }
 
-/* The columns of the task table. */
-enum {
-	COL_INDEX,
-	COL_SETTING,
-	COL_SEED,
-	COL_STATE,
-	COL_ATTEMPTS,
-	COL_EXIT,
-	COL_ELAPSED,
-	COL_RSS,
-	COL_RESTARTS,
-	COL_LOG,
-	COL_REASON,
-	COL_CAUSE,
-	NCOLS
-};
-
-/*
- * The per-task tables (status --tasks, report's failures, resubmit's plan,
- * rightsize --tasks) start alike: index, setting, seed, state, then
- * attempts where a table shows them.
- */
-static const char *const col_names[NCOLS] = {
-    [COL_INDEX] = "INDEX",     [COL_SETTING] = "SETTING",   [COL_SEED] = "SEED",
-    [COL_STATE] = "STATE",     [COL_ATTEMPTS] = "ATTEMPTS", [COL_EXIT] = "EXIT",
-    [COL_ELAPSED] = "ELAPSED", [COL_RSS] = "MAXRSS",        [COL_RESTARTS] = "RESTARTS",
-    [COL_LOG] = "LOG",         [COL_REASON] = "REASON",     [COL_CAUSE] = "CAUSE"};
-
 /* ["NODE_FAIL", "requeued by signal"...]: outcome_restart_reasons as a list. */
 static json_t *restart_reasons_json(const struct task_outcome *t)
 {
@@ -264,52 +236,6 @@ static json_t *restart_reasons_json(const struct task_outcome *t)
 		                                           : task_state_name((enum task_state)s)));
 	}
 	return why;
-}
-
-static void task_cells(char cells[NCOLS][64], char **label_or_log, const struct status_view *v,
-                       const struct plan *plan, char *const *labels, size_t i)
-{
-	const struct task_outcome *t = &v->tasks[i];
-
-	snprintf(cells[COL_INDEX], 64, "%zu", i);
-	snprintf(cells[COL_SEED], 64, "%" PRId64, plan_seed_of(plan, i));
-	snprintf(cells[COL_STATE], 64, "%s",
-	         status_view_not_submitted(v, i) ? NOT_SUBMITTED : task_state_name(t->state));
-	if (!task_state_is_final(t->state))
-		snprintf(cells[COL_EXIT], 64, "-");
-	else if (t->signal)
-		snprintf(cells[COL_EXIT], 64, "%d:%d", t->exit_code, t->signal);
-	else
-		snprintf(cells[COL_EXIT], 64, "%d", t->exit_code);
-	if (t->state == TS_MISSING || t->state == TS_PENDING)
-		snprintf(cells[COL_ELAPSED], 64, "-");
-	else
-		units_format_time(cells[COL_ELAPSED], 64, t->elapsed_s);
-	if (t->maxrss_bytes == ACCT_NO_VALUE)
-		snprintf(cells[COL_RSS], 64, "-");
-	else
-		units_format_bytes(cells[COL_RSS], 64, t->maxrss_bytes);
-	/* Several tasks on a node: what the node needed, an upper bound. */
-	if (t->maxrss_bytes != ACCT_NO_VALUE && t->tasks_per_node > 1) {
-		char node[32];
-
-		units_format_bytes(node, sizeof(node), t->node_mem_bytes);
-		snprintf(cells[COL_RSS] + strlen(cells[COL_RSS]), 64 - strlen(cells[COL_RSS]),
-		         " (x %u: %s/node)", (unsigned)t->tasks_per_node, node);
-	}
-	if (t->restarts && t->restart_states) {
-		struct strbuf why = STRBUF_INIT;
-
-		outcome_restart_reasons(&why, t);
-		snprintf(cells[COL_RESTARTS], 64, "%u (%s)", t->restarts, why.buf);
-		strbuf_release(&why);
-	} else {
-		snprintf(cells[COL_RESTARTS], 64, "%u", t->restarts);
-	}
-	snprintf(cells[COL_ATTEMPTS], 64, "%u", t->attempts);
-	/* The two long ones are not copied: the setting label and the log path. */
-	label_or_log[0] = labels[plan_setting_of(plan, i)];
-	label_or_log[1] = log_path(&v->rec, t);
 }
 
 /* The scheduler's reason for a failure, or why a PENDING task waits; NULL for none. */
@@ -334,25 +260,35 @@ static char *cause_cell(const struct task_cause *c)
 
 static void print_tasks(FILE *f, const struct status_view *v, const struct plan *plan)
 {
+	static const enum task_col cols[] = {TT_INDEX,    TT_SETTING, TT_SEED,    TT_STATE,
+	                                     TT_ATTEMPTS, TT_EXIT,    TT_ELAPSED, TT_MAXRSS,
+	                                     TT_RESTARTS, TT_LOG,     TT_REASON,  TT_CAUSE};
 	char **labels = xcalloc(plan->nsettings ? plan->nsettings : 1, sizeof(*labels));
-	char cells[NCOLS][64];
-	char *long_cells[2];
-	struct table t;
+	struct task_table t;
 
 	for (size_t s = 0; s < plan->nsettings; s++)
 		labels[s] = plan_setting_label(plan, s);
-	table_init_head(&t, col_names, NCOLS);
+	task_table_init(&t, cols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; i < plan->ntasks; i++) {
-		task_cells(cells, long_cells, v, plan, labels, i);
-		for (int c = 0; c < COL_LOG; c++)
-			table_addstr(&t, c == COL_SETTING ? long_cells[0] : cells[c]);
-		table_add(&t, long_cells[1] ? long_cells[1] : xstrdup("-"));
-		table_addstr(&t, task_reason(v, i) ? task_reason(v, i) : "-");
-		table_add(&t, cause_cell(&v->causes.tasks[i]));
+		struct task_row row;
+		char *log = log_path(&v->rec, &v->tasks[i]);
+		char *cause = cause_cell(&v->causes.tasks[i]);
+
+		task_row_init(&row, i, &v->tasks[i]);
+		row.setting = labels[plan_setting_of(plan, i)];
+		row.seed = plan_seed_of(plan, i);
+		if (status_view_not_submitted(v, i))
+			row.state_text = NOT_SUBMITTED;
+		row.log = log;
+		row.reason = task_reason(v, i);
+		row.cause = cause;
+		task_table_add(&t, &row);
+		free(log);
+		free(cause);
 	}
 	fputc('\n', f);
-	table_print(f, &t);
-	table_release(&t);
+	task_table_print(f, &t);
+	task_table_release(&t);
 	for (size_t s = 0; s < plan->nsettings; s++)
 		free(labels[s]);
 	free(labels);

@@ -151,11 +151,11 @@ static void test_report_table_incomplete(void **state)
 	    report_print_table, &fx.r,
 	    "sweep 'mnist' (id 7): 3 of 6 tasks missing or failed\n"
 	    "\n"
-	    "index  lr    seed  state    exit:sig  job     reason                        log\n"
-	    "1      0.1   22    PENDING  -         4242_1  still pending                 -\n"
-	    "4      0.01  22    FAILED   0:9       4242_4  out of memory                 "
+	    "INDEX  SETTING  SEED  STATE    EXIT  JOB     REASON                        LOG\n"
+	    "1      lr=0.1   22    PENDING  -     4242_1  still pending                 -\n"
+	    "4      lr=0.01  22    FAILED   0:9   4242_4  out of memory                 "
 	    "/home/u/logs/mnist_4242_4.out\n"
-	    "5      0.01  33    MISSING  -         -       missing (no record in Slurm)  -\n");
+	    "5      lr=0.01  33    MISSING  -     -       missing (no record in Slurm)  -\n");
 	fixture_release(&fx);
 }
 
@@ -184,11 +184,11 @@ static void test_report_table_allow_incomplete(void **state)
 	    "0.01  0.25 ± n/a (n = 1 of 3)   n/a            1 ± n/a (n = 1 of 3)    n/a\n"
 	    "\n"
 	    "excluded tasks (3):\n"
-	    "index  lr    seed  state    exit:sig  job     reason                        log\n"
-	    "1      0.1   22    PENDING  -         4242_1  still pending                 -\n"
-	    "4      0.01  22    FAILED   0:9       4242_4  out of memory                 "
+	    "INDEX  SETTING  SEED  STATE    EXIT  JOB     REASON                        LOG\n"
+	    "1      lr=0.1   22    PENDING  -     4242_1  still pending                 -\n"
+	    "4      lr=0.01  22    FAILED   0:9   4242_4  out of memory                 "
 	    "/home/u/logs/mnist_4242_4.out\n"
-	    "5      0.01  33    MISSING  -         -       missing (no record in Slurm)  -\n");
+	    "5      lr=0.01  33    MISSING  -     -       missing (no record in Slurm)  -\n");
 	fixture_release(&fx);
 }
 
@@ -205,7 +205,7 @@ static void test_report_table_result_hint(void **state)
 	gate_check(&fx.g, fixture_plan2x3(), fx.o, fx.res, metrics, 1);
 	report_build(&fx.r, fixture_plan2x3(), &fx.g, fx.res);
 	out = capture(report_print_table, &fx.r);
-	assert_contains(out, "COMPLETED  0:0       4242_4  metric 'acc' absent  "
+	assert_contains(out, "COMPLETED  0     4242_4  metric 'acc' absent  "
 	                     "/home/u/logs/mnist_4242_4.out\n");
 	assert_contains(out, "(result files: /home/u/.sweep/sweeps/7/tasks/<index>/"
 	                     "result.json)\n");
