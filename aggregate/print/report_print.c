@@ -169,17 +169,46 @@ static void failure_groups(struct cause_groups *out, const struct report *r)
 	free(resource);
 }
 
+/* The failure of task index (it is one of the gate's). */
+static const struct gate_failure *failure_of(const struct report *r, size_t index)
+{
+	for (size_t i = 0; i < r->gate->nfailures; i++)
+		if (r->gate->failures[i].index == index)
+			return &r->gate->failures[i];
+	return NULL;
+}
+
+/*
+ * Each group of failures in one line (count, index ranges, cause) and the
+ * log of its first task, one to open: a failure of 120 tasks for one reason
+ * reads in two lines.
+ */
 static void print_failure_groups(FILE *f, const struct report *r)
 {
 	struct cause_groups groups;
 	struct strbuf sb = STRBUF_INIT;
 
 	failure_groups(&groups, r);
-	cause_add_groups(&sb, &groups, "  ");
-	fprintf(f, "by cause:\n%s\n", sb.buf);
+	fprintf(f, "by cause:\n");
+	for (size_t i = 0; i < groups.n; i++) {
+		const struct cause_group *c = &groups.groups[i];
+		const struct gate_failure *first = failure_of(r, c->indices[0]);
+		char *log = first ? report_log_path(r, first) : NULL;
+
+		strbuf_reset(&sb);
+		cause_add_indices(&sb, c->indices, c->n, 6);
+		fprintf(f, "  %zu task%s (%s): %s\n", c->n, c->n == 1 ? "" : "s", sb.buf, c->text);
+		if (log && c->n > 1)
+			fprintf(f, "    e.g. task %zu: %s\n", c->indices[0], log);
+		free(log);
+	}
+	fputc('\n', f);
 	strbuf_release(&sb);
 	cause_groups_release(&groups);
 }
+
+/* Rows of the failed-task table under the groups, at most. */
+#define REPORT_FAILED_ROWS 20
 
 static void print_failures_table(FILE *f, const struct report *r)
 {
@@ -193,7 +222,11 @@ static void print_failures_table(FILE *f, const struct report *r)
 		print_failure_groups(f, r);
 	/* The cause column only when the causes were read. */
 	task_table_init(&t, cols, sizeof(cols) / sizeof(cols[0]) - (r->cause_text == NULL));
-	for (size_t i = 0; i < g->nfailures; i++) {
+	/* Grouped above, a long failure shows its first rows; status --tasks has every one. */
+	size_t shown = r->cause_text && g->nfailures > REPORT_FAILED_ROWS ? REPORT_FAILED_ROWS
+	                                                                  : g->nfailures;
+
+	for (size_t i = 0; i < shown; i++) {
 		const struct gate_failure *fl = &g->failures[i];
 		char *log = report_log_path(r, fl);
 		char *label = plan_setting_label(r->plan, fl->setting);
@@ -217,6 +250,10 @@ static void print_failures_table(FILE *f, const struct report *r)
 			result_hint = true;
 	}
 	task_table_print(f, &t);
+	if (shown < g->nfailures)
+		fprintf(f, "... and %zu more failed tasks, grouped above: 'sweep status %" PRId64
+		           " --tasks' lists every task ('sweep report --csv' every failure)\n",
+		        g->nfailures - shown, r->id);
 	if (result_hint && r->dir)
 		fprintf(f, "(result files: %s/tasks/<index>/result.json)\n", r->dir);
 	task_table_release(&t);

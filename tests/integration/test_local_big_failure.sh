@@ -1,0 +1,30 @@
+#!/bin/bash
+# A big failure reads in one screen (issue 34): 30 tasks that fail for one
+# reason give report one group line (count, index ranges, cause) with one
+# example log, at most 20 rows of the per-task table and a line that says
+# how to see the rest; status --tasks keeps every row. Local backend.
+. "$(dirname "$0")/lib.sh"
+trap cancel_sweeps EXIT
+mkdir "big failure"
+cd "big failure"
+printf '%s\n' 'import sklearn_not_installed_here' >train.py
+printf '%s\n' 'name: wide' 'command: /usr/bin/python3 train.py --lr {lr} --seed {seed}' 'seeds: 3' \
+	'grid:' '  lr: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]' 'results:' '  log:' "    acc: 'acc ([0-9.]+)'" >wide.yaml
+submit_local wide.yaml
+ended() { "$SWEEP" status "$SWEEP_ID" 2>/dev/null | grep -q '^30/30 done'; }
+wait_until 120 "the 30 tasks to end" ended
+if "$SWEEP" report "$SWEEP_ID" >report.txt 2>&1; then fail "report passed a failed sweep"; fi
+cat report.txt >&2
+grep -q "^  30 tasks (0-29): ModuleNotFoundError: No module named 'sklearn_not_installed_here'$" report.txt ||
+	fail "no single group line"
+grep -q '^    e\.g\. task 0: .*/logs/wide_[0-9]*_0\.out$' report.txt || fail "no example log"
+rows=$(grep -cE '^[0-9]+ +lr=' report.txt)
+[ "$rows" -eq 20 ] || fail "report shows $rows task rows, not 20"
+grep -q "^\.\.\. and 10 more failed tasks, grouped above: 'sweep status $SWEEP_ID --tasks' lists every task" report.txt ||
+	fail "no line saying how to see the rest"
+[ "$(wc -l <report.txt)" -le 30 ] || fail "the report of one failure takes $(wc -l <report.txt) lines"
+"$SWEEP" report --csv "$SWEEP_ID" >report.csv 2>/dev/null || true
+[ "$(grep -c ',FAILED,' report.csv)" -eq 30 ] || fail "report --csv lost failures: $(cat report.csv)"
+"$SWEEP" status --tasks "$SWEEP_ID" >status.txt
+[ "$(grep -cE '^[0-9]+ +lr=' status.txt)" -eq 30 ] || fail "status --tasks lost rows: $(cat status.txt)"
+log "ok"
