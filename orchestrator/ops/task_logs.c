@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfg.h"
 #include "error.h"
 #include "outcome.h"
 #include "quote.h"
@@ -26,6 +27,7 @@
 #define FOLLOW_POLL_S    1   /* how often -f looks at the files */
 #define FOLLOW_STATE_S   10  /* how often -f asks whether the task still runs (one query) */
 #define FOLLOW_MISSING_S 120 /* how long -f waits for a just-submitted task's first record */
+#define FOLLOW_QUIET_S   20  /* a running task silent this long gets the note on buffering */
 
 /*
  * The run of task index in its attempt-th attempt (0: the latest): the
@@ -140,17 +142,64 @@ int task_logs_copy_new(struct task_log_file *files, size_t n, int *shown, bool f
 	return fflush(stdout) == 0 ? 0 : SWEEP_ERR;
 }
 
+/* Whether the sweep's command runs Python and its env: leaves stdout buffered. */
+bool task_logs_python_buffered(const struct cfg *cfg)
+{
+	const char *cmd = cfg ? cfg->command : NULL, *env = getenv("PYTHONUNBUFFERED");
+
+	/* Set where sweep runs, it most likely reached the task too (tasks get the
+	 * environment they were submitted from). */
+	if (!cmd || (env && *env) || !strstr(cmd, "python") || strstr(cmd, " -u ") || strstr(cmd, " -u\t"))
+		return false;
+	for (size_t i = 0; i < cfg->nenv; i++)
+		if (!strcmp(cfg->env[i].name, "PYTHONUNBUFFERED") && cfg->env[i].value &&
+		    *cfg->env[i].value)
+			return false;
+	return true;
+}
+
+/* The size of the stdout log now (0 when it is not there). */
+static off_t out_size(const struct task_log_file *files, size_t n)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(files[i].what, "stdout"))
+			return lstat(files[i].path, &st) == 0 ? st.st_size : 0;
+	return 0;
+}
+
 /* -f: until the task's latest run has ended, then what it wrote last. */
 int task_logs_follow(struct task_log_file *files, size_t n, int *shown, struct loaded_sweep *l,
                      size_t index, bool visible)
 {
-	time_t asked = time(NULL);
+	time_t asked = time(NULL), quiet_since = time(NULL);
+	off_t size = out_size(files, n);
+	bool told = false;
 
 	while (!task_state_is_final(l->outcomes[index].state) ||
 	       l->outcomes[index].state == TS_REQUEUED) {
 		sleep(FOLLOW_POLL_S);
 		if (task_logs_copy_new(files, n, shown, true, visible) < 0)
 			return SWEEP_ERR;
+		if (out_size(files, n) != size) {
+			size = out_size(files, n);
+			quiet_since = time(NULL);
+		}
+		/* A Python program's print() waits in a block buffer when piped to a log. */
+		if (!told && l->outcomes[index].state == TS_RUNNING &&
+		    time(NULL) - quiet_since >= FOLLOW_QUIET_S) {
+			const struct cfg *cfg = NULL;
+
+			told = true;
+			if (loaded_sweepfile(&cfg, l, LOADED_QUIET) == 0 && task_logs_python_buffered(cfg))
+				fprintf(stderr,
+				        "sweep: task %zu has printed nothing for %d s: Python keeps stdout "
+				        "in a buffer when it is not a terminal, so its lines come in "
+				        "blocks or at the end; add PYTHONUNBUFFERED: \"1\" under env: in "
+				        "the sweep file (or run python -u)\n",
+				        index, FOLLOW_QUIET_S);
+		}
 		if (time(NULL) - asked < FOLLOW_STATE_S)
 			continue;
 		asked = time(NULL);

@@ -48,4 +48,13 @@ int task_logs_follow(struct task_log_file *files, size_t n, int *shown, struct l
  */
 int task_logs_wait_record(struct loaded_sweep *l, size_t index);
 
+/*
+ * Whether the sweep file's command runs Python without unbuffered output
+ * (no PYTHONUNBUFFERED in env: nor in sweep's own environment, no -u): -f
+ * then says, after a running
+ * task stayed silent a while, that its print()s wait in a buffer.
+ */
+struct cfg;
+bool task_logs_python_buffered(const struct cfg *cfg);
+
 #endif
