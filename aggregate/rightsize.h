@@ -186,6 +186,7 @@ struct rightsize {
 	const char *name;  /* the sweep's job name */
 	int64_t id;        /* the sweep's id */
 	bool gpu_recorded; /* the cluster records GPU TRES (acct_set.gpu_recorded) */
+	bool local;        /* the tasks ran on the local runner, which measures no GPU */
 
 	/* Filled in by rightsize_build. */
 	const struct plan *plan;             /* borrowed */

@@ -190,7 +190,10 @@ static void print_cpu_gpu(FILE *f, const struct rightsize *r)
 			fprintf(f, ": most sits idle, ask --cpus-per-task=%u", g->cpus);
 		fputc('\n', f);
 	}
-	if (!r->gpu_recorded) {
+	if (!r->gpu_recorded && r->local) {
+		fprintf(f, "GPU: utilisation and memory not measured (the local runner does not "
+		           "sample them; sweep gpus shows what runs now)\n");
+	} else if (!r->gpu_recorded) {
 		fprintf(f, "GPU: utilisation and memory not recorded by this cluster\n");
 	} else if (g->gpu_util != ACCT_NO_VALUE || g->gpu_mem_bytes != ACCT_NO_VALUE) {
 		char mem[32] = "-";

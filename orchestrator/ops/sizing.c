@@ -46,9 +46,19 @@ int sizing_load(struct sizing *z, const char *state_dir, const char *which,
 		ret = loaded_outcomes(&z->l);
 	if (ret < 0)
 		return ret;
+	/*
+	 * An array job submitted moments ago (a resubmit) has no record yet:
+	 * its tasks are pending, not unmeasured for good. Say so now, as a few
+	 * seconds later, not "no task has a record: nothing was measured".
+	 */
+	if (loaded_records_may_lag(z->l.arrays, z->l.narrays))
+		for (size_t i = 0; i < z->l.plan.ntasks; i++)
+			if (z->l.outcomes[i].state == TS_MISSING)
+				z->l.outcomes[i].state = TS_PENDING;
 	rightsize_build(&z->rs, &z->l.plan, z->l.outcomes, p);
 	z->rs.name = z->l.rec.name;
 	z->rs.gpu_recorded = z->l.set.gpu_recorded;
+	z->rs.local = z->l.rec.backend && !strcmp(z->l.rec.backend, "local");
 	z->rs.id = z->l.rec.id;
 	return 0;
 }

@@ -38,6 +38,10 @@ grep -Eq '0\.0110?0? ± 0\.0010?0? \(n = 3\)' report.txt || fail "report: $(cat 
 grep -q 'best = lowest mean (-); no other setting to compare it with$' report.txt ||
 	fail "report of one setting: $(cat report.txt)"
 grep -q 'over 0 settings' report.txt && fail "report of one setting: $(cat report.txt)"
+# The local runner measures no GPU: rightsize says so, not "by this cluster".
+"$SWEEP" rightsize "$XGB" >rightsize.txt 2>&1 || [ $? = 3 ] || fail "rightsize: $(cat rightsize.txt)"
+grep -q '^GPU: utilisation and memory not measured (the local runner does not sample them' rightsize.txt ||
+	fail "rightsize's GPU line: $(cat rightsize.txt)"
 "$SWEEP" list >list.txt
 awk -v id="$XGB" '$1 == id' list.txt | grep -q ' complete ' || fail "list: $(cat list.txt)"
 "$SWEEP" resubmit --dry-run "$XGB" >resub.txt
