@@ -287,9 +287,12 @@ static int check_causes(const struct state *s, const struct resubmit_opts *o)
 		fprintf(stdout, "\nthese will likely fail the same way again:\n%s", why.buf);
 	if (same && !o->force)
 		ret = error("every task to resubmit failed the same way, for no resource: the same "
-		            "command would fail the same way; fix the cause (sweep logs %" PRId64
-		            " %zu), or resubmit with --force",
-		            s->l.rec.id, only[0]);
+		            "command would fail the same way. Next: read the cause ('sweep logs %" PRId64
+		            " %zu'; above, what ran where, when the program found on the node was "
+		            "not the one at submit), fix it, then 'sweep resubmit %" PRId64
+		            " --force'; or, if the fix is in the sweep file, edit it and 'sweep "
+		            "submit --extend %" PRId64 " FILE', which keeps the tasks that passed",
+		            s->l.rec.id, only[0], s->l.rec.id, s->l.rec.id);
 	free(only);
 	strbuf_release(&why);
 	return ret;

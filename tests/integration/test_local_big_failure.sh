@@ -27,4 +27,8 @@ grep -q "^\.\.\. and 10 more failed tasks, grouped above: 'sweep status $SWEEP_I
 [ "$(grep -c ',FAILED,' report.csv)" -eq 30 ] || fail "report --csv lost failures: $(cat report.csv)"
 "$SWEEP" status --tasks "$SWEEP_ID" >status.txt
 [ "$(grep -cE '^[0-9]+ +lr=' status.txt)" -eq 30 ] || fail "status --tasks lost rows: $(cat status.txt)"
+# resubmit refuses a failure it would repeat, and says what to do next.
+if "$SWEEP" resubmit --dry-run "$SWEEP_ID" >resub.txt 2>&1; then fail "resubmit took it: $(cat resub.txt)"; fi
+grep -q "Next: read the cause ('sweep logs $SWEEP_ID 0'.*then 'sweep resubmit $SWEEP_ID --force'; or.*'sweep submit --extend $SWEEP_ID FILE'" resub.txt ||
+	fail "resubmit's refusal: $(cat resub.txt)"
 log "ok"
