@@ -328,8 +328,14 @@ static int load_exclusions(struct report_exclusions *x, const struct report_requ
 
 	x->excluded = xcalloc(l->plan.nsettings + 1, 1);
 	for (size_t i = 0; ret == 0 && i < o->nexclude; i++)
-		if ((ret = plan_select(named, &l->plan, o->exclude[i])) >= 0)
-			ret = store_add_exclusion(l->st, l->rec.id, o->exclude[i], o->reason);
+		if ((ret = plan_select(named, &l->plan, o->exclude[i])) >= 0 &&
+		    (ret = store_add_exclusion(l->st, l->rec.id, o->exclude[i], o->reason)) == 0)
+			/* Kept, not for this report only: say so the first time. */
+			fprintf(stderr,
+			        "sweep: recorded: '%s' is left out of this and every later report of "
+			        "sweep %" PRId64 " ('sweep report %" PRId64 " --include %s' brings it "
+			        "back)\n",
+			        o->exclude[i], l->rec.id, l->rec.id, o->exclude[i]);
 	if (ret == 0 && o->include &&
 	    (ret = store_remove_exclusion(l->st, &found, l->rec.id, o->include)) == 0 && !found)
 		ret = error("sweep %" PRId64 " has no exclusion '%s' (report --json lists them)",

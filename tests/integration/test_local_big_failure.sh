@@ -27,6 +27,11 @@ grep -q "^\.\.\. and 10 more failed tasks, grouped above: 'sweep status $SWEEP_I
 [ "$(grep -c ',FAILED,' report.csv)" -eq 30 ] || fail "report --csv lost failures: $(cat report.csv)"
 "$SWEEP" status --tasks "$SWEEP_ID" >status.txt
 [ "$(grep -cE '^[0-9]+ +lr=' status.txt)" -eq 30 ] || fail "status --tasks lost rows: $(cat status.txt)"
+# --exclude is kept for every later report: the first run says so.
+"$SWEEP" report "$SWEEP_ID" --exclude lr=1 --reason 'bad batch' >excl.txt 2>&1 || true
+grep -q "^sweep: recorded: 'lr=1' is left out of this and every later report of sweep $SWEEP_ID ('sweep report $SWEEP_ID --include lr=1' brings it back)$" excl.txt ||
+	fail "--exclude did not say it is kept: $(cat excl.txt)"
+"$SWEEP" report "$SWEEP_ID" --include lr=1 >/dev/null 2>&1 || true
 # resubmit refuses a failure it would repeat, and says what to do next.
 if "$SWEEP" resubmit --dry-run "$SWEEP_ID" >resub.txt 2>&1; then fail "resubmit took it: $(cat resub.txt)"; fi
 grep -q "Next: read the cause ('sweep logs $SWEEP_ID 0'.*then 'sweep resubmit $SWEEP_ID --force'; or.*'sweep submit --extend $SWEEP_ID FILE'" resub.txt ||
