@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "plan.h"
+#include "result_impl.h"
 #include "stats.h"
 #include "strbuf.h"
 
@@ -69,6 +70,101 @@ int curve_parse(struct curve *c, const char *text, size_t len, const char *step_
 		return -1;
 	}
 	return 0;
+}
+
+/* The line of c for step: the last one if it is, else any; a new one when none. */
+static struct result *line_of_step(struct curve *c, double step)
+{
+	size_t i = c->n;
+
+	if (i && c->lines[i - 1].step == step)
+		return &c->lines[i - 1].row;
+	for (i = 0; i < c->n; i++)
+		if (c->lines[i].step == step)
+			return &c->lines[i].row;
+	ALLOC_GROW(c->lines, c->n + 1, c->alloc);
+	c->lines[c->n].step = step;
+	result_init_empty(&c->lines[c->n].row);
+	return &c->lines[c->n++].row;
+}
+
+/* Sets key to value in row (entries sorted by key): a new entry, or the old one replaced. */
+static void set_point(struct result *row, const char *key, double value)
+{
+	size_t i = 0;
+
+	while (i < row->nentries && strcmp(row->entries[i].key, key) < 0)
+		i++;
+	if (i < row->nentries && !strcmp(row->entries[i].key, key)) {
+		row->entries[i].value = value;
+		return;
+	}
+	row->entries = xrealloc(row->entries, (row->nentries + 1) * sizeof(*row->entries));
+	memmove(&row->entries[i + 1], &row->entries[i],
+	        (row->nentries - i) * sizeof(*row->entries));
+	memset(&row->entries[i], 0, sizeof(row->entries[i]));
+	row->entries[i].key = xstrdup(key);
+	row->entries[i].kind = RESULT_NUMBER;
+	row->entries[i].value = value;
+	row->nentries++;
+}
+
+/* The first group of the last match of re in line as a finite number, into *out. */
+static bool number_in(double *out, const regex_t *re, const struct strbuf *line,
+                      struct strbuf *group)
+{
+	struct result_entry e = {0};
+	size_t gs, ge;
+
+	if (!result_log_last_match(re, line->buf, line->len, &gs, &ge))
+		return false;
+	strbuf_reset(group);
+	strbuf_add(group, line->buf + gs, ge - gs);
+	if (memchr(group->buf, '\0', group->len))
+		return false;
+	result_entry_from_text(&e, group->buf, "text");
+	*out = e.value;
+	return e.kind == RESULT_NUMBER && isfinite(e.value);
+}
+
+void curve_scan_log(struct curve *c, const char *text, size_t len, const regex_t *step,
+                    const struct result_log_spec *spec, const bool *only)
+{
+	struct strbuf line = STRBUF_INIT, group = STRBUF_INIT;
+	bool have_step = false;
+	double x = 0, v;
+
+	for (size_t pos = 0; pos < len;) {
+		const char *start = text + pos, *nl = memchr(start, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - start) : len - pos;
+
+		pos += n + (nl ? 1 : 0);
+		/* A copy ending in a NUL: text need not have one (see result_log.c). */
+		strbuf_reset(&line);
+		strbuf_add(&line, start, n);
+		if (number_in(&v, step, &line, &group)) {
+			x = v;
+			have_step = true;
+		}
+		if (!have_step)
+			continue;
+		for (size_t k = 0; k < spec->n; k++)
+			if ((!only || only[k]) && number_in(&v, &spec->patterns[k], &line, &group))
+				set_point(line_of_step(c, x), spec->names[k], v);
+	}
+	strbuf_release(&line);
+	strbuf_release(&group);
+}
+
+bool curve_has(const struct curve *c, const char *metric)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct result_entry *e = result_find(&c->lines[i].row, metric);
+
+		if (e && e->kind == RESULT_NUMBER && isfinite(e->value))
+			return true;
+	}
+	return false;
 }
 
 static bool is_name_char(char c, bool first)

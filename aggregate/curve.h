@@ -1,6 +1,8 @@
 #ifndef SWEEP_CURVE_H
 #define SWEEP_CURVE_H
 
+#include <regex.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +41,28 @@ void curve_release(struct curve *c);
  * "line 2: invalid JSON: ...", "no lines").
  */
 int curve_parse(struct curve *c, const char *text, size_t len, const char *step_key);
+
+struct result_log_spec;
+
+/*
+ * Learning curves from a task's log (text, len bytes, need not end in a
+ * NUL; a NUL byte is a byte like any other), as programs print them
+ * ("epoch 3 val_acc 0.91"), into c (initialised; the points it holds
+ * already are kept). Line by line: the first group of the last match of
+ * step on a line, read as a number, is the step of every metric value on
+ * that line and the lines after it, until the next step; a metric's value
+ * on a line is the first group of the last match of its pattern in spec.
+ * Values before the first step, and values or steps that are not finite
+ * numbers, are ignored. One point per (step, metric): the last value
+ * wins, one line of c per step, in the order the steps first came. Only
+ * the metrics k with only[k] are looked for (only NULL: all). Sets no
+ * error: a log without points leaves c as it was.
+ */
+void curve_scan_log(struct curve *c, const char *text, size_t len, const regex_t *step,
+                    const struct result_log_spec *spec, const bool *only);
+
+/* Whether some line of c holds a finite value of metric. */
+bool curve_has(const struct curve *c, const char *metric);
 
 struct plan;
 

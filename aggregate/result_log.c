@@ -92,7 +92,7 @@ static bool scan_matches(const regex_t *re, const char *line, size_t len, bool w
  * it starts finds the same match again (only when its group took no part,
  * as in "(a)|b", are the matches searched again with their groups).
  */
-static bool last_match(const regex_t *re, const char *line, size_t len, size_t *gs, size_t *ge)
+bool result_log_last_match(const regex_t *re, const char *line, size_t len, size_t *gs, size_t *ge)
 {
 	regmatch_t m[2];
 	size_t last;
@@ -135,7 +135,7 @@ static bool find_last(struct strbuf *group, size_t *nul_line, const regex_t *re,
 		 */
 		strbuf_reset(&line);
 		strbuf_add(&line, text + start, end - start);
-		if (last_match(re, line.buf, line.len, &gs, &ge)) {
+		if (result_log_last_match(re, line.buf, line.len, &gs, &ge)) {
 			strbuf_add(group, line.buf + gs, ge - gs);
 			if (memchr(line.buf, '\0', line.len)) {
 				*nul_line = 1;

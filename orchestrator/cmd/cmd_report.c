@@ -49,7 +49,9 @@ static const struct cli_option option_table[] = {
      "{setting}, {task_dir} and parameter names): per setting\n"
      "the mean over seeds with a band of ±1 std, over the steps\n"
      "every seed reached. A task whose run failed or whose curve file is\n"
-     "missing is listed, and nothing drawn (exit 3)"},
+     "missing is listed, and nothing drawn (exit 3). FILE 'log': read\n"
+     "the curves from each task's log with the sweep file's\n"
+     "results.step and results.log patterns (a file named log: ./log)"},
     {0, "step", 'S', "KEY", "the step key of the curve files (default: step)"},
     {0, "title", 't', "TEXT", "with --plot: the figure's title instead of \"sweep 'NAME'\""},
     {0, "no-title", 'N', NULL, "with --plot: no title (the figure is that much shorter)"},

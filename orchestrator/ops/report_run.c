@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -152,30 +153,122 @@ struct curve_set {
 	size_t nbad; /* tasks without a usable curve */
 };
 
-/* Reads each task's curve; one missing or unusable is said on stderr and counted. */
+/* --curves log: the sweep file's results.step and results.log, compiled. */
+struct curve_log_patterns {
+	regex_t step;
+	struct result_log_spec spec;
+};
+
+static int curve_log_patterns_init(struct curve_log_patterns *p, const struct cfg *cfg)
+{
+	const struct cfg_results *r = cfg ? &cfg->results : NULL;
+	const char **names, **patterns;
+	int ret;
+
+	/* The sweep file reader checked the patterns: a kept file that does not read is the case.
+	 */
+	if (!r || !r->step || !r->nlog || regcomp(&p->step, r->step, REG_EXTENDED))
+		return error(
+		    "--curves log reads the task logs with the sweep file's 'results.step' "
+		    "and 'results.log' patterns: the sweep file has none (or cannot be "
+		    "read); add them, or give the JSON Lines file that holds the curves");
+	names = xcalloc(r->nlog, sizeof(*names));
+	patterns = xcalloc(r->nlog, sizeof(*patterns));
+	for (size_t k = 0; k < r->nlog; k++) {
+		names[k] = r->log[k].name;
+		patterns[k] = r->log[k].pattern;
+	}
+	ret = result_log_spec_init(&p->spec, names, patterns, r->nlog);
+	free(names);
+	free(patterns);
+	if (ret < 0)
+		regfree(&p->step);
+	return ret;
+}
+
+static void curve_log_patterns_release(struct curve_log_patterns *p)
+{
+	regfree(&p->step);
+	result_log_spec_release(&p->spec);
+}
+
+/*
+ * Task's curve from its log (NULL: none yet) with p. As for its final
+ * metrics (result_log.c's from_stderr): a metric its stdout log
+ * ("...out") holds no point of is looked for in its stderr log (".err").
+ */
+static void read_curve_log(struct curve *c, const char *log, const struct curve_log_patterns *p)
+{
+	struct strbuf text = STRBUF_INIT;
+	bool *only = xcalloc(p->spec.n + 1, sizeof(*only));
+	size_t len = log ? strlen(log) : 0, nmissing = 0;
+	char *errpath = NULL;
+
+	if (!log) {
+		c->error = xstrdup("the task has no log yet");
+		goto out;
+	}
+	if (result_read_text(&text, log, true) < 0) {
+		c->error = xstrfmt("cannot read its log %s: %s", log, result_read_error(errno));
+		goto out;
+	}
+	curve_scan_log(c, text.buf, text.len, &p->step, &p->spec, NULL);
+	for (size_t k = 0; k < p->spec.n; k++)
+		nmissing += only[k] = !curve_has(c, p->spec.names[k]);
+	if (nmissing && len >= 4 && !strcmp(log + len - 4, ".out")) {
+		errpath = xstrfmt("%.*s.err", (int)(len - 4), log);
+		strbuf_reset(&text);
+		if (result_read_text(&text, errpath, true) == 0)
+			curve_scan_log(c, text.buf, text.len, &p->step, &p->spec, only);
+	}
+	if (!c->n)
+		c->error =
+		    xstrfmt("no learning curve in %s%s%s: no metric's value after a line that "
+		            "matches 'results.step'",
+		            log, errpath ? " nor in " : "", errpath ? errpath : "");
+out:
+	strbuf_release(&text);
+	free(errpath);
+	free(only);
+}
+
+/*
+ * Reads each task's curve (from its log when p); one missing or unusable
+ * is said on stderr and counted.
+ */
 static int read_curves(struct curve_set *cs, const struct report_request *o,
                        const struct sweep_rec *rec, const struct plan *plan,
-                       const struct task_outcome *outcomes, const char *workdir)
+                       const struct task_outcome *outcomes, const char *workdir,
+                       const struct curve_log_patterns *p)
 {
 	struct strbuf why = STRBUF_INIT;
 	struct curve *curves = cs->curves;
 	int ret = 0;
 
 	for (size_t i = 0; i < plan->ntasks; i++) {
-		char *task_dir = xstrfmt("%s/tasks/%zu", rec->dir, i), *path;
+		const struct task_outcome *oc = &outcomes[i];
+		char *task_dir = xstrfmt("%s/tasks/%zu", rec->dir, i), *path = NULL;
 		struct curve_where w = {workdir ? workdir : ".", task_dir, rec->id};
 
 		curve_init(&curves[i]);
-		ret = curve_path(&path, o->curves, &w, plan, i);
+		if (!p)
+			ret = curve_path(&path, o->curves, &w, plan, i);
 		free(task_dir);
 		if (ret < 0)
 			break;
 		strbuf_reset(&why);
 		/* The one pass test, with the curve standing for the result. */
-		if (!gate_passed(&outcomes[i], NULL))
-			gate_run_failed(&why, &outcomes[i]);
-		else if (curve_read(&curves[i], path, o->step) < 0)
+		if (!gate_passed(oc, NULL)) {
+			gate_run_failed(&why, oc);
+		} else if (p) {
+			path = outcome_log_path(rec->logs, rec->name, oc->state, oc->array_job_id,
+			                        oc->array_task_id);
+			read_curve_log(&curves[i], path, p);
+			if (curves[i].error)
+				strbuf_addstr(&why, curves[i].error);
+		} else if (curve_read(&curves[i], path, o->step) < 0) {
 			strbuf_addstr(&why, curves[i].error);
+		}
 		free(path);
 		if (why.len) {
 			char *label = plan_setting_label(plan, plan_setting_of(plan, i));
@@ -226,6 +319,7 @@ static int write_curves(const struct report_request *o, const struct sweep_rec *
                         const struct plan *plan, const struct task_outcome *outcomes,
                         const struct cfg *cfg, bool *missing)
 {
+	struct curve_log_patterns patterns, *p = NULL;
 	struct curve_set cs = {0};
 	size_t *nseeds = xcalloc(plan->nsettings + 1, sizeof(*nseeds));
 	struct curve_band *bands = NULL;
@@ -238,11 +332,17 @@ static int write_curves(const struct report_request *o, const struct sweep_rec *
 
 	cs.curves = xcalloc(plan->ntasks + 1, sizeof(*cs.curves));
 	plot_figure_init(&fig);
-	if (o->curves[0] != '/' && verdict_workdir(&workdir, rec, o->curves) < 0) {
+	if (!strcmp(o->curves, REPORT_CURVES_LOG)) {
+		if (curve_log_patterns_init(&patterns, cfg) < 0) {
+			ret = SWEEP_ERR;
+			goto out;
+		}
+		p = &patterns;
+	} else if (o->curves[0] != '/' && verdict_workdir(&workdir, rec, o->curves) < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
-	ret = read_curves(&cs, o, rec, plan, outcomes, workdir);
+	ret = read_curves(&cs, o, rec, plan, outcomes, workdir, p);
 	if (ret < 0)
 		goto out;
 	*missing = cs.nbad > 0;
@@ -255,7 +355,8 @@ static int write_curves(const struct report_request *o, const struct sweep_rec *
 	metrics = o->nmetrics ? o->metrics : (const char *const *)cs.keys;
 	nmetrics = o->nmetrics ? o->nmetrics : cs.nkeys;
 	if (!nmetrics) {
-		ret = error("no curve file holds a metric besides '%s'", o->step);
+		ret = p ? error("no task log holds a point of a metric")
+		        : error("no curve file holds a metric besides '%s'", o->step);
 		goto out;
 	}
 	bands = xcalloc(plan->nsettings * nmetrics + 1, sizeof(*bands));
@@ -272,6 +373,8 @@ static int write_curves(const struct report_request *o, const struct sweep_rec *
 	for (size_t b = 0; b < plan->nsettings * nmetrics; b++)
 		curve_band_release(&bands[b]);
 out:
+	if (p)
+		curve_log_patterns_release(p);
 	plot_figure_release(&fig);
 	free(bands);
 	for (size_t k = 0; k < cs.nkeys; k++)

@@ -30,7 +30,7 @@ struct report_request {
 	bool allow_incomplete;
 	const struct compare_goals *goals; /* from --goal, borrowed */
 	const char *plot;
-	const char *curves;
+	const char *curves; /* a curve file's pattern, or REPORT_CURVES_LOG */
 	const char *step;
 	const char *x;
 	bool logx;
@@ -81,6 +81,12 @@ void report_run_release(struct report_run *r);
  * submitted. 0, or SWEEP_ERR with the error said.
  */
 int report_run_load(struct report_run *r, const struct report_request *q);
+
+/*
+ * --curves log: the curves are in the task logs, read with the sweep
+ * file's results.step and results.log (a file named log is ./log).
+ */
+#define REPORT_CURVES_LOG "log"
 
 /*
  * --curves: the learning curves of every task that passed the gate,

@@ -53,7 +53,7 @@ static const char *const checkpoint_keys[] = {"size", "keep", "dir", "pattern"};
 static const char *const notify_keys[] = {"mail", "command"};
 
 #define MAX_RETRIES 20
-static const char *const results_keys[] = {"file", "log"};
+static const char *const results_keys[] = {"file", "log", "step"};
 
 /*
  * The sections whose keys are fixed. Keys are checked only through this
@@ -695,6 +695,7 @@ void cfg_release(struct cfg *cfg)
 		free(cfg->results.log[i].pattern);
 	}
 	free(cfg->results.log);
+	free(cfg->results.step);
 	free(cfg->signal_note);
 	cfg_init(cfg);
 }

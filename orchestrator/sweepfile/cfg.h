@@ -156,6 +156,8 @@ struct cfg_log_metric {
  *         object, .jsonl/.ndjson the last line, .csv the last row under a
  *         header). "$SWEEP_RESULT" names sweep's own JSON file.
  *   log:  metric -> POSIX ERE matched in the task's .out log.
+ *   step: a POSIX ERE whose first group is the step of the log's values
+ *         (`sweep report --curves log`); only with log.
  * Without the section, metrics come from $SWEEP_RESULT; a section without
  * `file` reads no file, only the log.
  */
@@ -173,6 +175,7 @@ struct cfg_results {
 	enum cfg_results_format format; /* from file's extension */
 	struct cfg_log_metric *log;
 	size_t nlog;
+	char *step; /* results.step: POSIX ERE checked like log's, or NULL */
 };
 
 struct cfg {

@@ -329,6 +329,42 @@ static bool perl_digit(const char *re)
 	return false;
 }
 
+/*
+ * A pattern of `results:` (path names it, "results.log.acc" or
+ * "results.step"): a valid POSIX ERE, without Perl's \d, with a group for
+ * the number.
+ */
+static int check_pattern(struct loader *ld, const struct ytree_node *v, const char *path)
+{
+	char msg[256];
+	regex_t re;
+	int rc;
+
+	if (perl_digit(v->text))
+		return AT(ld, v,
+		          "'%s': '\\d' in '%s' is not POSIX extended syntax (it would match a "
+		          "'d'): write [0-9]",
+		          path, cfg_show(ld, v->text));
+	rc = regcomp(&re, v->text, REG_EXTENDED);
+	if (rc) {
+		regerror(rc, &re, msg, sizeof(msg));
+		if (msg[0] >= 'A' && msg[0] <= 'Z')
+			msg[0] = (char)(msg[0] - 'A' + 'a');
+		return AT(ld, v,
+		          "'%s': invalid regular expression '%s': %s (POSIX extended syntax)", path,
+		          cfg_show(ld, v->text), msg);
+	}
+	rc = re.re_nsub < 1;
+	regfree(&re);
+	if (rc)
+		return AT(ld, v,
+		          "'%s': the pattern '%s' has no group: put the number in parentheses, "
+		          "e.g. '%s'",
+		          path, cfg_show(ld, v->text),
+		          strcmp(path, "results.step") ? "loss: ([0-9.eE+-]+)" : "epoch ([0-9]+)");
+	return 0;
+}
+
 static int read_log_metrics(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg_results *r = &ld->cfg->results;
@@ -342,40 +378,18 @@ static int read_log_metrics(struct loader *ld, const struct ytree_node *map)
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ytree_node *key = map->items[i], *v = map->items[i + 1];
 		char *path = xstrfmt("results.log.%s", key->text);
-		char msg[256];
-		regex_t re;
-		int rc;
+		int ret = cfg_expect(ld, v, YTREE_SCALAR, path);
 
-		if (cfg_expect(ld, v, YTREE_SCALAR, path)) {
-			free(path);
-			return SWEEP_ERR;
-		}
 		free(path);
+		if (ret)
+			return SWEEP_ERR;
 		if (!*key->text)
 			return AT(ld, key, "'results.log': a metric needs a name");
-		if (perl_digit(v->text))
-			return AT(ld, v,
-			          "'results.log.%s': '\\d' in '%s' is not POSIX extended syntax "
-			          "(it would match a 'd'): write [0-9]",
-			          cfg_show(ld, key->text), cfg_show(ld, v->text));
-		rc = regcomp(&re, v->text, REG_EXTENDED);
-		if (rc) {
-			regerror(rc, &re, msg, sizeof(msg));
-			if (msg[0] >= 'A' && msg[0] <= 'Z')
-				msg[0] = (char)(msg[0] - 'A' + 'a');
-			return AT(ld, v,
-			          "'results.log.%s': invalid regular expression '%s': %s (POSIX "
-			          "extended syntax)",
-			          cfg_show(ld, key->text), cfg_show(ld, v->text), msg);
-		}
-		if (re.re_nsub < 1) {
-			regfree(&re);
-			return AT(ld, v,
-			          "'results.log.%s': the pattern '%s' has no group: put the number "
-			          "in parentheses, e.g. 'loss: ([0-9.eE+-]+)'",
-			          cfg_show(ld, key->text), cfg_show(ld, v->text));
-		}
-		regfree(&re);
+		path = xstrfmt("results.log.%s", cfg_show(ld, key->text));
+		ret = check_pattern(ld, v, path);
+		free(path);
+		if (ret)
+			return SWEEP_ERR;
 		r->log[r->nlog].name = xstrdup(key->text);
 		r->log[r->nlog++].pattern = xstrdup(v->text);
 	}
@@ -385,6 +399,7 @@ static int read_log_metrics(struct loader *ld, const struct ytree_node *map)
 int cfg_read_results(struct loader *ld, const struct ytree_node *map)
 {
 	struct cfg_results *r = &ld->cfg->results;
+	const struct ytree_node *step = NULL;
 
 	if (cfg_expect(ld, map, YTREE_MAP, "results") || cfg_check_section(ld, map, "results"))
 		return SWEEP_ERR;
@@ -395,6 +410,13 @@ int cfg_read_results(struct loader *ld, const struct ytree_node *map)
 		if (!strcmp(key->text, "log")) {
 			if (read_log_metrics(ld, v))
 				return SWEEP_ERR;
+			continue;
+		}
+		if (!strcmp(key->text, "step")) {
+			if (cfg_get_string(ld, &r->step, v, "results.step") ||
+			    check_pattern(ld, v, "results.step"))
+				return SWEEP_ERR;
+			step = v;
 			continue;
 		}
 		if (cfg_get_string(ld, &r->file, v, "results.file"))
@@ -411,5 +433,9 @@ int cfg_read_results(struct loader *ld, const struct ytree_node *map)
 	}
 	if (!r->file && !r->nlog)
 		return AT(ld, map, "'results' needs 'file', 'log' or both");
+	if (step && !r->nlog)
+		return AT(ld, step,
+		          "'results.step' goes with 'log': name the metrics of the learning curves "
+		          "in 'results.log'");
 	return 0;
 }

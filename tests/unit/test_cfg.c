@@ -453,6 +453,22 @@ static const struct bad_case results_errors[] = {
     {BASE "results: {log: {acc: [a]}}\n",
      "t.yaml:3:22: 'results.log.acc': expected a scalar, found a list"},
     {BASE "results: {log: {}}\n", "t.yaml:3:16: 'results.log' names no metric"},
+    {BASE "results: {log: {acc: 'acc (.*)'}, step: 'epoch ([0-9]+'}\n",
+     "t.yaml:3:41: 'results.step': invalid regular expression 'epoch ([0-9]+': unmatched ( or "
+     "\\( (POSIX extended syntax)"},
+    {BASE "results: {log: {acc: 'acc (.*)'}, step: 'epoch [0-9]+'}\n",
+     "t.yaml:3:41: 'results.step': the pattern 'epoch [0-9]+' has no group: put the number "
+     "in parentheses, e.g. 'epoch ([0-9]+)'"},
+    {BASE "results:\n  log: {acc: 'acc (.*)'}\n  step: 'epoch (\\d+)'\n",
+     "t.yaml:5:9: 'results.step': '\\d' in 'epoch (\\d+)' is not POSIX extended syntax (it "
+     "would match a 'd'): write [0-9]"},
+    {BASE "results: {file: m.jsonl, step: 'epoch ([0-9]+)'}\n",
+     "t.yaml:3:32: 'results.step' goes with 'log': name the metrics of the learning curves in "
+     "'results.log'"},
+    {BASE "results: {log: {acc: 'acc (.*)'}, step: [a]}\n",
+     "t.yaml:3:41: 'results.step': expected a scalar, found a list"},
+    {BASE "results: {log: {acc: 'acc (.*)'}, stpe: 'epoch ([0-9]+)'}\n",
+     "t.yaml:3:35: unknown key 'stpe' in 'results'; did you mean 'step'?"},
     {BASE "results: {file: out.txt}\n",
      "t.yaml:3:17: 'results.file': cannot tell the format of 'out.txt' from its name: end it "
      "in .json (an object), .jsonl or .ndjson (JSON Lines: the last line) or .csv (a header, "
@@ -612,6 +628,22 @@ static void test_cfg_results(void **state)
 	assert_string_equal(cfg.results.log[0].name, "acc");
 	assert_string_equal(cfg.results.log[0].pattern, "test accuracy: ([0-9.eE+-]+)");
 	assert_string_equal(cfg.results.log[1].name, "loss");
+	assert_null(cfg.results.step);
+	cfg_release(&cfg);
+}
+
+static void test_cfg_results_step(void **state)
+{
+	struct cfg cfg;
+	static const char yaml[] = BASE "results:\n  step: 'epoch ([0-9]+)'\n  log: {val_acc: "
+	                                "'val_acc ([0-9.]+)'}\n";
+
+	(void)state;
+	cfg_init(&cfg);
+	assert_int_equal(cfg_load_string(&cfg, "t.yaml", yaml, strlen(yaml)), 0);
+	assert_string_equal(cfg.results.step, "epoch ([0-9]+)");
+	assert_int_equal(cfg.results.nlog, 1);
+	assert_null(cfg.results.file);
 	cfg_release(&cfg);
 }
 
@@ -1294,6 +1326,7 @@ int main(void)
 	    cmocka_unit_test(test_cfg_sample_errors),
 	    cmocka_unit_test(test_cfg_results),
 	    cmocka_unit_test(test_cfg_results_formats),
+	    cmocka_unit_test(test_cfg_results_step),
 	    cmocka_unit_test(test_cfg_signal_when_asked),
 	    cmocka_unit_test(test_cfg_structure_errors),
 	    cmocka_unit_test(test_cfg_key_errors),

@@ -13,6 +13,8 @@
 #include "plan.h"
 #include "helpers.h"
 #include "plot.h"
+#include "result.h"
+#include "strbuf.h"
 
 #include "banned.h"
 
@@ -247,6 +249,161 @@ static void test_curve_figure(void **state)
 	plot_figure_release(&fig);
 }
 
+/* The scanner's patterns: epoch N, val_acc X, loss Y. */
+struct log_patterns {
+	regex_t step;
+	struct result_log_spec spec;
+};
+
+static void log_patterns_init(struct log_patterns *p)
+{
+	static const char *const names[] = {"loss", "val_acc"};
+	static const char *const res[] = {"loss[ =]([0-9.eE+-]+)", "val_acc ([0-9.]+)"};
+
+	assert_int_equal(regcomp(&p->step, "epoch ([0-9]+)", REG_EXTENDED), 0);
+	assert_int_equal(result_log_spec_init(&p->spec, names, res, 2), 0);
+}
+
+static void log_patterns_release(struct log_patterns *p)
+{
+	regfree(&p->step);
+	result_log_spec_release(&p->spec);
+}
+
+/* The value of metric at step in c; NAN when c has no such point. */
+static double point(const struct curve *c, double step, const char *metric)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct result_entry *e;
+
+		if (c->lines[i].step != step)
+			continue;
+		e = result_find(&c->lines[i].row, metric);
+		return e ? e->value : NAN;
+	}
+	return NAN;
+}
+
+static void scan(struct curve *c, const struct log_patterns *p, const char *text, size_t len)
+{
+	curve_release(c);
+	curve_scan_log(c, text, len, &p->step, &p->spec, NULL);
+}
+
+static void test_curve_scan_log(void **state)
+{
+	/* Values before any step are ignored; a step holds until the next one. */
+	static const char text[] = "starting, loss 9\n"
+	                           "val_acc 0.1\n"
+	                           "epoch 1\n"
+	                           "  loss 2.5\n"
+	                           "  val_acc 0.5\n"
+	                           "epoch 2 loss 1.5 val_acc 0.7\n"
+	                           "epoch 3 val_acc 0.8 val_acc 0.85\n"
+	                           "loss=1.0\n"
+	                           "val_acc 0.9\n"
+	                           "epoch 4\n"
+	                           "epoch 5\n"
+	                           "val_acc nan-ish\n"
+	                           "val_acc 0.95";
+	static const char restart[] =
+	    "epoch 1 loss 3\nepoch 2 loss 2\nepoch 1 loss 2.8 val_acc 0.2\n";
+	static const char nostep[] = "loss 1\nval_acc 0.5\n";
+	struct log_patterns p;
+	struct curve c;
+
+	(void)state;
+	log_patterns_init(&p);
+	curve_init(&c);
+	scan(&c, &p, text, strlen(text));
+	/* Epoch 4 and 5 have no value: no line. */
+	assert_int_equal(c.n, 4);
+	assert_true(c.lines[0].step == 1 && c.lines[3].step == 5);
+	assert_true(point(&c, 1, "loss") == 2.5);
+	assert_true(point(&c, 1, "val_acc") == 0.5);
+	/* Several metrics on the step's own line. */
+	assert_true(point(&c, 2, "loss") == 1.5);
+	assert_true(point(&c, 2, "val_acc") == 0.7);
+	/* The last value of a step wins, on its line and after it. */
+	assert_true(point(&c, 3, "val_acc") == 0.9);
+	assert_true(point(&c, 3, "loss") == 1.0);
+	assert_true(point(&c, 5, "val_acc") == 0.95);
+	assert_true(isnan(point(&c, 5, "loss")));
+	assert_true(curve_has(&c, "loss"));
+	assert_false(curve_has(&c, "accuracy"));
+
+	/* A step that comes again (a restart) is one point per metric: the last value. */
+	scan(&c, &p, restart, strlen(restart));
+	assert_int_equal(c.n, 2);
+	assert_true(point(&c, 1, "loss") == 2.8);
+	assert_true(point(&c, 1, "val_acc") == 0.2);
+
+	/* No step yet: nothing. */
+	scan(&c, &p, nostep, strlen(nostep));
+	assert_int_equal(c.n, 0);
+	assert_false(curve_has(&c, "loss"));
+	curve_release(&c);
+	log_patterns_release(&p);
+}
+
+static void test_curve_scan_log_only_and_merge(void **state)
+{
+	static const bool only[] = {false, true};
+	static const char out[] = "epoch 1 loss 2\nepoch 2 loss 1\n";
+	static const char err[] = "epoch 1 loss 7 val_acc 0.5\nepoch 3 val_acc 0.6\n";
+	struct log_patterns p;
+	struct curve c;
+
+	(void)state;
+	log_patterns_init(&p);
+	curve_init(&c);
+	curve_scan_log(&c, out, strlen(out), &p.step, &p.spec, NULL);
+	/* The second log adds the metrics asked for to the points there are. */
+	curve_scan_log(&c, err, strlen(err), &p.step, &p.spec, only);
+	assert_int_equal(c.n, 3);
+	assert_true(point(&c, 1, "loss") == 2);
+	assert_true(point(&c, 1, "val_acc") == 0.5);
+	assert_true(point(&c, 3, "val_acc") == 0.6);
+	assert_true(isnan(point(&c, 3, "loss")));
+	curve_release(&c);
+	log_patterns_release(&p);
+}
+
+static void test_curve_scan_log_hostile(void **state)
+{
+	/* NUL bytes are bytes; the text need not end in one. */
+	static const char nul[] = "epoch 1\0 loss 4\nepoch\0 2 loss 3\n\0val_acc 0.5\nepoch 3";
+	struct strbuf sb = STRBUF_INIT;
+	struct log_patterns p;
+	struct curve c;
+	char *copy;
+
+	(void)state;
+	log_patterns_init(&p);
+	curve_init(&c);
+	copy = xmalloc(sizeof(nul) - 1);
+	memcpy(copy, nul, sizeof(nul) - 1);
+	scan(&c, &p, copy, sizeof(nul) - 1);
+	free(copy);
+	/* "epoch\0 2" is no step: loss 3 is epoch 1's; a NUL does not end a line. */
+	assert_int_equal(c.n, 1);
+	assert_true(point(&c, 1, "loss") == 3);
+	assert_true(point(&c, 1, "val_acc") == 0.5);
+
+	/* A tqdm bar: one 4 MB line of '\r'-separated updates, then the metrics. */
+	strbuf_addstr(&sb, "epoch 7 ");
+	for (size_t i = 0; i < 400000; i++)
+		strbuf_addstr(&sb, "\r 50%|###|");
+	strbuf_addstr(&sb, " loss 0.25\nval_acc 0.75\n");
+	scan(&c, &p, sb.buf, sb.len);
+	assert_int_equal(c.n, 1);
+	assert_true(point(&c, 7, "loss") == 0.25);
+	assert_true(point(&c, 7, "val_acc") == 0.75);
+	strbuf_release(&sb);
+	curve_release(&c);
+	log_patterns_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +414,9 @@ int main(void)
 	    cmocka_unit_test(test_curve_band_truncated_to_shortest),
 	    cmocka_unit_test(test_curve_keys),
 	    cmocka_unit_test(test_curve_figure),
+	    cmocka_unit_test(test_curve_scan_log),
+	    cmocka_unit_test(test_curve_scan_log_only_and_merge),
+	    cmocka_unit_test(test_curve_scan_log_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
