@@ -162,7 +162,6 @@ struct curve_log_patterns {
 static int curve_log_patterns_init(struct curve_log_patterns *p, const struct cfg *cfg)
 {
 	const struct cfg_results *r = cfg ? &cfg->results : NULL;
-	const char **names, **patterns;
 	int ret;
 
 	/* The sweep file reader checked the patterns: a kept file that does not read is the case.
@@ -172,15 +171,7 @@ static int curve_log_patterns_init(struct curve_log_patterns *p, const struct cf
 		    "--curves log reads the task logs with the sweep file's 'results.step' "
 		    "and 'results.log' patterns: the sweep file has none (or cannot be "
 		    "read); add them, or give the JSON Lines file that holds the curves");
-	names = xcalloc(r->nlog, sizeof(*names));
-	patterns = xcalloc(r->nlog, sizeof(*patterns));
-	for (size_t k = 0; k < r->nlog; k++) {
-		names[k] = r->log[k].name;
-		patterns[k] = r->log[k].pattern;
-	}
-	ret = result_log_spec_init(&p->spec, names, patterns, r->nlog);
-	free(names);
-	free(patterns);
+	ret = verdict_log_spec(&p->spec, r);
 	if (ret < 0)
 		regfree(&p->step);
 	return ret;

@@ -84,12 +84,27 @@ int verdict_workdir(char **out, const struct sweep_rec *rec, const char *what)
 	return ret;
 }
 
+int verdict_log_spec(struct result_log_spec *out, const struct cfg_results *r)
+{
+	const char **names = xcalloc(r->nlog + 1, sizeof(*names));
+	const char **patterns = xcalloc(r->nlog + 1, sizeof(*patterns));
+	int ret;
+
+	for (size_t k = 0; k < r->nlog; k++) {
+		names[k] = r->log[k].name;
+		patterns[k] = r->log[k].pattern;
+	}
+	ret = result_log_spec_init(out, names, patterns, r->nlog);
+	free(names);
+	free(patterns);
+	return ret;
+}
+
 /* Where the results are, from the kept sweep file (kf: its cache). */
 static int source_load(struct verdict *v, struct kept_file *kf, struct store *st,
                        const struct sweep_rec *rec)
 {
 	const struct cfg_results *r;
-	const char **names = NULL, **patterns = NULL;
 	int ret;
 
 	/* A sweep recorded without its sweep file has sweep's own result files. */
@@ -102,18 +117,8 @@ static int source_load(struct verdict *v, struct kept_file *kf, struct store *st
 	                                             : RESULT_JSON;
 	if (r->file && strcmp(r->file, CFG_SWEEP_RESULT) && r->file[0] != '/' &&
 	    (ret = verdict_workdir(&v->workdir, rec, r->file)) < 0)
-		goto out;
-	names = xcalloc(r->nlog + 1, sizeof(*names));
-	patterns = xcalloc(r->nlog + 1, sizeof(*patterns));
-	for (size_t k = 0; k < r->nlog; k++) {
-		names[k] = r->log[k].name;
-		patterns[k] = r->log[k].pattern;
-	}
-	ret = result_log_spec_init(&v->log, names, patterns, r->nlog);
-out:
-	free(names);
-	free(patterns);
-	return ret;
+		return ret;
+	return verdict_log_spec(&v->log, r);
 }
 
 /* Task i's results.file: its placeholders filled in, under the workdir when relative. */

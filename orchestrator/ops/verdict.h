@@ -78,6 +78,13 @@ int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *
                          size_t nmetrics);
 
 /*
+ * The results.log patterns of r compiled into out (released by
+ * result_log_spec_release): 0, or an error naming the metric.
+ */
+struct cfg_results;
+int verdict_log_spec(struct result_log_spec *out, const struct cfg_results *r);
+
+/*
  * The folder submit ran in (the script's --chdir), where every relative
  * path a user gives is; what names the path wanted, for the error. The
  * caller frees *out.
