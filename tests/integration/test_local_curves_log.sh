@@ -78,4 +78,14 @@ rc=0
 "$SWEEP" report "$OTHER" --curves log --plot none.pdf --allow-incomplete >/dev/null 2>err.txt || rc=$?
 [ "$rc" = 3 ] || fail "--allow-incomplete, no step in the logs: exit $rc, want 3: $(cat err.txt)"
 grep -q "error: no task log holds a point of a metric" err.txt || fail "no reason: $(cat err.txt)"
+
+# A log that is a symbolic link is not read (it may point anywhere): the reason, exit 3.
+out=$(ls logs/curves_*_3.out)
+mv "$out" kept.out
+ln -s "$PWD/kept.out" "$out"
+rc=0
+"$SWEEP" report "$CURVES" --curves log --plot none.pdf >/dev/null 2>err.txt || rc=$?
+[ "$rc" = 3 ] || fail "a log that is a link: exit $rc, want 3: $(cat err.txt)"
+grep -q "task 3 (lr=0.01, seed 1): cannot read its log .*_3\.out: a symbolic link, not a regular file" err.txt ||
+	fail "no reason: $(cat err.txt)"
 log "ok"
