@@ -510,7 +510,14 @@ bool outcome_out_of_memory(const struct task_outcome *o)
 		return false;
 	if (o->signal == 9)
 		return true;
-	return o->exit_code == 128 + 9 && o->req_mem_mb && o->maxrss_bytes != ACCT_NO_VALUE &&
+	/*
+	 * The script, not the step, ended: its command died of SIGKILL (137)
+	 * over the request. Slurm 22.05 records that exit status as 9 (FAILED
+	 * 9:0, as it records 138 as 10:0) when OverMemoryKill reached the
+	 * command before the script, a race seen on the test cluster.
+	 */
+	return (o->exit_code == 128 + 9 || o->exit_code == 9) && o->req_mem_mb &&
+	       o->maxrss_bytes != ACCT_NO_VALUE &&
 	       o->maxrss_bytes >= o->req_mem_mb * (1024u * 1024u);
 }
 

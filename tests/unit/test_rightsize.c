@@ -188,6 +188,13 @@ static void test_rightsize_lower_bound_states(void **state)
 	o = ran(TS_FAILED, 0, 100, 40, 60, 1); /* kill -9 well under its memory: not memory */
 	o.exit_code = 137;
 	assert_false(rightsize_out_of_memory(&o));
+	/* 22.05 records the script's 137 as FAILED 9:0 (recorded in test_faults). */
+	o = ran(TS_FAILED, 0, 100, 418, 60, 1);
+	o.exit_code = 9;
+	assert_true(rightsize_out_of_memory(&o));
+	o = ran(TS_FAILED, 0, 100, 40, 60, 1); /* a program's own exit(9) under its memory */
+	o.exit_code = 9;
+	assert_false(rightsize_out_of_memory(&o));
 	o = ran(TS_FAILED, 0, 100, ACCT_NO_VALUE, 60, 1);
 	o.exit_code = 137;
 	assert_false(rightsize_out_of_memory(&o));
