@@ -69,8 +69,8 @@ static bool slurmstepd_line(const char *s, size_t len)
  */
 static bool stepd_stamped_line(const char *s, size_t len)
 {
-	static const char *const levels[] = {"error: ", "fatal: ", "warning: ", "info: ",
-	                                     "debug: ", "verbose: "};
+	static const char *const levels[] = {
+	    "error: ", "fatal: ", "warning: ", "info: ", "debug: ", "verbose: "};
 	static const char shape[] = "[dddd-dd-ddTdd:dd:dd";
 	size_t i = 0;
 
@@ -127,8 +127,12 @@ static void drop_script_prefix(const char **s, size_t *len)
 	}
 }
 
-/* The last line of [text, text + len) that the program wrote, or NULL. */
-static const char *last_line(const char *text, size_t len, size_t *linelen)
+/*
+ * The last non-blank line of [text, text + len), trimmed, for which want()
+ * holds, or NULL; its length in *linelen.
+ */
+static const char *last_line_where(const char *text, size_t len, size_t *linelen,
+                                   bool (*want)(const char *s, size_t n))
 {
 	const char *end = text + len;
 
@@ -142,12 +146,34 @@ static const char *last_line(const char *text, size_t len, size_t *linelen)
 		n = (size_t)(end - start);
 		trim(&s, &n);
 		end = start > text ? start - 1 : text;
-		if (n && !not_the_program(s, n)) {
+		if (n && want(s, n)) {
 			*linelen = n;
 			return s;
 		}
 	}
 	return NULL;
+}
+
+static bool the_program(const char *s, size_t n)
+{
+	return !not_the_program(s, n);
+}
+
+/* The script's own refusal to go on before the command ran. */
+static bool refusal(const char *s, size_t n)
+{
+	return starts_with(s, n, "sweep: cannot ") || starts_with(s, n, "sweep: refusing ");
+}
+
+static bool refusal_or_program(const char *s, size_t n)
+{
+	return refusal(s, n) || the_program(s, n);
+}
+
+/* The last line of [text, text + len) that the program wrote, or NULL. */
+static const char *last_line(const char *text, size_t len, size_t *linelen)
+{
+	return last_line_where(text, len, linelen, the_program);
 }
 
 /*
@@ -157,26 +183,9 @@ static const char *last_line(const char *text, size_t len, size_t *linelen)
  */
 static const char *script_refusal(const char *text, size_t len, size_t *linelen)
 {
-	const char *end = text + len;
+	const char *s = last_line_where(text, len, linelen, refusal_or_program);
 
-	while (end > text) {
-		const char *start = end, *s;
-		size_t n;
-
-		while (start > text && start[-1] != '\n')
-			start--;
-		s = start;
-		n = (size_t)(end - start);
-		trim(&s, &n);
-		end = start > text ? start - 1 : text;
-		if (starts_with(s, n, "sweep: cannot ") || starts_with(s, n, "sweep: refusing ")) {
-			*linelen = n;
-			return s;
-		}
-		if (n && !not_the_program(s, n))
-			return NULL;
-	}
-	return NULL;
+	return s && refusal(s, *linelen) ? s : NULL;
 }
 
 /*

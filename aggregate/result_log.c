@@ -225,14 +225,6 @@ void result_scan_log(struct result *res, const char *text, size_t len, const cha
 	qsort(res->entries, res->nentries, sizeof(*res->entries), result_compare_entries);
 }
 
-static struct result_entry *find_entry(struct result *res, const char *key)
-{
-	for (size_t i = 0; i < res->nentries; i++)
-		if (!strcmp(res->entries[i].key, key))
-			return &res->entries[i];
-	return NULL;
-}
-
 /*
  * Programs print their metrics to stderr too (XGBoost's "[9]\ttest-error:
  * 0.0162", Python's logging): a metric whose pattern the task's stdout log
@@ -248,7 +240,7 @@ static void from_stderr(struct result *res, const char *path, const struct resul
 	char *errpath, *key;
 
 	for (size_t k = 0; k < spec->n; k++) {
-		const struct result_entry *e = find_entry(res, spec->names[k]);
+		const struct result_entry *e = result_find(res, spec->names[k]);
 
 		missing += e && e->kind == RESULT_MISSING;
 	}
@@ -262,22 +254,23 @@ static void from_stderr(struct result *res, const char *path, const struct resul
 	result_init_empty(&err);
 	result_scan_log(&err, text.buf, text.len, errpath, spec);
 	for (size_t k = 0; k < spec->n; k++) {
-		struct result_entry *e = find_entry(res, spec->names[k]);
-		struct result_entry *f = find_entry(&err, spec->names[k]);
+		/* Entries of results this function owns, changed in place. */
+		struct result_entry *e = (struct result_entry *)result_find(res, spec->names[k]);
+		struct result_entry *f = (struct result_entry *)result_find(&err, spec->names[k]);
 
 		if (!e || e->kind != RESULT_MISSING || !f)
 			continue;
 		free(e->why);
 		if (f->kind == RESULT_MISSING) {
-			e->why = xstrfmt("pattern for '%s' not found in %s nor in %s", spec->names[k],
-			                 path, errpath);
+			e->why = xstrfmt("pattern for '%s' not found in %s nor in %s",
+			                 spec->names[k], path, errpath);
 			continue;
 		}
 		/* Found on stderr: its value, or why it is not a number (why moves over). */
 		key = e->key;
 		*e = *f;
 		e->key = key;
-		f->why = NULL;
+		f->why = NULL; /* moved to e */
 	}
 	if (err.warning && !res->warning) {
 		res->warning = err.warning;

@@ -93,30 +93,13 @@ enum format {
 };
 
 struct report_opts {
-	const char *state_dir;
-	const char *which;
-	const char **metrics;
-	size_t nmetrics;
-	size_t alloc;
+	/* What the operations are asked (report_run.h), filled as the options are read. */
+	struct report_request q;
+	const char *state_dir;       /* as given: q.state_dir is it resolved */
+	size_t alloc, exclude_alloc; /* of q.metrics, q.exclude (owned here) */
 	enum format format;
-	bool allow_incomplete;
-	struct compare_goals goals; /* from --goal */
-	const char *plot;
-	const char *curves;
-	const char *step;
-	const char *x;
-	bool logx;
-	const char *title; /* --title */
-	bool no_title;     /* --no-title */
-	int digits;
-	bool refresh;
-	size_t top;           /* --top N; 0: every setting */
-	const char **exclude; /* --exclude selectors */
-	size_t nexclude, exclude_alloc;
-	const char *reason;  /* --reason */
-	const char *include; /* --include */
+	struct compare_goals goals; /* from --goal; q.goals points here */
 };
-
 /* Not an option take_checked knows. */
 #define NOT_CHECKED (-101)
 
@@ -132,8 +115,8 @@ static int take_checked(struct report_opts *o, int opt)
 			error("--metric needs a name");
 			return cli_usage(stderr, command.usage, command.help);
 		}
-		ALLOC_GROW(o->metrics, o->nmetrics + 1, o->alloc);
-		o->metrics[o->nmetrics++] = optarg;
+		ALLOC_GROW(o->q.metrics, o->q.nmetrics + 1, o->alloc);
+		o->q.metrics[o->q.nmetrics++] = optarg;
 		return CLI_CONTINUE;
 	case 'g':
 		if (compare_goals_parse(&o->goals, optarg) < 0)
@@ -142,31 +125,31 @@ static int take_checked(struct report_opts *o, int opt)
 	case 'p':
 		if (draw_format_of(&format, optarg) < 0)
 			return cli_usage(stderr, command.usage, command.help);
-		o->plot = optarg;
+		o->q.plot = optarg;
 		return CLI_CONTINUE;
 	case 'S':
 		if (!*optarg) {
 			error("--step needs a key");
 			return cli_usage(stderr, command.usage, command.help);
 		}
-		o->step = optarg;
+		o->q.step = optarg;
 		return CLI_CONTINUE;
 	case 't':
 		if (!*optarg) {
 			error("--title needs text (--no-title draws none)");
 			return cli_usage(stderr, command.usage, command.help);
 		}
-		o->title = optarg;
+		o->q.title = optarg;
 		return CLI_CONTINUE;
 	case 'd':
 		if (cli_parse_whole(&n, "--digits", optarg, 1, STATS_MAX_DIGITS) < 0)
 			return cli_usage(stderr, command.usage, command.help);
-		o->digits = (int)n;
+		o->q.digits = (int)n;
 		return CLI_CONTINUE;
 	case 'T':
 		if (cli_parse_whole(&n, "--top", optarg, 1, INT32_MAX) < 0)
 			return cli_usage(stderr, command.usage, command.help);
-		o->top = (size_t)n;
+		o->q.top = (size_t)n;
 		return CLI_CONTINUE;
 	}
 	return NOT_CHECKED;
@@ -177,16 +160,16 @@ static bool take_plain(struct report_opts *o, int opt, bool *json, bool *csv)
 {
 	switch (opt) {
 	case 'x':
-		o->x = optarg;
+		o->q.x = optarg;
 		return true;
 	case 'C':
-		o->curves = optarg;
+		o->q.curves = optarg;
 		return true;
 	case 'l':
-		o->logx = true;
+		o->q.logx = true;
 		return true;
 	case 'N':
-		o->no_title = true;
+		o->q.no_title = true;
 		return true;
 	case 'j':
 		*json = true;
@@ -195,20 +178,20 @@ static bool take_plain(struct report_opts *o, int opt, bool *json, bool *csv)
 		*csv = true;
 		return true;
 	case 'a':
-		o->allow_incomplete = true;
+		o->q.allow_incomplete = true;
 		return true;
 	case 'R':
-		o->refresh = true;
+		o->q.refresh = true;
 		return true;
 	case 'E':
-		ALLOC_GROW(o->exclude, o->nexclude + 1, o->exclude_alloc);
-		o->exclude[o->nexclude++] = optarg;
+		ALLOC_GROW(o->q.exclude, o->q.nexclude + 1, o->exclude_alloc);
+		o->q.exclude[o->q.nexclude++] = optarg;
 		return true;
 	case 'W':
-		o->reason = optarg;
+		o->q.reason = optarg;
 		return true;
 	case 'I':
-		o->include = optarg;
+		o->q.include = optarg;
 		return true;
 	}
 	return false;
@@ -217,20 +200,20 @@ static bool take_plain(struct report_opts *o, int opt, bool *json, bool *csv)
 /* What goes only with another option, or not with it, in words (free it); NULL: none. */
 static char *misfit(const struct report_opts *o, bool json, bool csv)
 {
-	if ((o->x || o->logx) && !o->plot)
+	if ((o->q.x || o->q.logx) && !o->q.plot)
 		return xstrdup("--x and --logx go with --plot");
-	if ((o->title || o->no_title) && !o->plot)
+	if ((o->q.title || o->q.no_title) && !o->q.plot)
 		return xstrdup("--title and --no-title go with --plot");
-	if (o->title && o->no_title)
+	if (o->q.title && o->q.no_title)
 		return xstrdup("--title and --no-title cannot be used together");
-	if ((o->curves || o->step) && !o->plot)
+	if ((o->q.curves || o->q.step) && !o->q.plot)
 		return xstrdup("--curves and --step go with --plot");
-	if (o->curves && (o->x || o->logx))
+	if (o->q.curves && (o->q.x || o->q.logx))
 		return xstrdup("--x and --logx do not go with --curves: curves are drawn by step");
-	if (o->nexclude && (!o->reason || !*o->reason))
+	if (o->q.nexclude && (!o->q.reason || !*o->q.reason))
 		return xstrfmt("--exclude needs --reason TEXT: say why '%s' is left out",
-		               o->exclude[0]);
-	if (o->reason && !o->nexclude)
+		               o->q.exclude[0]);
+	if (o->q.reason && !o->q.nexclude)
 		return xstrdup("--reason goes with --exclude");
 	if (json && csv)
 		return xstrdup("--json and --csv cannot be used together");
@@ -261,37 +244,17 @@ static int parse_options(struct report_opts *o, int argc, char **argv)
 		free(why);
 		return cli_usage(stderr, command.usage, command.help);
 	}
-	if (!o->step)
-		o->step = "step";
+	if (!o->q.step)
+		o->q.step = "step";
 	o->format = json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_TABLE;
-	return cli_take_sweep(&o->which, argc, argv, command.usage, command.help);
+	return cli_take_sweep(&o->q.which, argc, argv, command.usage, command.help);
 }
 
-/* What the options ask of the operations (report_run.h); borrows from o. */
-static void make_request(struct report_request *q, const struct report_opts *o)
+/* Completes o->q: the state folder resolved, the goals (report_run.h); borrows from o. */
+static void make_request(struct report_opts *o)
 {
-	*q = (struct report_request){
-	    .state_dir = cli_state_dir(o->state_dir),
-	    .which = o->which,
-	    .metrics = o->metrics,
-	    .nmetrics = o->nmetrics,
-	    .allow_incomplete = o->allow_incomplete,
-	    .goals = &o->goals,
-	    .plot = o->plot,
-	    .curves = o->curves,
-	    .step = o->step,
-	    .x = o->x,
-	    .logx = o->logx,
-	    .title = o->title,
-	    .no_title = o->no_title,
-	    .digits = o->digits,
-	    .refresh = o->refresh,
-	    .top = o->top,
-	    .exclude = o->exclude,
-	    .nexclude = o->nexclude,
-	    .reason = o->reason,
-	    .include = o->include,
-	};
+	o->q.state_dir = cli_state_dir(o->state_dir);
+	o->q.goals = &o->goals;
 }
 
 static void print_report(const struct report_opts *o, struct report_run *r, bool stages)
@@ -320,7 +283,6 @@ static void print_report(const struct report_opts *o, struct report_run *r, bool
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {0};
-	struct report_request q;
 	struct report_run r;
 	int ret = EXIT_ERROR, code;
 
@@ -332,27 +294,27 @@ int cmd_report(int argc, char **argv)
 		ret = code;
 		goto out;
 	}
-	make_request(&q, &o);
-	if (report_run_load(&r, &q) < 0)
+	make_request(&o);
+	if (report_run_load(&r, &o.q) < 0)
 		goto out;
-	if (o.curves) {
-		ret = report_run_curves(&r, &q);
+	if (o.q.curves) {
+		ret = report_run_curves(&r, &o.q);
 		goto out;
 	}
-	if (report_run_build(&r, &q) < 0)
+	if (report_run_build(&r, &o.q) < 0)
 		goto out;
 	/* The verdict read the sweep file already: `stage:` is in it. */
 	print_report(&o, &r, r.v.cfg->nstage > 0);
 
-	if (o.plot && (gate_complete(&r.v.gate) || o.allow_incomplete) &&
-	    report_run_plot(&r, &q) < 0)
+	if (o.q.plot && (gate_complete(&r.v.gate) || o.q.allow_incomplete) &&
+	    report_run_plot(&r, &o.q) < 0)
 		goto out;
 
-	ret = report_run_exit_code(&q, &r.v.gate);
+	ret = report_run_exit_code(&o.q, &r.v.gate);
 out:
 	report_run_release(&r);
 	compare_goals_release(&o.goals);
-	free(o.exclude);
-	free(o.metrics);
+	free(o.q.exclude);
+	free(o.q.metrics);
 	return ret;
 }

@@ -149,7 +149,8 @@ bool task_logs_python_buffered(const struct cfg *cfg)
 
 	/* Set where sweep runs, it most likely reached the task too (tasks get the
 	 * environment they were submitted from). */
-	if (!cmd || (env && *env) || !strstr(cmd, "python") || strstr(cmd, " -u ") || strstr(cmd, " -u\t"))
+	if (!cmd || (env && *env) || !strstr(cmd, "python") || strstr(cmd, " -u ") ||
+	    strstr(cmd, " -u\t"))
 		return false;
 	for (size_t i = 0; i < cfg->nenv; i++)
 		if (!strcmp(cfg->env[i].name, "PYTHONUNBUFFERED") && cfg->env[i].value &&
@@ -174,7 +175,7 @@ int task_logs_follow(struct task_log_file *files, size_t n, int *shown, struct l
                      size_t index, bool visible)
 {
 	time_t asked = time(NULL), quiet_since = time(NULL);
-	off_t size = out_size(files, n);
+	off_t size = out_size(files, n), now_size;
 	bool told = false;
 
 	while (!task_state_is_final(l->outcomes[index].state) ||
@@ -182,8 +183,9 @@ int task_logs_follow(struct task_log_file *files, size_t n, int *shown, struct l
 		sleep(FOLLOW_POLL_S);
 		if (task_logs_copy_new(files, n, shown, true, visible) < 0)
 			return SWEEP_ERR;
-		if (out_size(files, n) != size) {
-			size = out_size(files, n);
+		now_size = out_size(files, n);
+		if (now_size != size) {
+			size = now_size;
 			quiet_since = time(NULL);
 		}
 		/* A Python program's print() waits in a block buffer when piped to a log. */
@@ -194,10 +196,10 @@ int task_logs_follow(struct task_log_file *files, size_t n, int *shown, struct l
 			told = true;
 			if (loaded_sweepfile(&cfg, l, LOADED_QUIET) == 0 && task_logs_python_buffered(cfg))
 				fprintf(stderr,
-				        "sweep: task %zu has printed nothing for %d s: Python keeps stdout "
-				        "in a buffer when it is not a terminal, so its lines come in "
-				        "blocks or at the end; add PYTHONUNBUFFERED: \"1\" under env: in "
-				        "the sweep file (or run python -u)\n",
+				        "sweep: task %zu has printed nothing for %d s: Python keeps "
+				        "stdout in a buffer when it is not a terminal, so its lines come "
+				        "in blocks or at the end; add PYTHONUNBUFFERED: \"1\" under env: "
+				        "in the sweep file (or run python -u)\n",
 				        index, FOLLOW_QUIET_S);
 		}
 		if (time(NULL) - asked < FOLLOW_STATE_S)
