@@ -125,10 +125,32 @@ out=$("$SWEEP" submit --local localrun.yaml) || fail "local submit failed: $out"
 LOCAL_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
 local_done() { "$SWEEP" status "$LOCAL_ID" | grep -q '^3/3 done'; }
 wait_until 240 "the local sweep to end" local_done
+"$SWEEP" status "$LOCAL_ID" | grep -q '^COMPLETED 3$' ||
+	fail "the local sweep did not complete: $("$SWEEP" status "$LOCAL_ID"; cat logs/localrun_*.err)"
 for i in 0 1 2; do check_kept localrun $i; done
 wait_until 60 "the local stage to go" base_empty
 "$SWEEP" report "$LOCAL_ID" >local-report.out || fail "local report: $(cat local-report.out)"
 grep -q '^staging: 3 tasks' local-report.out || fail "local report: $(cat local-report.out)"
+
+# Many short tasks: one ends and removes the stage while the next arrives.
+# The arriving task never sees a half-removed stage, nor fails to lock it.
+cat >churn.yaml <<EOF
+name: churn
+command: test -f '{stage}/data set/sub/f200.txt'
+seeds: 60
+stage: ['src/data set']
+slurm: {tmp_base: '$BASE'}
+EOF
+out=$("$SWEEP" submit --local churn.yaml) || fail "local submit failed: $out"
+CHURN_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
+churn_done() { "$SWEEP" status "$CHURN_ID" | grep -q '^60/60 done'; }
+wait_until 240 "the churning sweep to end" churn_done
+errs=$(grep -h -v '^sweep: \(task\|stag\)' logs/churn_*.err) || true
+"$SWEEP" status "$CHURN_ID" | grep -q '^COMPLETED 60$' ||
+	fail "tasks failed while the stage came and went: $("$SWEEP" status "$CHURN_ID"; printf '%s\n' "$errs")"
+[ -z "$errs" ] || fail "the stage's comings and goings printed errors: $errs"
+wait_until 60 "the churning sweep's stage to go" base_empty
+log "60 short tasks each found a whole stage or made one"
 
 write_sweep longrun 2 300 ""
 out=$("$SWEEP" submit --local longrun.yaml) || fail "local submit failed: $out"
