@@ -31,6 +31,7 @@ static const char *const state_names[TS_NSTATES] = {
     [TS_DEADLINE] = "DEADLINE",
     [TS_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
     [TS_REQUEUED] = "REQUEUED",
+    [TS_HELD] = "HELD",
 };
 
 const char *task_state_name(enum task_state s)
@@ -58,10 +59,29 @@ bool task_state_is_final(enum task_state s)
 	case TS_RUNNING:
 	case TS_SUSPENDED:
 	case TS_REQUEUED: /* its next run is on the way */
+	case TS_HELD:     /* runs once released */
 	case TS_NSTATES:
 		break;
 	}
 	return false;
+}
+
+bool task_state_is_queued(enum task_state s)
+{
+	return s == TS_PENDING || s == TS_HELD;
+}
+
+const char *acct_hold_name(enum acct_hold h)
+{
+	static const char *const names[ACCT_NHOLDS] = {
+	    [ACCT_HOLD_USER] = "user",
+	    [ACCT_HOLD_ADMIN] = "admin",
+	    [ACCT_HOLD_DEPENDENCY] = "dependency",
+	    [ACCT_HOLD_DEP_NEVER] = "dependency_never",
+	    [ACCT_HOLD_BEGIN] = "begin",
+	};
+
+	return (unsigned)h < ACCT_NHOLDS ? names[h] : NULL;
 }
 
 void acct_set_init(struct acct_set *set)

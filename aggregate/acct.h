@@ -28,6 +28,13 @@ enum task_state {
 	TS_DEADLINE,
 	TS_OUT_OF_MEMORY,
 	TS_REQUEUED, /* an earlier run of a task that was requeued */
+	/*
+	 * Pending, but it will not start as the queue moves: held (by the user
+	 * or an administrator), waiting for a dependency or for its begin time
+	 * (acct_rec.hold says which). Not final: it runs once released. Last,
+	 * so that the other states keep their numbers.
+	 */
+	TS_HELD,
 	TS_NSTATES
 };
 
@@ -35,6 +42,22 @@ enum task_state {
 const char *task_state_name(enum task_state s);
 /* True for states after which the task will not run again by itself. */
 bool task_state_is_final(enum task_state s);
+/* True for a task queued and not started: PENDING or HELD. */
+bool task_state_is_queued(enum task_state s);
+
+/* What keeps a TS_HELD task from starting (Slurm's pending reason). */
+enum acct_hold {
+	ACCT_HOLD_NONE = 0,
+	ACCT_HOLD_USER,       /* held by its user (scontrol hold/uhold, sbatch -H) */
+	ACCT_HOLD_ADMIN,      /* held by an administrator (priority 0), or after a failed launch */
+	ACCT_HOLD_DEPENDENCY, /* waits for a dependency (--dependency) */
+	ACCT_HOLD_DEP_NEVER,  /* a dependency that can never be satisfied */
+	ACCT_HOLD_BEGIN,      /* waits for its begin time (--begin, a requeue's delay) */
+	ACCT_NHOLDS
+};
+
+/* "user", "admin", "dependency", "dependency_never", "begin" (JSON); NULL for none. */
+const char *acct_hold_name(enum acct_hold h);
 
 #define ACCT_NO_TASK UINT32_MAX /* array_task_id of the record holding pending tasks */
 #define ACCT_NO_STEP UINT32_MAX /* step_index of a record that is a whole array task */
@@ -72,7 +95,12 @@ struct acct_rec {
 	uint32_t tasks_per_node; /* of the step that gave node_mem_bytes; 1 = exact */
 	uint32_t nnodes;         /* nodes the job ran on (0 unknown) */
 	char *nodes;             /* node list, or NULL */
-	char *reason;            /* why a PENDING task waits (the local runner's rules), or NULL */
+	/*
+	 * Why a PENDING task waits (the local runner's rules), or what holds a
+	 * HELD one ("held by the user", "begins at ..."), or NULL.
+	 */
+	char *reason;
+	enum acct_hold hold; /* TS_HELD: what holds it; else ACCT_HOLD_NONE */
 	/*
 	 * The command died of the warning signal the script forwarded (its
 	 * note in the task's folder says so) and was not requeued: the time

@@ -394,7 +394,7 @@ static int cmp_run(const void *a, const void *b)
 static bool counts_when_earlier(enum task_state s)
 {
 	/* A run that finished, hit its limit or never ran was not cut short by a failure. */
-	return s != TS_COMPLETED && s != TS_TIMEOUT && s != TS_PENDING && s != TS_MISSING;
+	return s != TS_COMPLETED && s != TS_TIMEOUT && !task_state_is_queued(s) && s != TS_MISSING;
 }
 
 void advise_estimate_mtbf(struct advise_mtbf *out, const struct acct_set *set)

@@ -94,6 +94,11 @@ bool gate_run_failed(struct strbuf *why, const struct task_outcome *o)
 	case TS_PENDING:
 		strbuf_addstr(why, "still pending");
 		return true;
+	case TS_HELD:
+		strbuf_addstr(why, "held");
+		if (o->pending_reason)
+			strbuf_addf(why, " (%s)", o->pending_reason);
+		return true;
 	case TS_RUNNING:
 		strbuf_addstr(why, "still running");
 		return true;

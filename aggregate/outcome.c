@@ -402,6 +402,7 @@ static void fill(struct task_outcome *out, const struct slot *slot)
 	out->restart_states = out->restarts ? slot->earlier : 0;
 	out->nodes = rec->nodes;
 	out->pending_reason = rec->reason;
+	out->hold = out->state == TS_HELD ? rec->hold : ACCT_HOLD_NONE;
 	out->by_warning_signal = rec->by_warning_signal;
 }
 
@@ -524,7 +525,7 @@ bool outcome_out_of_memory(const struct task_outcome *o)
 char *outcome_log_path(const char *logs, const char *name, enum task_state state,
                        uint32_t array_job_id, uint32_t array_task_id)
 {
-	if (!logs || !name || !array_job_id || state == TS_MISSING || state == TS_PENDING)
+	if (!logs || !name || !array_job_id || state == TS_MISSING || task_state_is_queued(state))
 		return NULL;
 	return xstrfmt("%s/%s_%" PRIu32 "_%" PRIu32 ".out", logs, name, array_job_id,
 	               array_task_id);

@@ -43,8 +43,12 @@ struct task_outcome {
 	uint32_t restart_states; /* bit 1 << state for each state an earlier run ended in */
 	unsigned attempts;       /* array jobs (submission attempts) that covered this index */
 	char *nodes;             /* borrowed from the acct_set, may be NULL */
-	/* Why a PENDING task waits (acct_rec.reason); borrowed from the acct_set, or NULL. */
+	/*
+	 * Why a PENDING task waits, or what holds a HELD one (acct_rec.reason);
+	 * borrowed from the acct_set, or NULL.
+	 */
 	const char *pending_reason;
+	enum acct_hold hold; /* TS_HELD: what holds it (acct_rec.hold); else ACCT_HOLD_NONE */
 	bool by_warning_signal; /* TS_TIMEOUT through the warning signal (acct_rec) */
 };
 

@@ -39,6 +39,7 @@ bool resubmit_active(const struct task_outcome *o)
 {
 	switch (o->state) {
 	case TS_PENDING:
+	case TS_HELD:
 	case TS_RUNNING:
 	case TS_SUSPENDED:
 	case TS_REQUEUED:

@@ -39,6 +39,7 @@ static bool has_exit(enum task_state state)
 	switch (state) {
 	case TS_MISSING:
 	case TS_PENDING:
+	case TS_HELD:
 	case TS_RUNNING:
 	case TS_SUSPENDED:
 	case TS_REQUEUED:

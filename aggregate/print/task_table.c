@@ -83,7 +83,7 @@ static char *cell_job(const struct task_row *r)
 
 static char *cell_elapsed(const struct task_row *r)
 {
-	if (!r->o || r->state == TS_MISSING || r->state == TS_PENDING)
+	if (!r->o || r->state == TS_MISSING || task_state_is_queued(r->state))
 		return dash();
 	return time_text(r->o->elapsed_s);
 }

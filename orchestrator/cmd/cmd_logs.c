@@ -124,14 +124,14 @@ static int show(struct loaded_sweep *l, const struct logs_opts *o)
 	if (task_logs_find_run(&run, l, o->index, o->attempt) < 0)
 		return SWEEP_ERR;
 	out = outcome_log_path(l->rec.logs, l->rec.name,
-	                       run.state == TS_PENDING && o->follow ? TS_RUNNING : run.state,
+	                       task_state_is_queued(run.state) && o->follow ? TS_RUNNING : run.state,
 	                       run.array_job_id, run.array_task_id);
-	if (!out || (run.state == TS_PENDING && !o->follow))
+	if (!out || (task_state_is_queued(run.state) && !o->follow))
 		return error("task %zu of sweep %" PRId64
 		             " has not started yet (%s): no log to show"
 		             "%s",
 		             o->index, l->rec.id, task_state_name(run.state),
-		             run.state == TS_PENDING ? "; -f waits for it" : "");
+		             task_state_is_queued(run.state) ? "; -f waits for it" : "");
 	if (o->out)
 		files[n++] = (struct task_log_file){xstrdup(out), "stdout", 0};
 	if (o->err) {
@@ -139,7 +139,7 @@ static int show(struct loaded_sweep *l, const struct logs_opts *o)
 		files[n++] = (struct task_log_file){xstrdup(out), "stderr", 0};
 	}
 	free(out);
-	ret = task_logs_copy_new(files, n, &shown, run.state == TS_PENDING, visible);
+	ret = task_logs_copy_new(files, n, &shown, task_state_is_queued(run.state), visible);
 	if (ret == 0 && o->follow && !o->attempt)
 		ret = task_logs_follow(files, n, &shown, l, o->index, visible);
 	for (size_t i = 0; i < n; i++)

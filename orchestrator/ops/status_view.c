@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "followup.h"
+#include "hold_print.h"
 #include "loaded.h"
 #include "output.h"
 #include "rolling.h"
@@ -188,6 +189,27 @@ static void print_groups(FILE *f, const struct status_view *v)
 	cause_groups_release(&g);
 }
 
+/* " (2 held by the user)": the HELD tasks by kind of hold. */
+static void print_holds(FILE *f, const struct status_view *v, size_t ntasks)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	hold_add_counts(&sb, v->tasks, ntasks);
+	fputs(sb.buf, f);
+	strbuf_release(&sb);
+}
+
+/* What releases the held tasks, a line per kind of hold. */
+static void print_release(FILE *f, const struct status_view *v, size_t ntasks)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (v->counts[TS_HELD])
+		hold_add_hints(&sb, v->tasks, ntasks);
+	fputs(sb.buf, f);
+	strbuf_release(&sb);
+}
+
 static void print_counts(FILE *f, const struct status_view *v, size_t ntasks, bool tty)
 {
 	bool first = true;
@@ -202,6 +224,8 @@ static void print_counts(FILE *f, const struct status_view *v, size_t ntasks, bo
 		fprintf(f, "%s%s %zu", first ? "" : ", ", task_state_name(s), v->counts[s]);
 		if (s == TS_FAILED)
 			print_reasons(f, v, ntasks);
+		if (s == TS_HELD)
+			print_holds(f, v, ntasks);
 		first = false;
 	}
 	if (v->unsubmitted) {
@@ -238,12 +262,15 @@ static json_t *restart_reasons_json(const struct task_outcome *t)
 	return why;
 }
 
-/* The scheduler's reason for a failure, or why a PENDING task waits; NULL for none. */
+/*
+ * The scheduler's reason for a failure, or why a PENDING task waits or
+ * what holds a HELD one; NULL for none.
+ */
 static const char *task_reason(const struct status_view *v, size_t i)
 {
 	if (v->causes.tasks[i].reason)
 		return v->causes.tasks[i].reason;
-	return v->tasks[i].state == TS_PENDING ? v->tasks[i].pending_reason : NULL;
+	return task_state_is_queued(v->tasks[i].state) ? v->tasks[i].pending_reason : NULL;
 }
 
 /* The program's line and what ran, or "-". */
@@ -321,6 +348,7 @@ void status_view_print_text(FILE *f, const struct status_view *v, const struct p
 {
 	print_header(f, v, plan->ntasks);
 	print_counts(f, v, plan->ntasks, tty);
+	print_release(f, v, plan->ntasks);
 	fputs(v->finish.buf, f);
 	print_groups(f, v);
 	script_stage_summary(f, v->stage, plan->ntasks);
@@ -353,6 +381,11 @@ static json_t *json_task(const struct status_view *v, const struct plan *plan, s
 	                    json_string(status_view_not_submitted(v, i)
 	                                    ? NOT_SUBMITTED
 	                                    : task_state_name(t->state)));
+	json_object_set_new(obj, "held", json_boolean(t->state == TS_HELD));
+	json_object_set_new(obj, "hold",
+	                    t->state == TS_HELD && acct_hold_name(t->hold)
+	                        ? json_string(acct_hold_name(t->hold))
+	                        : json_null());
 	json_object_set_new(obj, "exit_code", ran ? json_integer(t->exit_code) : json_null());
 	json_object_set_new(obj, "signal", ran ? json_integer(t->signal) : json_null());
 	json_object_set_new(obj, "elapsed_s", json_integer((json_int_t)t->elapsed_s));
@@ -408,6 +441,16 @@ void status_view_print_json(FILE *f, const struct status_view *v, const struct p
 		json_object_set_new(counts, NOT_SUBMITTED,
 		                    json_integer((json_int_t)v->unsubmitted));
 	json_object_set_new(root, "counts", counts);
+	json_object_set_new(root, "held", hold_counts_json(v->tasks, plan->ntasks));
+	if (v->counts[TS_HELD]) {
+		struct strbuf sb = STRBUF_INIT;
+
+		hold_add_hints(&sb, v->tasks, plan->ntasks);
+		json_object_set_new(root, "release", json_string(sb.buf));
+		strbuf_release(&sb);
+	} else {
+		json_object_set_new(root, "release", json_null());
+	}
 	json_object_set_new(root, "done", json_integer((json_int_t)v->done));
 	json_object_set_new(root, "finish",
 	                    v->finish.len ? json_string(v->finish.buf) : json_null());

@@ -70,6 +70,7 @@ static void test_gate_reasons(void **state)
 	    {TS_COMPLETED, 1, 0, "{\"loss\": 0.3}", "exit code 1"},
 	    {TS_COMPLETED, 0, 6, "{\"loss\": 0.3}", "killed by signal 6"},
 	    {TS_PENDING, 0, 0, NULL, "still pending"},
+	    {TS_HELD, 0, 0, NULL, "held"},
 	    {TS_RUNNING, 0, 0, "{\"loss\": 0.3}", "still running"},
 	    {TS_SUSPENDED, 0, 0, NULL, "suspended"},
 	    {TS_REQUEUED, 0, 0, NULL, "requeued, waiting to run again"},
@@ -129,6 +130,28 @@ static void test_gate_reasons(void **state)
 		gate_result_release(&g);
 		result_release(&res);
 	}
+}
+
+/* A held task is not run yet: the gate says so, with what holds it. */
+static void test_gate_held_reason(void **state)
+{
+	struct task_outcome o = ran(TS_HELD, 0, 0, 0);
+	const char *metrics[] = {"loss"};
+	struct gate_result g;
+	struct result res;
+
+	(void)state;
+	o.hold = ACCT_HOLD_USER;
+	o.pending_reason = "held by the user";
+	result_init(&res);
+	res.status = RESULT_ABSENT;
+	gate_result_init(&g);
+	gate_check(&g, fixture_plan1(), &o, &res, metrics, 1);
+	assert_int_equal(g.nfailures, 1);
+	assert_false(gate_complete(&g));
+	assert_string_equal(g.failures[0].reason, "held (held by the user)");
+	gate_result_release(&g);
+	result_release(&res);
 }
 
 static void test_gate_unreadable_result(void **state)
@@ -502,6 +525,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gate_reasons),
+	    cmocka_unit_test(test_gate_held_reason),
 	    cmocka_unit_test(test_gate_unreadable_result),
 	    cmocka_unit_test(test_gate_failure_fields),
 	    cmocka_unit_test(test_gate_discovers_metrics),

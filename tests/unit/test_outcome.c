@@ -706,6 +706,58 @@ static void test_outcome_own_row_beats_pending_record(void **state)
 }
 
 /*
+ * Held tasks (the Slurm side marks them on accounting's PENDING records):
+ * a split task and the tasks of a held pending record take the hold and
+ * its reason; a packed array task held holds each of its sweep tasks.
+ */
+static void test_outcome_held(void **state)
+{
+	struct array_rec arrays[] = {array(700, 0, "0-3", 1)};
+	struct array_rec packed[] = {{800, 0, "0-1", 1, 0, 2, NULL}};
+	struct acct_set set;
+	struct task_outcome *out;
+	struct acct_rec *rec;
+
+	(void)state;
+	acct_set_init(&set);
+	add_run(&set, 700, 0, TS_RUNNING, 100, 120);
+	rec = add_run(&set, 700, 1, TS_HELD, 100, 0);
+	rec->hold = ACCT_HOLD_ADMIN;
+	rec->reason = xstrdup("held by an administrator");
+	rec = add_pending(&set, 700, "0xC");
+	rec->state = TS_HELD;
+	rec->hold = ACCT_HOLD_USER;
+	rec->reason = xstrdup("held by the user");
+	out = build(4, arrays, 1, &set);
+	assert_int_equal(out[0].state, TS_RUNNING);
+	assert_int_equal(out[0].hold, ACCT_HOLD_NONE);
+	assert_int_equal(out[1].state, TS_HELD);
+	assert_int_equal(out[1].hold, ACCT_HOLD_ADMIN);
+	assert_string_equal(out[1].pending_reason, "held by an administrator");
+	assert_int_equal(out[1].job_id, 700 + 1000 + 1);
+	for (size_t i = 2; i < 4; i++) {
+		assert_int_equal(out[i].state, TS_HELD);
+		assert_int_equal(out[i].hold, ACCT_HOLD_USER);
+		assert_string_equal(out[i].pending_reason, "held by the user");
+		assert_int_equal(out[i].job_id, 0); /* still in the pending record */
+	}
+	free(out);
+	acct_set_release(&set);
+
+	acct_set_init(&set);
+	rec = add_run(&set, 800, 1, TS_HELD, 100, 0);
+	rec->hold = ACCT_HOLD_BEGIN;
+	rec->reason = xstrdup("begins at 2026-12-06T09:33:10");
+	out = build(4, packed, 1, &set);
+	assert_int_equal(out[2].state, TS_HELD);
+	assert_int_equal(out[3].state, TS_HELD);
+	assert_int_equal(out[3].hold, ACCT_HOLD_BEGIN);
+	assert_int_equal(out[0].state, TS_MISSING);
+	free(out);
+	acct_set_release(&set);
+}
+
+/*
  * Seen on the test cluster: the pending record of an array cancelled while
  * tasks were split off it reaches accounting CANCELLED without its task
  * list. Its tasks without a row of their own were cancelled with it, not
@@ -835,6 +887,7 @@ static void test_outcome_log_path(void **state)
 	assert_string_equal(p, "/w/logs/demo_1234_7.out");
 	free(p);
 	assert_null(outcome_log_path("/w/logs", "demo", TS_PENDING, 1234, 7));
+	assert_null(outcome_log_path("/w/logs", "demo", TS_HELD, 1234, 7));
 	assert_null(outcome_log_path("/w/logs", "demo", TS_MISSING, 0, 0));
 	assert_null(outcome_log_path(NULL, "demo", TS_COMPLETED, 1234, 7));
 }
@@ -1081,6 +1134,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_outcome_records_outside_spec, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_malformed_bitmap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_outcome_malformed_spec, setup, teardown),
+	    cmocka_unit_test(test_outcome_held),
 	    cmocka_unit_test(test_outcome_log_path),
 	    cmocka_unit_test(test_outcome_signal_note),
 	};

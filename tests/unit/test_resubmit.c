@@ -72,6 +72,8 @@ static void test_resubmit_selection(void **state)
 	    {TS_OUT_OF_MEMORY, 0, 0, true, false}, {TS_CANCELLED, 0, 0, true, false},
 	    {TS_NODE_FAIL, 0, 0, true, false},     {TS_PREEMPTED, 0, 0, true, false},
 	    {TS_BOOT_FAIL, 0, 0, true, false},     {TS_DEADLINE, 0, 0, true, false},
+	    /* Held: not final and not failed, as pending. */
+	    {TS_HELD, 0, 0, false, true},
 	};
 
 	(void)state;

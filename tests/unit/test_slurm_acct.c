@@ -602,6 +602,20 @@ static void test_acct_state_names(void **state)
 	assert_false(task_state_is_final(TS_RUNNING));
 	assert_false(task_state_is_final(TS_SUSPENDED));
 	assert_false(task_state_is_final(TS_REQUEUED));
+	/* A held task runs once released: queued, like a pending one, never final. */
+	assert_string_equal(task_state_name(TS_HELD), "HELD");
+	assert_false(task_state_is_final(TS_HELD));
+	assert_true(task_state_is_queued(TS_HELD));
+	assert_true(task_state_is_queued(TS_PENDING));
+	assert_false(task_state_is_queued(TS_RUNNING));
+	assert_false(task_state_is_queued(TS_MISSING));
+	assert_string_equal(acct_hold_name(ACCT_HOLD_USER), "user");
+	assert_string_equal(acct_hold_name(ACCT_HOLD_ADMIN), "admin");
+	assert_string_equal(acct_hold_name(ACCT_HOLD_DEPENDENCY), "dependency");
+	assert_string_equal(acct_hold_name(ACCT_HOLD_DEP_NEVER), "dependency_never");
+	assert_string_equal(acct_hold_name(ACCT_HOLD_BEGIN), "begin");
+	assert_null(acct_hold_name(ACCT_HOLD_NONE));
+	assert_null(acct_hold_name(ACCT_NHOLDS));
 }
 
 static void test_acct_fetch_nothing(void **state)

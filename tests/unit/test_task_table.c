@@ -101,6 +101,25 @@ static void test_task_table_empty_row(void **state)
 	assert_cell(TT_STATE, &row, "NOT_SUBMITTED");
 }
 
+/* A held task is shown as one not started yet: HELD, no exit, no run time, its reason. */
+static void test_task_table_held_row(void **state)
+{
+	struct task_outcome o;
+	struct task_row row;
+
+	(void)state;
+	failed_outcome(&o);
+	o.state = TS_HELD;
+	o.hold = ACCT_HOLD_USER;
+	o.pending_reason = "held by the user";
+	task_row_init(&row, 4, &o);
+	row.reason = o.pending_reason;
+	assert_cell(TT_STATE, &row, "HELD");
+	assert_cell(TT_EXIT, &row, "-");
+	assert_cell(TT_ELAPSED, &row, "-");
+	assert_cell(TT_REASON, &row, "held by the user");
+}
+
 /* Outcome fields that say "not known" read "-", one MaxRSS alone has no node note. */
 static void test_task_table_unknown_values(void **state)
 {
@@ -283,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_task_table_every_column),
 	    cmocka_unit_test(test_task_table_empty_row),
+	    cmocka_unit_test(test_task_table_held_row),
 	    cmocka_unit_test(test_task_table_unknown_values),
 	    cmocka_unit_test(test_task_table_exit_formats),
 	    cmocka_unit_test(test_task_table_exit_same_on_both_backends),

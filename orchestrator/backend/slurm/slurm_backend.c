@@ -22,6 +22,7 @@
 #include "slurm_acct.h"
 #include "slurm_compat.h"
 #include "slurm_conn.h"
+#include "slurm_hold.h"
 #include "error.h"
 #include "store.h"
 #include "proc.h"
@@ -373,6 +374,8 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 			goto out;
 		add_fresh(out, &fresh, &p);
 		keep_finished(st, rec, p.asked, p.nasked, out, kept, nkept, steps);
+		/* After keeping: a held task is pending, and accounting's record is what is kept. */
+		slb_hold_mark(out);
 	}
 out:
 	rd->queries = slb_acct_queries() - before;

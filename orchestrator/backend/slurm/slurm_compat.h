@@ -74,4 +74,20 @@ static inline int slb_kill_job(uint32_t job_id, uint16_t signal, uint16_t flags)
 #endif
 }
 
+/*
+ * The controller's records of job job_id (for an array job, every task of
+ * it). 26.05 takes a slurm_step_id_t where earlier releases take the job id.
+ */
+static inline int slb_load_job(job_info_msg_t **resp, uint32_t job_id, uint16_t show_flags)
+{
+#if SLB_SLURM_AT_LEAST(26, 5, 0)
+	slurm_step_id_t step = SLURM_STEP_ID_INITIALIZER;
+
+	step.job_id = job_id;
+	return slurm_load_job(resp, step, show_flags);
+#else
+	return slurm_load_job(resp, job_id, show_flags);
+#endif
+}
+
 #endif
