@@ -204,7 +204,7 @@ static void test_hold_apply(void **state)
 	add_rec(&set, 700, 6, TS_PENDING);
 	add_rec(&set, 700, 1, TS_PENDING);
 
-	assert_int_equal(slb_hold_apply(&set, &msg), 3);
+	assert_int_equal(slb_hold_apply(&set, &msg, 700, "0-9"), 3);
 	assert_int_equal(set.recs[0].state, TS_HELD);
 	assert_int_equal(set.recs[0].hold, ACCT_HOLD_USER);
 	assert_string_equal(set.recs[0].reason, "held by the user");
@@ -222,24 +222,74 @@ static void test_hold_apply(void **state)
 	assert_string_equal(set.recs[6].reason, "waiting for its begin time");
 
 	/* Nothing from the controller: nothing changes. */
-	assert_int_equal(slb_hold_apply(&set, NULL), 0);
+	assert_int_equal(slb_hold_apply(&set, NULL, 700, "0-9"), 0);
+	assert_int_equal(set.n, 7);
 	acct_set_release(&set);
 	assert_string_equal(captured.buf, "");
+}
+
+/*
+ * An array job accounting has no record of (slurmdbd hears of a job whose
+ * begin time is ahead only then): its held records are added, the pending
+ * one covering the --array value; a task waiting its turn is not.
+ */
+static void test_hold_apply_no_record(void **state)
+{
+	slurm_job_info_t jobs[3];
+	job_info_msg_t msg;
+	struct acct_set set;
+
+	(void)state;
+	jobs[0] = pending_job(NO_VAL, WAIT_TIME);
+	jobs[0].start_time = 0;
+	jobs[0].submit_time = 1796546000;
+	jobs[1] = pending_job(2, WAIT_HELD_USER);
+	jobs[2] = pending_job(3, WAIT_RESOURCES);
+	memset(&msg, 0, sizeof(msg));
+	msg.record_count = 3;
+	msg.job_array = jobs;
+
+	acct_set_init(&set);
+	add_rec(&set, 600, 0, TS_COMPLETED); /* another array job's */
+	/* Without the --array value, nothing to cover. */
+	assert_int_equal(slb_hold_apply(&set, &msg, 700, NULL), 0);
+	assert_int_equal(slb_hold_apply(&set, &msg, 700, ""), 0);
+	assert_int_equal(set.n, 1);
+	assert_int_equal(slb_hold_apply(&set, &msg, 700, "0-5%2"), 2);
+	assert_int_equal(set.n, 3);
+	assert_int_equal(set.recs[1].array_job_id, 700);
+	assert_int_equal(set.recs[1].array_task_id, ACCT_NO_TASK);
+	assert_int_equal(set.recs[1].job_id, 700);
+	assert_string_equal(set.recs[1].pending_tasks, "0-5%2");
+	assert_int_equal(set.recs[1].state, TS_HELD);
+	assert_int_equal(set.recs[1].hold, ACCT_HOLD_BEGIN);
+	assert_string_equal(set.recs[1].reason, "waiting for its begin time");
+	assert_int_equal(set.recs[1].submit_time, 1796546000);
+	assert_int_equal(set.recs[2].array_task_id, 2);
+	assert_int_equal(set.recs[2].job_id, 712);
+	assert_null(set.recs[2].pending_tasks);
+	assert_int_equal(set.recs[2].hold, ACCT_HOLD_USER);
+	assert_int_equal(set.recs[2].step_index, ACCT_NO_STEP);
+	/* Once it has records, nothing is added again. */
+	assert_int_equal(slb_hold_apply(&set, &msg, 700, "0-5%2"), 0);
+	assert_int_equal(set.n, 3);
+	acct_set_release(&set);
 }
 
 /* No pending record: the controller is not asked (nor libslurm set up). */
 static void test_hold_mark_nothing_pending(void **state)
 {
 	char *old = getenv("SLURM_CONF") ? xstrdup(getenv("SLURM_CONF")) : NULL;
+	struct array_rec arrays[] = {{.job_id = 700, .spec = "0-4"}};
 	struct acct_set set;
 
 	(void)state;
 	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
 	acct_set_init(&set);
-	slb_hold_mark(&set);
+	slb_hold_mark(&set, NULL, 0);
 	add_rec(&set, 700, 3, TS_COMPLETED);
 	add_rec(&set, 700, 4, TS_RUNNING);
-	slb_hold_mark(&set);
+	slb_hold_mark(&set, arrays, 1);
 	assert_int_equal(set.recs[0].state, TS_COMPLETED);
 	assert_int_equal(set.recs[1].state, TS_RUNNING);
 	assert_string_equal(captured.buf, "");
@@ -327,6 +377,9 @@ static void test_hold_mark_controller_down(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
+		struct array_rec arrays[] = {{.job_id = 700, .spec = "0-4"},
+		                             {.job_id = 701, .spec = "0-4"},
+		                             {.job_id = 702, .spec = "0-4"}};
 		struct acct_set set;
 
 		alarm(60); /* a hang fails the test */
@@ -334,7 +387,7 @@ static void test_hold_mark_controller_down(void **state)
 		acct_set_init(&set);
 		add_rec(&set, 700, 3, TS_PENDING);
 		add_rec(&set, 701, 3, TS_PENDING);
-		slb_hold_mark(&set);
+		slb_hold_mark(&set, arrays, 3); /* 702: no record, asked too */
 		fputs(captured.buf, stderr);
 		if (set.recs[0].state != TS_PENDING || set.recs[1].state != TS_PENDING)
 			_exit(1);
@@ -360,6 +413,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hold_of_reasons, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_reason_words, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_apply, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hold_apply_no_record, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_mark_nothing_pending, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_mark_controller_down, setup, teardown),
 	};

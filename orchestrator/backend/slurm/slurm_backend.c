@@ -375,7 +375,7 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 		add_fresh(out, &fresh, &p);
 		keep_finished(st, rec, p.asked, p.nasked, out, kept, nkept, steps);
 		/* After keeping: a held task is pending, and accounting's record is what is kept. */
-		slb_hold_mark(out);
+		slb_hold_mark(out, arrays, narrays);
 	}
 out:
 	rd->queries = slb_acct_queries() - before;

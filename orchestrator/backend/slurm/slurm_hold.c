@@ -97,15 +97,43 @@ static const slurm_job_info_t *find_job(const job_info_msg_t *msg, const struct 
 	return NULL;
 }
 
-size_t slb_hold_apply(struct acct_set *set, const job_info_msg_t *msg)
+/* A record of the held job, for an array job accounting has no record of. */
+static void add_held(struct acct_set *set, const slurm_job_info_t *job, enum acct_hold hold,
+                     const char *spec)
 {
-	size_t n = 0;
+	struct acct_rec *rec = acct_set_add(set);
 
-	for (size_t r = 0; msg && r < set->n; r++) {
+	rec->array_job_id = job->array_job_id;
+	rec->job_id = job->job_id;
+	if (job->array_task_id == NO_VAL) {
+		/* No task of it started: its pending record holds every task it was submitted with.
+		 */
+		rec->array_task_id = ACCT_NO_TASK;
+		rec->pending_tasks = xstrdup(spec);
+	} else {
+		rec->array_task_id = job->array_task_id;
+	}
+	rec->state = TS_HELD;
+	rec->hold = hold;
+	rec->reason = slb_hold_reason(job, hold);
+	if (job->submit_time > 0)
+		rec->submit_time = (int64_t)job->submit_time;
+}
+
+size_t slb_hold_apply(struct acct_set *set, const job_info_msg_t *msg, uint32_t array_job_id,
+                      const char *spec)
+{
+	size_t n = 0, nrecs = set->n;
+	bool known = false;
+
+	for (size_t r = 0; msg && r < nrecs; r++) {
 		struct acct_rec *rec = &set->recs[r];
 		const slurm_job_info_t *job;
 		enum acct_hold hold;
 
+		if (rec->array_job_id != array_job_id)
+			continue;
+		known = true;
 		if (rec->state != TS_PENDING || rec->step_index != ACCT_NO_STEP)
 			continue;
 		job = find_job(msg, rec);
@@ -117,28 +145,52 @@ size_t slb_hold_apply(struct acct_set *set, const job_info_msg_t *msg)
 		rec->reason = slb_hold_reason(job, hold);
 		n++;
 	}
+	if (known || !msg || !spec || !*spec)
+		return n;
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		const slurm_job_info_t *job = &msg->job_array[i];
+		enum acct_hold hold = slb_hold_of(job);
+
+		if (job->array_job_id == array_job_id && hold != ACCT_HOLD_NONE) {
+			add_held(set, job, hold, spec);
+			n++;
+		}
+	}
 	return n;
 }
 
-void slb_hold_mark(struct acct_set *set)
+/* Whether sorted ids[0..n-1] has id. */
+static bool has_id(const uint32_t *ids, size_t n, uint32_t id)
 {
-	uint32_t *ids = xcalloc(set->n ? set->n : 1, sizeof(*ids));
-	size_t n = 0;
+	return n && bsearch(&id, ids, n, sizeof(*ids), slb_cmp_u32);
+}
 
-	for (size_t r = 0; r < set->n; r++)
+void slb_hold_mark(struct acct_set *set, const struct array_rec *arrays, size_t narrays)
+{
+	uint32_t *known = xcalloc(set->n ? set->n : 1, sizeof(*known));
+	uint32_t *pending = xcalloc(set->n ? set->n : 1, sizeof(*pending));
+	size_t nknown = 0, npending = 0;
+	bool ready = false;
+
+	for (size_t r = 0; r < set->n; r++) {
+		known[nknown++] = set->recs[r].array_job_id;
 		if (set->recs[r].state == TS_PENDING && set->recs[r].step_index == ACCT_NO_STEP)
-			ids[n++] = set->recs[r].array_job_id;
-	qsort(ids, n, sizeof(*ids), slb_cmp_u32);
-	if (n && slb_conn_init() < 0)
-		n = 0;
-	for (size_t i = 0; i < n; i++) {
+			pending[npending++] = set->recs[r].array_job_id;
+	}
+	qsort(known, nknown, sizeof(*known), slb_cmp_u32);
+	qsort(pending, npending, sizeof(*pending), slb_cmp_u32);
+	for (size_t a = 0; a < narrays; a++) {
+		uint32_t id = arrays[a].job_id;
 		job_info_msg_t *msg = NULL;
 		int err;
 
-		if (i && ids[i] == ids[i - 1])
+		if (has_id(known, nknown, id) && !has_id(pending, npending, id))
 			continue;
-		if (slb_load_job(&msg, ids[i], SHOW_ALL) == SLURM_SUCCESS) {
-			slb_hold_apply(set, msg);
+		if (!ready && slb_conn_init() < 0)
+			break;
+		ready = true;
+		if (slb_load_job(&msg, id, SHOW_ALL) == SLURM_SUCCESS) {
+			slb_hold_apply(set, msg, id, arrays[a].spec);
 			slurm_free_job_info_msg(msg);
 			continue;
 		}
@@ -150,5 +202,6 @@ void slb_hold_mark(struct acct_set *set)
 		        slurm_strerror(err));
 		break;
 	}
-	free(ids);
+	free(known);
+	free(pending);
 }

@@ -6,6 +6,7 @@
 #include "slurm_compat.h"
 
 #include "acct.h"
+#include "array.h"
 
 /*
  * Held tasks (prefix slb_hold_): slurmdbd records a held task as PENDING,
@@ -40,22 +41,28 @@ enum acct_hold slb_hold_of(const slurm_job_info_t *job);
 char *slb_hold_reason(const slurm_job_info_t *job, enum acct_hold hold);
 
 /*
- * Marks the PENDING records of set (whole tasks or the array's pending
- * record, not job steps) that the controller's records msg show held:
- * state TS_HELD, hold, and reason (replacing any). A record is matched by
- * array job and array task id, the pending record (ACCT_NO_TASK) with the
- * controller's record that holds the array's pending tasks. Returns how
- * many records it marked.
+ * Marks the PENDING records of array job array_job_id in set (whole tasks
+ * or the array's pending record, not job steps) that the controller's
+ * records msg show held: state TS_HELD, hold, and reason (replacing any).
+ * A record is matched by array task id, the pending record (ACCT_NO_TASK)
+ * with the controller's record that holds the array's pending tasks.
+ * When set has no record of the array job at all (slurmdbd hears of a job
+ * whose begin time is ahead only once it comes), a TS_HELD record is added
+ * for each held record of the controller's: the pending one covering
+ * spec, the --array value it was submitted with (no task of it ran yet).
+ * Returns how many records it marked or added.
  */
-size_t slb_hold_apply(struct acct_set *set, const job_info_msg_t *msg);
+size_t slb_hold_apply(struct acct_set *set, const job_info_msg_t *msg, uint32_t array_job_id,
+                      const char *spec);
 
 /*
- * slb_hold_apply with the controller's records of every array job that has
- * a PENDING record in set: one slurm_load_job per such array job, none when
- * no task pends. Accounting is what status reads; this only refines it:
- * when the controller cannot be reached, a warning says held tasks show as
- * PENDING, and the records are left as they are.
+ * slb_hold_apply with the controller's records of each of the sweep's
+ * array jobs arrays[0..narrays-1] that has a PENDING record in set, or no
+ * record at all: one slurm_load_job per such array job, none when no task
+ * pends and every array job has records. Accounting is what status reads;
+ * this only refines it: when the controller cannot be reached, a warning
+ * says held tasks show as PENDING, and the records are left as they are.
  */
-void slb_hold_mark(struct acct_set *set);
+void slb_hold_mark(struct acct_set *set, const struct array_rec *arrays, size_t narrays);
 
 #endif
