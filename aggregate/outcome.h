@@ -48,7 +48,7 @@ struct task_outcome {
 	 * borrowed from the acct_set, or NULL.
 	 */
 	const char *pending_reason;
-	enum acct_hold hold; /* TS_HELD: what holds it (acct_rec.hold); else ACCT_HOLD_NONE */
+	enum acct_hold hold;    /* TS_HELD: what holds it (acct_rec.hold); else ACCT_HOLD_NONE */
 	bool by_warning_signal; /* TS_TIMEOUT through the warning signal (acct_rec) */
 };
 
