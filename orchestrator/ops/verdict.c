@@ -185,7 +185,7 @@ static void read_task_result(struct result *res, const struct verdict *v,
 			result_read(res, path);
 	} else if (r->file) {
 		path = task_file(v, rec, plan, i);
-		result_read_format(res, path, v->format);
+		result_read_format(res, path, v->format, v->step_key);
 		res->file = xstrdup(path);
 	} else {
 		result_init_empty(res);
@@ -225,6 +225,7 @@ static int read_reused(struct verdict *v, struct store *st, const struct reused_
 			ret = store_load_plan(st, &oplan, from);
 		if (ret == 0)
 			ret = source_load(&origin, &origin.own, st, &orec);
+		origin.step_key = v->step_key;
 		for (; k < n && reused[k].from_sweep == from; k++) {
 			size_t i = reused[k].index, fi = reused[k].from_index;
 

@@ -27,6 +27,12 @@ struct verdict {
 	 * report --exclude left it out (borrowed; NULL: none).
 	 */
 	const unsigned char *excluded;
+	/*
+	 * In, before verdict_check: the step key of series result files (JSON
+	 * Lines, CSV), their x axis and never a metric (report --step,
+	 * borrowed); NULL: RESULT_STEP_KEY.
+	 */
+	const char *step_key;
 
 	/*
 	 * The sweep file as submitted (empty when none was kept), borrowed
