@@ -142,7 +142,7 @@ int cmd_status(int argc, char **argv)
 	o.stages = loaded_sweepfile(&cfg, &l, LOADED_QUIET) == 0 && cfg->nstage;
 	ask = (struct status_ask){o.tasks, o.json, o.watch, o.refresh, o.stages};
 	for (;;) {
-		if (status_view_load(&v, l.st, l.rec.id, &l.plan, &ask, !shown && !failures) < 0) {
+		if (status_view_load(&v, &l, &ask, !shown && !failures) < 0) {
 			/* slurmdbd restarts happen: a watch rides over a few failed refreshes. */
 			if (!o.watch || !shown || ++failures > WATCH_MAX_FAILURES)
 				goto out;

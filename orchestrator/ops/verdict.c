@@ -349,17 +349,23 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
 	return ret;
 }
 
-int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
-                         size_t nmetrics)
+int verdict_check_outcomes(struct verdict *v, struct loaded_sweep *l,
+                           const struct task_outcome *oc, const char *const *metrics,
+                           size_t nmetrics)
 {
 	const struct reused_rec *reused;
 	size_t n;
 	int ret = loaded_reused(&reused, &n, l);
 
 	if (ret == 0)
-		ret = check(v, &l->file, reused, n, l->st, &l->rec, &l->plan, l->outcomes, metrics,
-		            nmetrics);
+		ret = check(v, &l->file, reused, n, l->st, &l->rec, &l->plan, oc, metrics, nmetrics);
 	return ret;
+}
+
+int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
+                         size_t nmetrics)
+{
+	return verdict_check_outcomes(v, l, l->outcomes, metrics, nmetrics);
 }
 
 void verdict_goals(struct compare_goals *out, const struct verdict *v,

@@ -84,6 +84,14 @@ int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *
                          size_t nmetrics);
 
 /*
+ * verdict_check_loaded over other outcomes of the loaded sweep's plan (oc:
+ * one per task), for status, which reads its own on every refresh.
+ */
+int verdict_check_outcomes(struct verdict *v, struct loaded_sweep *l,
+                           const struct task_outcome *oc, const char *const *metrics,
+                           size_t nmetrics);
+
+/*
  * The results.log patterns of r compiled into out (released by
  * result_log_spec_release): 0, or an error naming the metric.
  */
