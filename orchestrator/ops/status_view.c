@@ -64,11 +64,11 @@ bool status_view_not_submitted(const struct status_view *v, size_t i)
 /*
  * Which tasks completed without their metric, as list, report and
  * resubmit say it: report's verdict over this refresh's outcomes. Only the
- * results of runs that passed are read (they are final: a watch reads
- * each again, a file read per task, see README). A sweep whose result
- * sources cannot be told is shown without it, with a warning.
+ * results of runs that passed are read, and a watch reads each once
+ * (reads): a run that passed has ended. A sweep whose result sources
+ * cannot be told is shown without it, with a warning.
  */
-static void judge(struct status_view *v, struct loaded_sweep *l)
+static void judge(struct status_view *v, struct loaded_sweep *l, struct verdict_reads *reads)
 {
 	const struct cfg *cfg;
 	error_handler_fn old;
@@ -85,6 +85,7 @@ static void judge(struct status_view *v, struct loaded_sweep *l)
 	if (!any)
 		return;
 	verdict_init(&vd);
+	vd.prior = reads;
 	old = error_set_handler(error_as_warning);
 	if (verdict_check_outcomes(&vd, l, v->tasks, NULL, 0) == 0) {
 		v->judged = true;
@@ -96,13 +97,14 @@ static void judge(struct status_view *v, struct loaded_sweep *l)
 			v->no_metric[f->index] = xstrdup(f->reason ? f->reason : "no metric");
 			v->nno_metric++;
 		}
+		verdict_keep_reads(reads, &vd);
 	}
 	error_set_handler(old);
 	verdict_release(&vd);
 }
 
 int status_view_load(struct status_view *v, struct loaded_sweep *l, const struct status_ask *o,
-                     bool first)
+                     bool first, struct verdict_reads *reads)
 {
 	const struct plan *plan = &l->plan;
 	struct store *st = l->st;
@@ -142,7 +144,7 @@ int status_view_load(struct status_view *v, struct loaded_sweep *l, const struct
 		else if (s != TS_MISSING)
 			v->active++;
 	}
-	judge(v, l);
+	judge(v, l, reads);
 	v->stage = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->stage));
 	if (o->stages)
 		v->nstaged = script_stage_notes(v->stage, v->rec.dir, plan->ntasks);
@@ -441,9 +443,10 @@ static json_t *json_task(const struct status_view *v, const struct plan *plan, s
 	json_object_set_new(obj, "reason",
 	                    task_reason(v, i) ? json_string(task_reason(v, i)) : json_null());
 	json_object_set_new(obj, "verdict", verdict_json(v, i));
-	json_object_set_new(obj, "cause", c->failed          ? json_string(c->text)
-	                                  : v->no_metric[i] ? json_string(v->no_metric[i])
-	                                                    : json_null());
+	json_object_set_new(obj, "cause",
+	                    c->failed         ? json_string(c->text)
+	                    : v->no_metric[i] ? json_string(v->no_metric[i])
+	                                      : json_null());
 	json_object_set_new(obj, "program_line", c->line ? json_string(c->line) : json_null());
 	json_object_set_new(obj, "what_ran", c->note ? json_string(c->note) : json_null());
 	json_object_set_new(obj, "staging_s",

@@ -24,6 +24,7 @@
 #include "strbuf.h"
 
 struct loaded_sweep;
+struct verdict_reads;
 
 /* What the command's options ask of a view. */
 struct status_ask {
@@ -78,12 +79,14 @@ void status_view_release(struct status_view *v);
  * Fills v (initialised) for the loaded sweep (opened, its plan loaded),
  * reading its record in the store again. MaxRSS (steps) only for the task
  * table and JSON; the counts need the job records alone, and the results
- * of the tasks whose run passed (the verdict: list's and report's).
- * first: the watch's first read. 0, or a negative code with the error
- * said.
+ * of the tasks whose run passed (the verdict: list's and report's), each
+ * read once in a watch: reads holds what the previous refresh read
+ * (verdict.h; zeroed before the first, verdict_reads_release after the
+ * last) and is replaced by this one's. first: the watch's first read. 0,
+ * or a negative code with the error said.
  */
 int status_view_load(struct status_view *v, struct loaded_sweep *l, const struct status_ask *o,
-                     bool first);
+                     bool first, struct verdict_reads *reads);
 
 /* Task i belongs to a rolling sweep and no array job holds it yet: the next chunk will. */
 bool status_view_not_submitted(const struct status_view *v, size_t i);
