@@ -290,10 +290,11 @@ void causes_add_programs(struct strbuf *out, const struct causes *c, const size_
 		strbuf_addf(out, "  and %zu more program%s or node%s\n", more, more == 1 ? "" : "s",
 		            more == 1 ? "" : "s");
 	if (unrecorded)
-		strbuf_addf(out,
-		            "the program that ran: not recorded for %zu task%s (the run ended before "
-		            "its command started)\n",
-		            unrecorded, unrecorded == 1 ? "" : "s");
+		strbuf_addf(
+		    out,
+		    "the program that ran: not recorded for %zu task%s (the run ended before "
+		    "its command started)\n",
+		    unrecorded, unrecorded == 1 ? "" : "s");
 	free(seen);
 }
 
