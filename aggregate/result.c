@@ -176,10 +176,11 @@ const char *result_read_error(int err)
 
 void result_read(struct result *res, const char *path)
 {
-	result_read_format(res, path, RESULT_JSON);
+	result_read_format(res, path, RESULT_JSON, NULL);
 }
 
-void result_read_format(struct result *res, const char *path, enum result_format format)
+void result_read_format(struct result *res, const char *path, enum result_format format,
+                        const char *step_key)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -195,7 +196,7 @@ void result_read_format(struct result *res, const char *path, enum result_format
 		}
 		goto out;
 	}
-	result_parse_format(res, sb.buf, sb.len, format);
+	result_parse_format(res, sb.buf, sb.len, format, step_key);
 out:
 	strbuf_release(&sb);
 }
@@ -496,17 +497,18 @@ void result_parse(struct result *res, const char *text, size_t len)
 	parse_json(res, text, len, "");
 }
 
-/* A series file counts its lines with RESULT_STEP_KEY: no metric (result.h). */
-static void mark_step(struct result *res)
+/* A series file counts its lines with its step key: no metric (result.h). */
+static void mark_step(struct result *res, const char *step_key)
 {
-	struct result_entry *e = (struct result_entry *)result_find(res, RESULT_STEP_KEY);
+	struct result_entry *e =
+	    (struct result_entry *)result_find(res, step_key ? step_key : RESULT_STEP_KEY);
 
 	if (e)
 		e->step = true;
 }
 
 /* JSON Lines: the last line that is not blank holds the latest metrics. */
-static void parse_jsonl(struct result *res, const char *text, size_t len)
+static void parse_jsonl(struct result *res, const char *text, size_t len, const char *step_key)
 {
 	size_t end = len, start;
 
@@ -521,7 +523,7 @@ static void parse_jsonl(struct result *res, const char *text, size_t len)
 		end = start;
 	}
 	parse_json(res, text + start, end - start, "last line, ");
-	mark_step(res);
+	mark_step(res, step_key);
 }
 
 /* ---- CSV (RFC 4180) ---- */
@@ -761,7 +763,7 @@ out:
 }
 
 void result_parse_format(struct result *res, const char *text, size_t len,
-                         enum result_format format)
+                         enum result_format format, const char *step_key)
 {
 	skip_bom(&text, &len);
 	switch (format) {
@@ -769,11 +771,11 @@ void result_parse_format(struct result *res, const char *text, size_t len,
 		parse_json(res, text, len, "");
 		return;
 	case RESULT_JSONL:
-		parse_jsonl(res, text, len);
+		parse_jsonl(res, text, len, step_key);
 		return;
 	case RESULT_CSV:
 		parse_csv(res, text, len);
-		mark_step(res);
+		mark_step(res, step_key);
 		return;
 	}
 }

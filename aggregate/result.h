@@ -72,7 +72,7 @@ struct result_entry {
 	 */
 	char *why;
 	bool from_log; /* asked for by the sweep file: a metric even without a value */
-	bool step;     /* a series file's RESULT_STEP_KEY: its x axis, never a metric */
+	bool step;     /* a series file's step key: its x axis, never a metric */
 };
 
 struct result {
@@ -131,22 +131,24 @@ size_t result_max_bytes(void);
 void result_read(struct result *res, const char *path);
 
 /*
- * The key of a series file (JSON Lines, CSV) that counts its lines: the x
- * axis of curves (report --plot --step), never a metric. Its entry is kept,
- * with step set, so that the gate does not count it.
+ * The default key of a series file (JSON Lines, CSV) that counts its
+ * lines: the x axis of curves, never a metric (report --step names
+ * another). Its entry is kept, with step set, so that the gate does not
+ * count it.
  */
 #define RESULT_STEP_KEY "step"
 
 /*
  * The same for a file in format (JSON Lines and CSV: the last line or row,
- * whose RESULT_STEP_KEY is marked step).
+ * whose step_key is marked step; NULL: RESULT_STEP_KEY).
  */
-void result_read_format(struct result *res, const char *path, enum result_format format);
+void result_read_format(struct result *res, const char *path, enum result_format format,
+                        const char *step_key);
 
 /* The same from text in memory (len bytes, need not be NUL-terminated). */
 void result_parse(struct result *res, const char *text, size_t len);
 void result_parse_format(struct result *res, const char *text, size_t len,
-                         enum result_format format);
+                         enum result_format format, const char *step_key);
 
 /*
  * Metrics from a task's log: one compiled POSIX ERE per metric. The value

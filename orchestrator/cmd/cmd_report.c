@@ -52,7 +52,9 @@ static const struct cli_option option_table[] = {
      "missing is listed, and nothing drawn (exit 3). FILE 'log': read\n"
      "the curves from each task's log with the sweep file's\n"
      "results.step and results.log patterns (a file named log: ./log)"},
-    {0, "step", 'S', "KEY", "the step key of the curve files (default: step)"},
+    {0, "step", 'S', "KEY",
+     "the step key of JSON Lines and CSV results and of curve files:\n"
+     "their x axis, never a metric (default: step)"},
     {0, "title", 't', "TEXT", "with --plot: the figure's title instead of \"sweep 'NAME'\""},
     {0, "no-title", 'N', NULL, "with --plot: no title (the figure is that much shorter)"},
     CLI_OPT_JSON,
@@ -206,8 +208,8 @@ static char *misfit(const struct report_opts *o, bool json, bool csv)
 		return xstrdup("--title and --no-title go with --plot");
 	if (o->q.title && o->q.no_title)
 		return xstrdup("--title and --no-title cannot be used together");
-	if ((o->q.curves || o->q.step) && !o->q.plot)
-		return xstrdup("--curves and --step go with --plot");
+	if (o->q.curves && !o->q.plot)
+		return xstrdup("--curves goes with --plot");
 	if (o->q.curves && (o->q.x || o->q.logx))
 		return xstrdup("--x and --logx do not go with --curves: curves are drawn by step");
 	if (o->q.nexclude && (!o->q.reason || !*o->q.reason))

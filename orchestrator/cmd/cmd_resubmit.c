@@ -283,13 +283,16 @@ static int check_causes(const struct state *s, const struct resubmit_opts *o)
 	for (size_t k = 0; k < s->r.rp.ntasks; k++)
 		only[k] = s->r.rp.tasks[k].index;
 	same = causes_rerun_check(&why, &s->causes, only, s->r.rp.ntasks);
+	/* The case: python3 was a pyenv shim on the node, not the python the user meant. */
+	if (same)
+		causes_add_programs(&why, &s->causes, only, s->r.rp.ntasks);
 	if (why.len)
 		fprintf(stdout, "\nthese will likely fail the same way again:\n%s", why.buf);
 	if (same && !o->force)
 		ret = error("every task to resubmit failed the same way, for no resource: the same "
 		            "command would fail the same way. Next: read the cause ('sweep logs %" PRId64
-		            " %zu'; above, what ran where, when the program found on the node was "
-		            "not the one at submit), fix it, then 'sweep resubmit %" PRId64
+		            " %zu') and the program that ran (above: is it the one the command meant? a "
+		            "shim or another PATH on the node picks another), fix it, then 'sweep resubmit %" PRId64
 		            " --force'; or, if the fix is in the sweep file, edit it and 'sweep "
 		            "submit --extend %" PRId64 " FILE', which keeps the tasks that passed",
 		            s->l.rec.id, only[0], s->l.rec.id, s->l.rec.id);

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "loaded.h"
 #include "status_view.h"
+#include "verdict.h"
 
 #include "banned.h"
 
@@ -125,6 +126,7 @@ int cmd_status(int argc, char **argv)
 	bool tty = isatty(STDOUT_FILENO), shown = false;
 	struct status_settling settling = {0, 0};
 	struct status_ask ask;
+	struct verdict_reads reads = {0}; /* what the last refresh read: read once per watch */
 	unsigned failures = 0;
 	int ret = EXIT_ERROR, code;
 
@@ -142,7 +144,7 @@ int cmd_status(int argc, char **argv)
 	o.stages = loaded_sweepfile(&cfg, &l, LOADED_QUIET) == 0 && cfg->nstage;
 	ask = (struct status_ask){o.tasks, o.json, o.watch, o.refresh, o.stages};
 	for (;;) {
-		if (status_view_load(&v, l.st, l.rec.id, &l.plan, &ask, !shown && !failures) < 0) {
+		if (status_view_load(&v, &l, &ask, !shown && !failures, &reads) < 0) {
 			/* slurmdbd restarts happen: a watch rides over a few failed refreshes. */
 			if (!o.watch || !shown || ++failures > WATCH_MAX_FAILURES)
 				goto out;
@@ -162,6 +164,7 @@ int cmd_status(int argc, char **argv)
 	ret = EXIT_OK;
 out:
 	status_view_release(&v);
+	verdict_reads_release(&reads);
 	loaded_release(&l);
 	return ret;
 }

@@ -29,6 +29,8 @@ static void task_cause_release(struct task_cause *t)
 	free(t->note);
 	free(t->text);
 	free(t->group);
+	free(t->ran_host);
+	free(t->ran_path);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -37,6 +39,7 @@ void causes_release(struct causes *c)
 	for (size_t i = 0; i < c->ntasks; i++)
 		task_cause_release(&c->tasks[i]);
 	free(c->tasks);
+	free(c->program);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -125,6 +128,8 @@ static void fill(struct task_cause *t, const struct task_outcome *o, const struc
 	cause_text(&sb, t->reason, t->resource, t->line, t->note);
 	t->text = strbuf_detach(&sb, NULL);
 	t->group = xstrdup(t->resource ? t->reason : t->text);
+	t->ran_host = k->ran_host ? xstrdup(k->ran_host) : NULL;
+	t->ran_path = k->ran_path ? xstrdup(k->ran_path) : NULL;
 	t->failed = true;
 }
 
@@ -172,6 +177,7 @@ int causes_load(struct causes *out, struct store *st, const struct sweep_rec *re
 		        "again");
 	cause_recs_free(kept, nkept);
 	cause_recs_free(fresh, nfresh);
+	out->program = prog.name && *prog.name ? xstrdup(prog.name) : NULL;
 	free(prog.name);
 	free(prog.submit_path);
 	return ret;
@@ -219,6 +225,77 @@ bool causes_rerun_check(struct strbuf *why, const struct causes *c, const size_t
 	same = cause_groups_same_everywhere(&g);
 	cause_groups_release(&g);
 	return same;
+}
+
+/* ", a script, '#!/usr/bin/env bash'" when path is one on this machine (read as a task's file). */
+static void add_script_note(struct strbuf *out, const char *path)
+{
+	struct strbuf head = STRBUF_INIT;
+	size_t len;
+
+	if (path[0] == '/' && result_read_tail(&head, path, 4096) == 0 &&
+	    !strncmp(head.buf, "#!", 2)) {
+		len = strcspn(head.buf, "\r\n");
+		if (len > 60)
+			len = 60;
+		strbuf_addstr(out, "; a script, '");
+		for (size_t i = 0; i < len; i++)
+			strbuf_addch(out, (unsigned char)head.buf[i] < 0x20 ? '?' : head.buf[i]);
+		strbuf_addstr(out, "', that runs another program");
+	}
+	strbuf_release(&head);
+}
+
+void causes_add_programs(struct strbuf *out, const struct causes *c, const size_t *only,
+                         size_t nonly)
+{
+	size_t total = only ? nonly : c->ntasks, shown = 0, unrecorded = 0, more = 0;
+	const struct task_cause **seen = xcalloc(total ? total : 1, sizeof(*seen));
+	const char *name = c->program ? c->program : "the command";
+
+	for (size_t j = 0; j < total; j++) {
+		size_t i = only ? only[j] : j, k;
+		const struct task_cause *t;
+
+		if (i >= c->ntasks || !c->tasks[i].failed)
+			continue;
+		t = &c->tasks[i];
+		if (!t->ran_path) {
+			unrecorded++;
+			continue;
+		}
+		for (k = 0; k < shown; k++)
+			if (!strcmp(seen[k]->ran_path, t->ran_path) &&
+			    !strcmp(seen[k]->ran_host ? seen[k]->ran_host : "",
+			            t->ran_host ? t->ran_host : ""))
+				break;
+		if (k < shown)
+			continue;
+		if (shown == CAUSES_PROGRAMS_SHOWN) {
+			more++;
+			continue;
+		}
+		seen[shown++] = t;
+		if (!*t->ran_path) {
+			strbuf_addf(out, "the program that ran: none: '%s' was not found on %s\n",
+			            name, t->ran_host && *t->ran_host ? t->ran_host : "the node");
+			continue;
+		}
+		strbuf_addf(out, "the program that ran: %s (resolved on %s", t->ran_path,
+		            t->ran_host && *t->ran_host ? t->ran_host : "the node");
+		add_script_note(out, t->ran_path);
+		strbuf_addstr(out, ")\n");
+	}
+	if (more)
+		strbuf_addf(out, "  and %zu more program%s or node%s\n", more, more == 1 ? "" : "s",
+		            more == 1 ? "" : "s");
+	if (unrecorded)
+		strbuf_addf(
+		    out,
+		    "the program that ran: not recorded for %zu task%s (the run ended before "
+		    "its command started)\n",
+		    unrecorded, unrecorded == 1 ? "" : "s");
+	free(seen);
 }
 
 json_t *causes_groups_json(const struct causes *c, const size_t *only, size_t nonly)

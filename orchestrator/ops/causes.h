@@ -21,6 +21,13 @@ struct task_cause {
 	char *reason;  /* the scheduler's reason (gate_run_failed's words) */
 	char *line;    /* the program's line, or NULL */
 	char *note;    /* what ran, when not what submit found (cause_ran_note), or NULL */
+	/*
+	 * The task script's record of what ran (<task folder>/.ran): the host,
+	 * and the command's first word resolved there ("" not found); NULL
+	 * when the run left none (it ended before its command started).
+	 */
+	char *ran_host;
+	char *ran_path;
 	char *text;    /* cause_text: what a person reads */
 	char *group;   /* what groups it: the reason for a resource, else text */
 };
@@ -28,6 +35,7 @@ struct task_cause {
 struct causes {
 	struct task_cause *tasks; /* ntasks, by index */
 	size_t ntasks;
+	char *program;    /* the command's first word (SWEEP_PROGRAM), or NULL */
 	size_t logs_read; /* runs whose logs were read by this load */
 	size_t kept;      /* runs answered from the state store */
 };
@@ -60,6 +68,19 @@ void causes_group(struct cause_groups *out, const struct causes *c, const size_t
  */
 bool causes_rerun_check(struct strbuf *why, const struct causes *c, const size_t *only,
                         size_t nonly);
+
+/*
+ * Appends to out what ran for the failed tasks only[0..nonly-1] (NULL:
+ * every failed one), one line per program and node, at most
+ * CAUSES_PROGRAMS_SHOWN: "the program that ran: PATH (resolved on NODE)",
+ * with "a script, '#!...'" when PATH is one here (a pyenv shim runs
+ * whichever python it picks), "'NAME' was not found on NODE", or that the
+ * runs left no record. Whether it names a program is the caller's to ask
+ * (resubmit refusing a failure it would repeat).
+ */
+#define CAUSES_PROGRAMS_SHOWN 3
+void causes_add_programs(struct strbuf *out, const struct causes *c, const size_t *only,
+                         size_t nonly);
 
 /*
  * The per-index views struct report borrows (report.h): text, group and

@@ -587,6 +587,7 @@ int report_run_build(struct report_run *r, const struct report_request *q)
 	if (load_exclusions(&r->excl, q, &r->l) < 0)
 		return SWEEP_ERR;
 	v->excluded = r->excl.excluded;
+	v->step_key = q->step;
 	if (verdict_check_loaded(v, &r->l, q->metrics, q->nmetrics) < 0)
 		return SWEEP_ERR;
 	if (q->nmetrics)

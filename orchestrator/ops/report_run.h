@@ -31,7 +31,7 @@ struct report_request {
 	const struct compare_goals *goals; /* from --goal, borrowed */
 	const char *plot;
 	const char *curves; /* a curve file's pattern, or REPORT_CURVES_LOG */
-	const char *step;
+	const char *step; /* --step: the x axis of series results and curves, never a metric */
 	const char *x;
 	bool logx;
 	const char *title; /* --title */

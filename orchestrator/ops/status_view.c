@@ -15,12 +15,14 @@
 
 #include "error.h"
 #include "followup.h"
+#include "gate.h"
 #include "hold_print.h"
 #include "loaded.h"
 #include "output.h"
 #include "rolling.h"
 #include "table.h"
 #include "task_table.h"
+#include "verdict.h"
 
 #include "banned.h"
 
@@ -39,6 +41,9 @@ void status_view_release(struct status_view *v)
 	sweep_rec_release(&v->rec);
 	array_recs_free(v->arrays, v->narrays);
 	acct_set_release(&v->set);
+	for (size_t i = 0; v->no_metric && i < v->ntasks; i++)
+		free(v->no_metric[i]);
+	free(v->no_metric);
 	free(v->tasks);
 	free(v->stage);
 	strbuf_release(&v->finish);
@@ -49,26 +54,69 @@ void status_view_release(struct status_view *v)
 /* A task of a rolling sweep that no array job holds yet: the next chunk will. */
 #define NOT_SUBMITTED "NOT_SUBMITTED"
 
+/* A run that passed whose metric is missing: gate_failures_text's words. */
+#define NO_METRIC "completed, no metric"
+
 bool status_view_not_submitted(const struct status_view *v, size_t i)
 {
 	return i >= v->unsubmitted_from && v->tasks[i].state == TS_MISSING;
 }
 
 /*
- * Fills v (initialised) for the sweep with this id, reading the store
- * again. MaxRSS (steps) only for the task table and JSON; the counts need
- * the job records alone.
+ * Which tasks completed without their metric, as list, report and
+ * resubmit say it: report's verdict over this refresh's outcomes. Only the
+ * results of runs that passed are read, and a watch reads each once
+ * (reads): a run that passed has ended. A sweep whose result sources
+ * cannot be told is shown without it, with a warning.
  */
-int status_view_load(struct status_view *v, struct store *st, int64_t id, const struct plan *plan,
-                     const struct status_ask *o, bool first)
+static void judge(struct status_view *v, struct loaded_sweep *l, struct verdict_reads *reads)
 {
+	const struct cfg *cfg;
+	error_handler_fn old;
+	struct verdict vd;
+	bool any = false;
+
+	v->no_metric = xcalloc(v->ntasks ? v->ntasks : 1, sizeof(*v->no_metric));
+	for (size_t i = 0; i < v->ntasks && !any; i++)
+		any = gate_passed(&v->tasks[i], NULL);
+	/* A kept file that no longer reads is not status's to say (cmd_status). */
+	if (loaded_sweepfile(&cfg, l, LOADED_QUIET) < 0)
+		return;
+	v->judged = !any;
+	if (!any)
+		return;
+	verdict_init(&vd);
+	vd.prior = reads;
+	old = error_set_handler(error_as_warning);
+	if (verdict_check_outcomes(&vd, l, v->tasks, NULL, 0) == 0) {
+		v->judged = true;
+		for (size_t k = 0; k < vd.gate.nfailures; k++) {
+			const struct gate_failure *f = &vd.gate.failures[k];
+
+			if (!gate_failure_of_result(f) || f->index >= v->ntasks)
+				continue;
+			v->no_metric[f->index] = xstrdup(f->reason ? f->reason : "no metric");
+			v->nno_metric++;
+		}
+		verdict_keep_reads(reads, &vd);
+	}
+	error_set_handler(old);
+	verdict_release(&vd);
+}
+
+int status_view_load(struct status_view *v, struct loaded_sweep *l, const struct status_ask *o,
+                     bool first, struct verdict_reads *reads)
+{
+	const struct plan *plan = &l->plan;
+	struct store *st = l->st;
 	char idstr[32];
 	int ret;
 
-	snprintf(idstr, sizeof(idstr), "%" PRId64, id);
+	snprintf(idstr, sizeof(idstr), "%" PRId64, l->rec.id);
 	ret = store_find_sweep(st, &v->rec, idstr);
 	if (ret < 0)
 		return ret;
+	v->ntasks = plan->ntasks;
 	v->tasks = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->tasks));
 	v->read.steps = o->tasks || o->json;
 	/* A watch re-reads only what is unfinished: --refresh applies to its first read. */
@@ -97,6 +145,7 @@ int status_view_load(struct status_view *v, struct store *st, int64_t id, const 
 		else if (s != TS_MISSING)
 			v->active++;
 	}
+	judge(v, l, reads);
 	v->stage = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->stage));
 	if (o->stages)
 		v->nstaged = script_stage_notes(v->stage, v->rec.dir, plan->ntasks);
@@ -224,6 +273,8 @@ static void print_counts(FILE *f, const struct status_view *v, size_t ntasks, bo
 		fprintf(f, "%s%s %zu", first ? "" : ", ", task_state_name(s), v->counts[s]);
 		if (s == TS_FAILED)
 			print_reasons(f, v, ntasks);
+		if (s == TS_COMPLETED && v->nno_metric)
+			fprintf(f, " (%zu completed, no metric)", v->nno_metric);
 		if (s == TS_HELD)
 			print_holds(f, v, ntasks);
 		first = false;
@@ -309,6 +360,10 @@ static void print_tasks(FILE *f, const struct status_view *v, const struct plan 
 		row.log = log;
 		row.reason = task_reason(v, i);
 		row.cause = cause;
+		if (v->no_metric[i]) {
+			row.reason = NO_METRIC;
+			row.cause = v->no_metric[i];
+		}
 		task_table_add(&t, &row);
 		free(log);
 		free(cause);
@@ -363,6 +418,21 @@ static json_t *json_uint_or_null(bool defined, uint64_t x)
 	return defined && x <= INT64_MAX ? json_integer((json_int_t)x) : json_null();
 }
 
+/*
+ * Report's verdict on task i: "passed", "completed, no metric", "failed",
+ * or null while it has not ended or when the verdict is not known.
+ */
+static json_t *verdict_json(const struct status_view *v, size_t i)
+{
+	const struct task_outcome *t = &v->tasks[i];
+
+	if (!v->judged || status_view_not_submitted(v, i) || !task_state_is_final(t->state))
+		return json_null();
+	if (v->no_metric[i])
+		return json_string(NO_METRIC);
+	return json_string(gate_passed(t, NULL) ? "passed" : "failed");
+}
+
 static json_t *json_task(const struct status_view *v, const struct plan *plan, size_t i)
 {
 	const struct task_outcome *t = &v->tasks[i];
@@ -405,7 +475,11 @@ static json_t *json_task(const struct status_view *v, const struct plan *plan, s
 	json_object_set_new(obj, "log", log ? json_string(log) : json_null());
 	json_object_set_new(obj, "reason",
 	                    task_reason(v, i) ? json_string(task_reason(v, i)) : json_null());
-	json_object_set_new(obj, "cause", c->failed ? json_string(c->text) : json_null());
+	json_object_set_new(obj, "verdict", verdict_json(v, i));
+	json_object_set_new(obj, "cause",
+	                    c->failed         ? json_string(c->text)
+	                    : v->no_metric[i] ? json_string(v->no_metric[i])
+	                                      : json_null());
 	json_object_set_new(obj, "program_line", c->line ? json_string(c->line) : json_null());
 	json_object_set_new(obj, "what_ran", c->note ? json_string(c->note) : json_null());
 	json_object_set_new(obj, "staging_s",
@@ -452,6 +526,8 @@ void status_view_print_json(FILE *f, const struct status_view *v, const struct p
 		json_object_set_new(root, "release", json_null());
 	}
 	json_object_set_new(root, "done", json_integer((json_int_t)v->done));
+	json_object_set_new(root, "completed_no_metric",
+	                    v->judged ? json_integer((json_int_t)v->nno_metric) : json_null());
 	json_object_set_new(root, "finish",
 	                    v->finish.len ? json_string(v->finish.buf) : json_null());
 	for (size_t i = 0; i < plan->ntasks; i++)

@@ -23,6 +23,9 @@
 #include "store.h"
 #include "strbuf.h"
 
+struct loaded_sweep;
+struct verdict_reads;
+
 /* What the command's options ask of a view. */
 struct status_ask {
 	bool tasks;   /* --tasks: the task table (and MaxRSS, from the steps) */
@@ -38,7 +41,8 @@ struct status_view {
 	struct array_rec *arrays;
 	size_t narrays;
 	struct acct_set set;
-	struct task_outcome *tasks; /* plan->ntasks */
+	size_t ntasks;              /* the plan's */
+	struct task_outcome *tasks; /* ntasks */
 	struct backend_read read;   /* steps and refresh as asked; where the records came from */
 	size_t counts[TS_NSTATES];
 	size_t done;   /* tasks in a final state */
@@ -51,6 +55,15 @@ struct status_view {
 	bool followups_active; /* a follow-up is pending or running: more may come */
 	struct stage_note *stage; /* plan->ntasks: what each task's staging took */
 	size_t nstaged;           /* tasks with a note */
+	/*
+	 * Report's verdict (verdict.h, its one owner), taken when some run
+	 * passed: per task, the gate's words when its run completed yet its
+	 * metric is missing ("completed, no metric"), else NULL. judged: the
+	 * verdict is known (the kept sweep file reads).
+	 */
+	char **no_metric; /* plan->ntasks */
+	size_t nno_metric;
+	bool judged;
 };
 
 struct status_settling {
@@ -63,13 +76,17 @@ void status_view_init(struct status_view *v);
 void status_view_release(struct status_view *v);
 
 /*
- * Fills v (initialised) for the sweep with this id, reading the store
- * again. MaxRSS (steps) only for the task table and JSON; the counts need
- * the job records alone. first: the watch's first read. 0, or a negative
- * code with the error said.
+ * Fills v (initialised) for the loaded sweep (opened, its plan loaded),
+ * reading its record in the store again. MaxRSS (steps) only for the task
+ * table and JSON; the counts need the job records alone, and the results
+ * of the tasks whose run passed (the verdict: list's and report's), each
+ * read once in a watch: reads holds what the previous refresh read
+ * (verdict.h; zeroed before the first, verdict_reads_release after the
+ * last) and is replaced by this one's. first: the watch's first read. 0,
+ * or a negative code with the error said.
  */
-int status_view_load(struct status_view *v, struct store *st, int64_t id, const struct plan *plan,
-                     const struct status_ask *o, bool first);
+int status_view_load(struct status_view *v, struct loaded_sweep *l, const struct status_ask *o,
+                     bool first, struct verdict_reads *reads);
 
 /* Task i belongs to a rolling sweep and no array job holds it yet: the next chunk will. */
 bool status_view_not_submitted(const struct status_view *v, size_t i);

@@ -49,6 +49,7 @@ void verdict_release(struct verdict *v)
 	}
 	free(v->kept_outcomes);
 	free(v->kept_from);
+	free(v->runs);
 	plan_release(&v->kept);
 	gate_result_release(&v->gate);
 	verdict_init(v);
@@ -185,7 +186,7 @@ static void read_task_result(struct result *res, const struct verdict *v,
 			result_read(res, path);
 	} else if (r->file) {
 		path = task_file(v, rec, plan, i);
-		result_read_format(res, path, v->format);
+		result_read_format(res, path, v->format, v->step_key);
 		res->file = xstrdup(path);
 	} else {
 		result_init_empty(res);
@@ -225,6 +226,7 @@ static int read_reused(struct verdict *v, struct store *st, const struct reused_
 			ret = store_load_plan(st, &oplan, from);
 		if (ret == 0)
 			ret = source_load(&origin, &origin.own, st, &orec);
+		origin.step_key = v->step_key;
 		for (; k < n && reused[k].from_sweep == from; k++) {
 			size_t i = reused[k].index, fi = reused[k].from_index;
 
@@ -298,6 +300,45 @@ static int set_result_limit(void)
 	return 0;
 }
 
+void verdict_reads_release(struct verdict_reads *r)
+{
+	results_free(r->results, r->n);
+	free(r->runs);
+	memset(r, 0, sizeof(*r));
+}
+
+void verdict_keep_reads(struct verdict_reads *keep, struct verdict *v)
+{
+	if (v->all || !v->runs)
+		return;
+	verdict_reads_release(keep);
+	keep->results = v->results;
+	keep->runs = v->runs;
+	keep->n = v->ntasks;
+	v->results = xcalloc(v->ntasks ? v->ntasks : 1, sizeof(*v->results));
+	for (size_t i = 0; i < v->ntasks; i++)
+		result_init(&v->results[i]);
+	v->runs = NULL;
+}
+
+/* Task i's result from v->prior, when it was read for the same run o: true. */
+static bool take_prior(struct verdict *v, size_t i, const struct task_outcome *o)
+{
+	struct verdict_reads *p = v->prior;
+	const struct verdict_run *r;
+
+	if (!p || i >= p->n || !p->runs[i].read)
+		return false;
+	r = &p->runs[i];
+	if (r->array_job_id != o->array_job_id || r->array_task_id != o->array_task_id ||
+	    r->job_id != o->job_id || r->end_time != o->end_time)
+		return false;
+	v->results[i] = p->results[i];
+	result_init(&p->results[i]);
+	p->runs[i].read = false;
+	return true;
+}
+
 /* verdict_check with the kept sweep file's cache kf and the sweep's reused tasks. */
 static int check(struct verdict *v, struct kept_file *kf, const struct reused_rec *reused,
                  size_t nreused, struct store *st, const struct sweep_rec *rec,
@@ -313,10 +354,15 @@ static int check(struct verdict *v, struct kept_file *kf, const struct reused_re
 	v->plan = plan;
 	v->ntasks = plan->ntasks;
 	v->results = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->results));
+	v->runs = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->runs));
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		result_init(&v->results[i]);
 		/* The others' results are not looked at. */
-		if (gate_passed(&oc[i], NULL))
+		if (!gate_passed(&oc[i], NULL))
+			continue;
+		v->runs[i] = (struct verdict_run){true, oc[i].array_job_id, oc[i].array_task_id,
+		                                  oc[i].job_id, oc[i].end_time};
+		if (!take_prior(v, i, &oc[i]))
 			read_task_result(&v->results[i], v, rec, plan, i, &oc[i]);
 	}
 	ret = read_reused(v, st, reused, nreused, oc);
@@ -348,17 +394,23 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
 	return ret;
 }
 
-int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
-                         size_t nmetrics)
+int verdict_check_outcomes(struct verdict *v, struct loaded_sweep *l, const struct task_outcome *oc,
+                           const char *const *metrics, size_t nmetrics)
 {
 	const struct reused_rec *reused;
 	size_t n;
 	int ret = loaded_reused(&reused, &n, l);
 
 	if (ret == 0)
-		ret = check(v, &l->file, reused, n, l->st, &l->rec, &l->plan, l->outcomes, metrics,
-		            nmetrics);
+		ret =
+		    check(v, &l->file, reused, n, l->st, &l->rec, &l->plan, oc, metrics, nmetrics);
 	return ret;
+}
+
+int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
+                         size_t nmetrics)
+{
+	return verdict_check_outcomes(v, l, l->outcomes, metrics, nmetrics);
 }
 
 void verdict_goals(struct compare_goals *out, const struct verdict *v,

@@ -1,7 +1,9 @@
 #ifndef SWEEP_VERDICT_H
 #define SWEEP_VERDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cfg.h"
 #include "compare.h"
@@ -11,6 +13,27 @@
 #include "result.h"
 
 struct task_outcome;
+
+/* The run a result was read for: the same run has the same result. */
+struct verdict_run {
+	bool read; /* the result of this run was read (it passed) */
+	uint32_t array_job_id, array_task_id, job_id;
+	int64_t end_time;
+};
+
+/*
+ * What one verdict read, kept for the next over the same sweep (status
+ * --watch): per task index, the result and the run it was read for. A run
+ * that passed has ended, so the next verdict takes its result from here
+ * while the run is the same, instead of reading its file or logs again.
+ */
+struct verdict_reads {
+	struct result *results;
+	struct verdict_run *runs;
+	size_t n;
+};
+
+void verdict_reads_release(struct verdict_reads *r);
 
 /*
  * Which tasks of a sweep passed: the ONE place that decides it, for
@@ -27,6 +50,18 @@ struct verdict {
 	 * report --exclude left it out (borrowed; NULL: none).
 	 */
 	const unsigned char *excluded;
+	/*
+	 * In, before verdict_check: the step key of series result files (JSON
+	 * Lines, CSV), their x axis and never a metric (report --step,
+	 * borrowed); NULL: RESULT_STEP_KEY.
+	 */
+	const char *step_key;
+	/*
+	 * In, optional: what an earlier verdict over the same sweep read
+	 * (verdict_keep_reads); results of the same runs are taken from it.
+	 */
+	struct verdict_reads *prior;
+	struct verdict_run *runs; /* per task index of the sweep: the run read */
 
 	/*
 	 * The sweep file as submitted (empty when none was kept), borrowed
@@ -76,6 +111,20 @@ int verdict_check(struct verdict *v, struct store *st, const struct sweep_rec *r
  */
 int verdict_check_loaded(struct verdict *v, struct loaded_sweep *l, const char *const *metrics,
                          size_t nmetrics);
+
+/*
+ * Moves what v read (its results and their runs) into keep, for the next
+ * verdict's prior, freeing what keep held; v keeps its gate. Nothing moves
+ * from a verdict with exclusions (its results are not per task).
+ */
+void verdict_keep_reads(struct verdict_reads *keep, struct verdict *v);
+
+/*
+ * verdict_check_loaded over other outcomes of the loaded sweep's plan (oc:
+ * one per task), for status, which reads its own on every refresh.
+ */
+int verdict_check_outcomes(struct verdict *v, struct loaded_sweep *l, const struct task_outcome *oc,
+                           const char *const *metrics, size_t nmetrics);
 
 /*
  * The results.log patterns of r compiled into out (released by

@@ -54,11 +54,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (data[0]) {
 	case 'j':
 		result_init(&res);
-		result_parse_format(&res, text, size - 1, RESULT_JSONL);
+		result_parse_format(&res, text, size - 1, RESULT_JSONL, NULL);
 		break;
 	case 'c':
 		result_init(&res);
-		result_parse_format(&res, text, size - 1, RESULT_CSV);
+		result_parse_format(&res, text, size - 1, RESULT_CSV, NULL);
 		break;
 	default:
 		/* The log's metrics join a file's, as report reads them. */

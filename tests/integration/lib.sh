@@ -114,3 +114,18 @@ if len(runs) != n or bad:
 }
 
 sweep_dir() { printf '%s/sweeps/%s' "$SWEEP_STATE_DIR" "$SWEEP_ID"; }
+
+# A test written for both backends runs on BACKEND: local (--local) unless
+# SWEEP_TEST_BACKEND=slurm, which its Slurm twin (test_X.sh beside
+# test_local_X.sh, sourcing it) sets. submit_on FILE [ARGS...] submits
+# there; on_opt holds the options that say where (for submit --extend).
+BACKEND=${SWEEP_TEST_BACKEND:-local}
+on_opt=()
+if [ "$BACKEND" = slurm ]; then
+	cluster_up
+else
+	on_opt=(--local)
+fi
+submit_on() {
+	if [ "$BACKEND" = slurm ]; then submit "$@"; else submit_local "$@"; fi
+}

@@ -5,7 +5,9 @@
 # `report --curves log` draws its curves, the loss read from the .err log
 # as the final metrics are. A sweep file without results.step, and logs
 # where no step comes before a value, are refused with their reasons.
-# Local backend: needs no cluster.
+# A JSON Lines result file counted by "epoch": report --step epoch makes it
+# the x axis and no metric, in the table, --json, --csv and --plot.
+# --local here; test_curves_log runs the same on the cluster.
 . "$(dirname "$0")/lib.sh"
 trap cancel_sweeps EXIT
 mkdir "curve runs"
@@ -25,20 +27,55 @@ write() { # NAME STEP-PATTERN (none: no results.step)
 		"grid: {lr: [0.1, 0.01]}" "results:" "  log:" "    val_acc: 'val_acc ([0-9.]+)'" \
 		"    loss: 'loss ([0-9.]+)'" >"$1.yaml"
 	[ "$2" = none ] || printf '%s\n' "  step: '$2'" >>"$1.yaml"
+	printf '%s\n' 'slurm:' '  time: "2"' >>"$1.yaml"
 }
 write curves 'epoch ([0-9]+)'
 write nostep none
 write otherstep 'iter ([0-9]+)'
-submit_local curves.yaml
+cat >"series prog.py" <<'PY'
+import json, os, sys
+lr, seed, path = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+os.makedirs(os.path.dirname(path), exist_ok=True)
+with open(path, "w") as f:
+    for epoch in range(1, 6):
+        print(json.dumps({"epoch": epoch, "val_acc": 0.5 + 0.05 * epoch + lr + seed * 0.01}), file=f)
+PY
+printf '%s\n' "name: jsonl-runs" \
+	"command: /usr/bin/python3 'series prog.py' {lr} {seed} 'runs/{sweep}/{task}.jsonl'" "seeds: 2" \
+	"grid: {lr: [0.1, 0.01]}" "results:" "  file: 'runs/{sweep}/{task}.jsonl'" \
+	'slurm:' '  time: "2"' >series.yaml
+submit_on curves.yaml
 CURVES=$SWEEP_ID
-submit_local nostep.yaml
+submit_on nostep.yaml
 NOSTEP=$SWEEP_ID
-submit_local otherstep.yaml
+submit_on otherstep.yaml
 OTHER=$SWEEP_ID
+submit_on series.yaml
+EPOCHS=$SWEEP_ID
 done_all() { "$SWEEP" status "$1" 2>/dev/null | grep -q '^4/4 done'; }
-wait_until 60 "sweep $CURVES to end" done_all "$CURVES"
-wait_until 60 "sweep $NOSTEP to end" done_all "$NOSTEP"
-wait_until 60 "sweep $OTHER to end" done_all "$OTHER"
+wait_until 180 "sweep $CURVES to end" done_all "$CURVES"
+wait_until 180 "sweep $NOSTEP to end" done_all "$NOSTEP"
+wait_until 180 "sweep $OTHER to end" done_all "$OTHER"
+wait_until 180 "sweep $EPOCHS to end" done_all "$EPOCHS"
+
+# --step epoch: the epoch counts the lines of the result file, no metric.
+"$SWEEP" report "$EPOCHS" --step epoch >report.txt 2>&1 || fail "report --step epoch: $(cat report.txt)"
+grep -q 'val_acc' report.txt || fail "report --step epoch: no val_acc: $(cat report.txt)"
+grep -q 'epoch' report.txt && fail "report --step epoch shows the epoch: $(cat report.txt)"
+"$SWEEP" report "$EPOCHS" --step epoch --json >report.json 2>&1 || fail "report --step epoch --json: $(cat report.json)"
+grep -q '"val_acc"' report.json && ! grep -q '"epoch"' report.json ||
+	fail "report --step epoch --json: $(cat report.json)"
+"$SWEEP" report "$EPOCHS" --step epoch --csv >report.csv 2>&1 || fail "report --step epoch --csv: $(cat report.csv)"
+grep -q 'epoch' report.csv && fail "report --step epoch --csv: $(cat report.csv)"
+"$SWEEP" report "$EPOCHS" --step epoch --no-title --plot "series out.pdf" >/dev/null 2>&1 || fail "report --step epoch --plot"
+pdftotext "series out.pdf" - | tr -s ' \n' ' ' >series.txt
+grep -q 'val_acc' series.txt && ! grep -q 'epoch' series.txt || fail "--plot: an epoch panel: $(cat series.txt)"
+# Without --step, "epoch" is a key as any other: a metric.
+"$SWEEP" report "$EPOCHS" >report.txt 2>&1 || fail "report: $(cat report.txt)"
+grep -q 'epoch' report.txt || fail "report without --step: no epoch: $(cat report.txt)"
+"$SWEEP" report "$EPOCHS" --step epoch --curves 'runs/{sweep}/{task}.jsonl' --plot "epoch curves.pdf" >/dev/null 2>&1 ||
+	fail "--curves with --step epoch"
+pdftotext "epoch curves.pdf" - | tr -s ' \n' ' ' | grep -q 'val_acc by epoch' || fail "curves: not by epoch"
 
 # Seed 0 prints epochs 1..3, seed 1 epochs 1..4: the mean runs to step 3.
 "$SWEEP" report "$CURVES" --curves log --plot "curves out.pdf" >/dev/null 2>err.txt ||

@@ -2,30 +2,35 @@
 # submit --extend of a sweep whose metrics come from what the program
 # prints (results: log) is quiet: the reused tasks have no result.json to
 # copy, and nothing says "cannot read .../result.json" for each. Their
-# metrics in the report are those the first sweep read. The local backend.
+# metrics in the report are those the first sweep read. --local here;
+# test_extend_log runs the same on the cluster.
 . "$(dirname "$0")/lib.sh"
 trap cancel_sweeps EXIT
 mkdir "sub mit"
 cd "sub mit"
 cp "$DATA/fit.py" .
 sed 's/^command: python3 /command: \/usr\/bin\/python3 /' "$DATA/sweeps/fit_log.yaml" >first.yaml
+printf '%s\n' '  time: "2"' >>first.yaml # under slurm:
 done_count() {
 	"$SWEEP" status "$1" --json | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["done"])'
 }
 finished() { [ "$(done_count "$1")" = "$2" ]; }
 
-submit_local first.yaml
+submit_on first.yaml
 first=$SWEEP_ID
-wait_until 120 "the first sweep to finish" finished "$first" 4
+wait_until 300 "the first sweep to finish" finished "$first" 4
 "$SWEEP" report "$first" >first.out || fail "the first sweep is not complete: $(cat first.out)"
 sed 's/^seeds: 2/seeds: 3/' first.yaml >grown.yaml
 first_logs=(logs/*_[0-3].out)
-"$SWEEP" submit --local --extend "$first" grown.yaml >extend.out 2>extend.err ||
+"$SWEEP" submit "${on_opt[@]}" --extend "$first" grown.yaml >extend.out 2>extend.err ||
 	fail "submit --extend failed: $(cat extend.out extend.err)"
 cat extend.out extend.err >&2
 grep -q 'cannot read' extend.err && fail "submit --extend warns of what it need not read: $(cat extend.err)"
 second=$(sed -n 's/^sweep \([0-9]*\) .*/\1/p' extend.out | head -1)
-wait_until 120 "the extension to finish" finished "$second" 6
+# Local job ids mean nothing to Slurm: only the cluster's are cancelled at the end.
+[ "$BACKEND" = local ] ||
+	mapfile -t -O "${#CLEANUP_JOBS[@]}" CLEANUP_JOBS < <(sed -n 's/^array job \([0-9]*\):.*/\1/p' extend.out)
+wait_until 300 "the extension to finish" finished "$second" 6
 "$SWEEP" report "$second" >report.out 2>report.err || fail "the extension is not complete: $(cat report.out report.err)"
 cat report.out >&2
 grep -q 'cannot read' report.err && fail "report warns: $(cat report.err)"

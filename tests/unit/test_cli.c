@@ -101,10 +101,8 @@ static void test_cli_report_compare_options(void **state)
 	              "--x", "lr", NULL);
 	check_command(cmd_report, EXIT_USAGE, "error: --x and --logx go with --plot", "report",
 	              "--logx", NULL);
-	check_command(cmd_report, EXIT_USAGE, "error: --curves and --step go with --plot", "report",
+	check_command(cmd_report, EXIT_USAGE, "error: --curves goes with --plot", "report",
 	              "--curves", "c.jsonl", NULL);
-	check_command(cmd_report, EXIT_USAGE, "error: --curves and --step go with --plot", "report",
-	              "--step", "epoch", NULL);
 	check_command(cmd_report, EXIT_USAGE,
 	              "error: --x and --logx do not go with --curves: curves are drawn by step",
 	              "report", "--curves", "c.jsonl", "--plot", "c.png", "--logx", NULL);

@@ -282,7 +282,8 @@ static void test_gate_step_is_no_metric(void **state)
 	for (uint32_t i = 0; i < 2; i++) {
 		o[i] = ran(TS_COMPLETED, 0, 0, i);
 		result_init(&res[i]);
-		result_parse_format(&res[i], rows[i].text, strlen(rows[i].text), rows[i].format);
+		result_parse_format(&res[i], rows[i].text, strlen(rows[i].text), rows[i].format,
+		                    NULL);
 		assert_int_equal(res[i].status, RESULT_OK);
 		/* Still read: a curve or a message may want it. */
 		assert_non_null(result_find(&res[i], "step"));

@@ -287,8 +287,39 @@ static void test_result_path(void **state)
 static char *parse(struct result *res, const char *text, enum result_format format)
 {
 	result_init(res);
-	result_parse_format(res, text, strlen(text), format);
+	result_parse_format(res, text, strlen(text), format, NULL);
 	return describe(res);
+}
+
+/*
+ * The step key a series file counts its lines with is the caller's
+ * (report --step): that key is marked, "step" is then a metric as any other.
+ */
+static void test_result_step_key_chosen(void **state)
+{
+	static const char jsonl[] = "{\"epoch\": 1, \"step\": 7, \"loss\": 0.5}\n"
+	                            "{\"epoch\": 2, \"step\": 9, \"loss\": 0.4}\n";
+	static const char csv[] = "epoch,step,loss\n1,7,0.5\n2,9,0.4\n";
+	const char *texts[] = {jsonl, csv};
+	enum result_format formats[] = {RESULT_JSONL, RESULT_CSV};
+	struct result res;
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		result_init(&res);
+		result_parse_format(&res, texts[k], strlen(texts[k]), formats[k], "epoch");
+		assert_int_equal(res.status, RESULT_OK);
+		assert_true(result_find(&res, "epoch")->step);
+		assert_false(result_find(&res, "step")->step);
+		assert_false(result_find(&res, "loss")->step);
+		assert_number(&res, "epoch", 2);
+		result_release(&res);
+		/* NULL: the default, "step". */
+		result_parse_format(&res, texts[k], strlen(texts[k]), formats[k], NULL);
+		assert_false(result_find(&res, "epoch")->step);
+		assert_true(result_find(&res, "step")->step);
+		result_release(&res);
+	}
 }
 
 static void test_result_csv(void **state)
@@ -999,7 +1030,7 @@ static void test_result_read_limits(void **state)
 	d = describe(&res);
 	assert_string_equal(d, "result file larger than 16 MiB (SWEEP_RESULT_MAX sets the limit)");
 	free(d);
-	result_read_format(&res, big, RESULT_JSONL);
+	result_read_format(&res, big, RESULT_JSONL, NULL);
 	assert_int_equal(res.status, RESULT_OK);
 	assert_number(&res, "loss", 0.5);
 	assert_int_equal(result_read_text(&sb, big, true), 0);
@@ -1009,11 +1040,11 @@ static void test_result_read_limits(void **state)
 	fd = open(named, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_int_equal(write(fd, "acc\n0.5\n", 8), 8);
 	close(fd);
-	result_read_format(&res, named, RESULT_CSV);
+	result_read_format(&res, named, RESULT_CSV, NULL);
 	assert_number(&res, "acc", 0.5);
 	result_release(&res);
 
-	result_read_format(&res, fifo, RESULT_CSV);
+	result_read_format(&res, fifo, RESULT_CSV, NULL);
 	res.file = xstrdup("runs/a b/m.csv");
 	d = describe(&res);
 	assert_string_equal(d, "unreadable result file runs/a b/m.csv: not a regular file");
@@ -1053,7 +1084,7 @@ static void test_result_too_many_keys(void **state)
 	{
 		char *lines = xstrfmt("{\"a\": 1}\n%s\n", sb.buf);
 
-		result_parse_format(&res, lines, strlen(lines), RESULT_JSONL);
+		result_parse_format(&res, lines, strlen(lines), RESULT_JSONL, NULL);
 		free(lines);
 	}
 	assert_int_equal(res.status, RESULT_INVALID);
@@ -1064,7 +1095,7 @@ static void test_result_too_many_keys(void **state)
 	for (int i = 0; i <= RESULT_MAX_KEYS; i++)
 		strbuf_addf(&sb, "%s%d", i ? "," : "", i);
 	strbuf_addch(&sb, '\n');
-	result_parse_format(&res, sb.buf, sb.len, RESULT_CSV);
+	result_parse_format(&res, sb.buf, sb.len, RESULT_CSV, NULL);
 	assert_int_equal(res.status, RESULT_INVALID);
 	assert_string_equal(res.detail, "1025 columns, more than 1024");
 	result_release(&res);
@@ -1088,6 +1119,7 @@ int main(void)
 	    cmocka_unit_test(test_result_strict_json),
 	    cmocka_unit_test(test_result_reuse_releases),
 	    cmocka_unit_test(test_result_path),
+	    cmocka_unit_test(test_result_step_key_chosen),
 	    cmocka_unit_test(test_result_csv),
 	    cmocka_unit_test(test_result_csv_errors),
 	    cmocka_unit_test(test_result_jsonl),

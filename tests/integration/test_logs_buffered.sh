@@ -1,0 +1,4 @@
+#!/bin/bash
+# test_local_logs_buffered on the cluster (issue 34: both backends).
+export SWEEP_TEST_BACKEND=slurm
+. "$(dirname "$0")/test_local_logs_buffered.sh"

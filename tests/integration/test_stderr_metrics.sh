@@ -1,0 +1,4 @@
+#!/bin/bash
+# test_local_stderr_metrics on the cluster (issue 34: both backends).
+export SWEEP_TEST_BACKEND=slurm
+. "$(dirname "$0")/test_local_stderr_metrics.sh"
