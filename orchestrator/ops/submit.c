@@ -293,7 +293,7 @@ static int read_sweep_file(struct submit *s)
 		cfg->slurm.gpus_per_task = strtoul(s->o.gpus, NULL, 10) ? xstrdup(s->o.gpus) : NULL;
 	}
 	if (s->o.local && cfg->pack > 1)
-		return error("'pack: %u' runs tasks as Slurm job steps (srun): it does not work "
+		return error("'pack: %u' packs tasks into Slurm array tasks: it does not work "
 		             "with --local; use 'pack: 1'",
 		             cfg->pack);
 	if (s->plan.ntasks > UINT32_MAX)
