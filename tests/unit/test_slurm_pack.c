@@ -59,9 +59,8 @@ static void test_slurm_pack_parse_lines(void **state)
 	assert_true(l.start_us == 1700000000123456);
 	assert_string_equal(l.host, "node1");
 
-	assert_int_equal(parse(&l, "E 12 1 1700000000000000 1700000003500000 4 0 52428800 2100000 n2",
-	                       &why),
-	                 0);
+	assert_int_equal(
+	    parse(&l, "E 12 1 1700000000000000 1700000003500000 4 0 52428800 2100000 n2", &why), 0);
 	assert_true(l.end);
 	assert_int_equal(l.index, 12);
 	assert_int_equal(l.restart, 1);
@@ -166,9 +165,8 @@ static void test_slurm_pack_decode_ended(void **state)
 	(void)state;
 	acct_set_init(&set);
 	job_rec(&job, TS_COMPLETED);
-	assert_int_equal(slb_pack_decode(&set, &job, 0, three_tasks, strlen(three_tasks), 0, &why,
-	                                 &line),
-	                 0);
+	assert_int_equal(
+	    slb_pack_decode(&set, &job, 0, three_tasks, strlen(three_tasks), 0, &why, &line), 0);
 	assert_null(why);
 	assert_int_equal(set.n, 4);
 	r = find(&set, 8);
@@ -237,7 +235,8 @@ static void test_slurm_pack_decode_array_task_ended_early(void **state)
 		acct_set_release(&set);
 
 		acct_set_init(&set);
-		assert_int_equal(slb_pack_decode(&set, &job, 0, text, strlen(text), 0, &why, &line), 0);
+		assert_int_equal(slb_pack_decode(&set, &job, 0, text, strlen(text), 0, &why, &line),
+		                 0);
 		assert_int_equal(find(&set, 4)->state, TS_COMPLETED);
 		assert_int_equal(find(&set, 5)->state, ends[i]);
 		assert_int_equal(find(&set, 5)->exit_code, 143);
@@ -250,9 +249,8 @@ static void test_slurm_pack_decode_array_task_ended_early(void **state)
 	acct_set_init(&set);
 	job_rec(&job, TS_FAILED);
 	job.signal = 9;
-	assert_int_equal(slb_pack_decode(&set, &job, 0, three_tasks, strlen(three_tasks), 0, &why,
-	                                 &line),
-	                 0);
+	assert_int_equal(
+	    slb_pack_decode(&set, &job, 0, three_tasks, strlen(three_tasks), 0, &why, &line), 0);
 	assert_int_equal(find(&set, 11)->state, TS_FAILED);
 	assert_int_equal(find(&set, 11)->signal, 9);
 	assert_true(find(&set, 11)->maxrss_bytes == 99u << 20);
@@ -269,8 +267,8 @@ static void test_slurm_pack_decode_running(void **state)
 	(void)state;
 	acct_set_init(&set);
 	job_rec(&job, TS_RUNNING);
-	assert_int_equal(slb_pack_decode(&set, &job, 0, three_tasks, strlen(three_tasks), 1700000035,
-	                                 &why, &line),
+	assert_int_equal(slb_pack_decode(&set, &job, 0, three_tasks, strlen(three_tasks),
+	                                 1700000035, &why, &line),
 	                 0);
 	assert_int_equal(set.n, 4);
 	assert_int_equal(find(&set, 8)->state, TS_COMPLETED);
@@ -471,8 +469,8 @@ static void test_slurm_pack_add(void **state)
 
 static int run(char *file, const char *index, const char *script)
 {
-	char *argv[] = {"__packrun", file, (char *)index, "--", "/bin/sh", "-c", (char *)script,
-	                NULL};
+	char *argv[] = {"__packrun", file, (char *)index,  "--",
+	                "/bin/sh",   "-c", (char *)script, NULL};
 
 	return slb_pack_run(7, argv);
 }
@@ -494,7 +492,9 @@ static void test_slurm_pack_run(void **state)
 	assert_int_equal(run(file, "5", "kill -KILL $$"), 128 + 9);
 	/* The warning signal and TERM reach the runner too: the command dies of them, the
 	 * runner writes its end. */
-	assert_int_equal(run(file, "6", "kill -USR1 $PPID; kill -TERM $PPID; kill -USR1 $$; sleep 1"), 128 + SIGUSR1);
+	assert_int_equal(
+	    run(file, "6", "kill -USR1 $PPID; kill -TERM $PPID; kill -USR1 $$; sleep 1"),
+	    128 + SIGUSR1);
 	assert_int_equal(run(file, "7", "exec /nonexistent/program"), 127);
 	assert_int_equal(slb_pack_read_file(&sb, file), 1);
 	acct_set_init(&set);
@@ -502,7 +502,8 @@ static void test_slurm_pack_run(void **state)
 	assert_int_equal(slb_pack_decode(&set, &job, 0, sb.buf, sb.len, 0, &why, &line), 0);
 	assert_int_equal(set.n, 5);
 	assert_int_equal(find(&set, 3)->state, TS_COMPLETED);
-	assert_true(find(&set, 3)->maxrss_bytes > 0 && find(&set, 3)->maxrss_bytes != ACCT_NO_VALUE);
+	assert_true(find(&set, 3)->maxrss_bytes > 0 &&
+	            find(&set, 3)->maxrss_bytes != ACCT_NO_VALUE);
 	assert_true(find(&set, 3)->total_cpu_us != ACCT_NO_VALUE);
 	assert_int_equal(find(&set, 4)->exit_code, 7);
 	assert_int_equal(find(&set, 5)->signal, 9);

@@ -344,7 +344,8 @@ void slb_pack_add(struct acct_set *set, size_t from, const char *sweep_dir,
 
 		if (job.step_index != ACCT_NO_STEP || job.array_task_id == ACCT_NO_TASK ||
 		    !job.start_time || job.state == TS_PENDING ||
-		    (nstepped && bsearch(&job.job_id, stepped, nstepped, sizeof(*stepped), cmp_u32)))
+		    (nstepped &&
+		     bsearch(&job.job_id, stepped, nstepped, sizeof(*stepped), cmp_u32)))
 			continue;
 		for (a = 0; a < narrays && arrays[a].job_id != job.array_job_id; a++)
 			;
@@ -356,9 +357,10 @@ void slb_pack_add(struct acct_set *set, size_t from, const char *sweep_dir,
 			bad = slb_pack_decode(set, &job, run_of(set, from, &set->recs[r]), text.buf,
 			                      text.len, now, &why, &line);
 			if (bad)
-				warning("%zu line%s of '%s' could not be read (line %zu: %s); a task "
-				        "whose line it was reads as not recorded",
-				        bad, bad == 1 ? "" : "s", path, line, why);
+				warning(
+				    "%zu line%s of '%s' could not be read (line %zu: %s); a task "
+				    "whose line it was reads as not recorded",
+				    bad, bad == 1 ? "" : "s", path, line, why);
 		}
 		free(path);
 	}
@@ -399,17 +401,20 @@ static int append_line(int fd, const char *path, const struct strbuf *line)
 		n = write(fd, line->buf, line->len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 || (size_t)n != line->len)
-		return error("cannot write to '%s': %s", path, n < 0 ? strerror(errno) : "short write");
+		return error("cannot write to '%s': %s", path,
+		             n < 0 ? strerror(errno) : "short write");
 	return 0;
 }
 
 static int open_records(const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	int fd =
+	    open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
 
 	if (fd < 0)
-		return error("cannot open the packed tasks' records '%s': %s%s", path, strerror(errno),
+		return error("cannot open the packed tasks' records '%s': %s%s", path,
+		             strerror(errno),
 		             errno == ELOOP ? " (a symbolic link in its place)" : "");
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
 		close(fd);
