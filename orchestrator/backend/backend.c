@@ -123,9 +123,8 @@ static void apply_signal_notes(struct acct_set *set, const struct sweep_rec *rec
 		if (p == narrays)
 			continue;
 		/* A packed task's record names its sweep index itself. */
-		index = a->step_index != ACCT_NO_STEP
-		            ? (size_t)a->step_index
-		            : (size_t)arrays[p].offset + a->array_task_id;
+		index = a->step_index != ACCT_NO_STEP ? (size_t)a->step_index
+		                                      : (size_t)arrays[p].offset + a->array_task_id;
 		if (index >= rec->ntasks)
 			continue;
 		read_signal_note(note, sizeof(note), rec->dir, index);
