@@ -442,6 +442,26 @@ static void test_slurm_pack_add(void **state)
 		assert_int_equal(set.recs[i].job_id, 502);
 	acct_set_release(&set);
 
+	/* Requeued by Slurm (a node failure): each run reads its own lines. */
+	free(write_file(packs, "502",
+	                "S 1 0 " T0 "11000000 n1\n"
+	                "S 1 1 " T0 "50000000 n2\n"
+	                "E 1 1 " T0 "50000000 " T0 "51000000 0 0 10 10 n2\n"));
+	acct_set_init(&set);
+	r = acct_set_add(&set);
+	job_rec(r, TS_COMPLETED);
+	r->start_time = 1700000049;
+	r = acct_set_add(&set);
+	job_rec(r, TS_NODE_FAIL);
+	slb_pack_add(&set, 0, dir, arrays, 1, 0);
+	assert_int_equal(set.n, 4);
+	assert_int_equal(set.recs[2].state, TS_COMPLETED);
+	assert_string_equal(set.recs[2].nodes, "n2");
+	assert_int_equal(set.recs[3].state, TS_NODE_FAIL);
+	assert_string_equal(set.recs[3].nodes, "n1");
+	acct_set_release(&set);
+	free(write_file(packs, "502", three_tasks));
+
 	/* Not packed: nothing is read. */
 	arrays[0].pack = 1;
 	acct_set_init(&set);
