@@ -63,6 +63,13 @@ const char *acct_hold_name(enum acct_hold h);
 #define ACCT_NO_STEP UINT32_MAX /* step_index of a record that is a whole array task */
 /* A packed array task runs each sweep task as a job step named this and its sweep index. */
 #define ACCT_STEP_PREFIX "sweep-"
+/*
+ * Or, without a step each, through the hidden command ACCT_PACK_COMMAND,
+ * which records each task in <sweep dir>/ACCT_PACK_DIR/<array task's job id>
+ * (backend/slurm/slurm_pack.h); the script (script.c) names both.
+ */
+#define ACCT_PACK_COMMAND "__packrun"
+#define ACCT_PACK_DIR     "packs"
 #define ACCT_NO_VALUE    UINT64_MAX
 
 struct acct_rec {

@@ -137,6 +137,11 @@ ended_by() {
 }
 
 # ------------------------------------------------------------ 1. the hand-written array
+# Packed, each task's loss goes to a file of its own on both sides (they
+# share one log), through the same awk as the sweep's command below.
+ref_task='bash "'"$work"'/train.sh" "$(sed -n "$((i / '"$seeds"' + 1))p" lrs.txt)" $((i % '"$seeds"'))'
+((pack == 1)) ||
+	ref_task+=' | awk -F= '"'"'/loss=/ { print "{\"loss\": " $2 "}" }'"'"' >"'"$work"'/ref/task-$i.json"'
 cat >ref.sh <<SH
 #!/bin/bash
 #SBATCH --job-name=ref-$tag
@@ -149,7 +154,7 @@ cd "$work"
 for ((k = 0; k < $pack; k++)); do
 	i=\$((\$1 + SLURM_ARRAY_TASK_ID * $pack + k))
 	[ \$i -lt $tasks ] || break
-	bash "$work/train.sh" "\$(sed -n "\$((i / $seeds + 1))p" lrs.txt)" \$((i % $seeds))
+	$ref_task
 done
 SH
 run_ref() {
@@ -184,7 +189,11 @@ if ((cap)); then
 	ref_at_cap=$(ended_by "$ref_ids" "$(plus "$t0" "$cap")")
 fi
 if ((ref_capped)); then ref_wall="- (capped)"; else ref_wall=$(secs "$t0" "$(last_end "$ref_ids")"); fi
-ref_done=$(grep -h -c '^epoch 1 loss=' ref/*.out | awk '{ n += $1 } END { print n }')
+if ((pack == 1)); then
+	ref_done=$(grep -h -c '^epoch 1 loss=' ref/*.out | awk '{ n += $1 } END { print n }')
+else
+	ref_done=$(find ref -name 'task-*.json' -exec grep -l '"loss"' {} + | wc -l)
+fi
 ref_failed=$(sacct -n -P -X -j "$ref_ids" -o State | grep -c -v COMPLETED || true)
 log "hand-written: $( ((ref_capped)) && echo "cancelled at the cap" || echo "ended in $ref_wall s"); $ref_done of $tasks losses printed; $ref_failed array tasks not COMPLETED, $ref_held held by Slurm"
 ref_peak=$(peak_of ref)

@@ -44,6 +44,8 @@ static const struct command commands[] = {
     {BACKEND_HELPER_COMMAND, backend_helper_main, NULL},
     /* Hidden: a follow-up job (retries, notify), submitted by submit. */
     {FOLLOWUP_COMMAND, followup_run_main, NULL},
+    /* Hidden: one task of a packed array task, recorded by sweep (slurm_pack.h). */
+    {BACKEND_PACKRUN_COMMAND, backend_packrun_main, NULL},
     /* Hidden: the sweep file's keys, for the test of sweep-file(5). */
     {"__keys", cmd_keys, NULL},
 };

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "local.h"
 #include "slurm_backend.h"
+#include "slurm_pack.h"
 #include "outcome.h"
 #include "strbuf.h"
 #include "store.h"
@@ -112,17 +113,21 @@ static void apply_signal_notes(struct acct_set *set, const struct sweep_rec *rec
 	for (size_t r = 0; r < set->n; r++) {
 		struct acct_rec *a = &set->recs[r];
 		char note[64];
-		size_t p;
+		size_t p, index;
 
 		if (a->state != TS_FAILED || a->array_task_id == ACCT_NO_TASK ||
 		    (!a->exit_code && !a->signal))
 			continue;
 		for (p = 0; p < narrays && arrays[p].job_id != a->array_job_id; p++)
 			;
-		if (p == narrays || (uint64_t)arrays[p].offset + a->array_task_id >= rec->ntasks)
+		if (p == narrays)
 			continue;
-		read_signal_note(note, sizeof(note), rec->dir,
-		                 (size_t)arrays[p].offset + a->array_task_id);
+		/* A packed task's record names its sweep index itself. */
+		index = a->step_index != ACCT_NO_STEP ? (size_t)a->step_index
+		                                      : (size_t)arrays[p].offset + a->array_task_id;
+		if (index >= rec->ntasks)
+			continue;
+		read_signal_note(note, sizeof(note), rec->dir, index);
 		outcome_apply_signal_note(a, note);
 	}
 }
@@ -261,6 +266,11 @@ void backend_versions(struct backend_versions *out)
 int backend_helper_main(int argc, char **argv)
 {
 	return local_runner_main(argc, argv);
+}
+
+int backend_packrun_main(int argc, char **argv)
+{
+	return slb_pack_run(argc, argv);
 }
 
 void backend_set_end_hook(backend_end_hook hook)

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "acct.h"
+
 struct acct_set;
 struct quota;
 struct reused_rec;
@@ -192,6 +194,13 @@ void backend_versions(struct backend_versions *out);
  */
 #define BACKEND_HELPER_COMMAND "__local-runner"
 int backend_helper_main(int argc, char **argv);
+
+/*
+ * The hidden command a packed Slurm array task runs each of its sweep
+ * tasks through, recording what a job step would have (slurm_pack.h).
+ */
+#define BACKEND_PACKRUN_COMMAND ACCT_PACK_COMMAND
+int backend_packrun_main(int argc, char **argv);
 
 /*
  * What a side that runs follow-ups itself (followup.h; the local runner)

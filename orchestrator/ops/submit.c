@@ -259,6 +259,7 @@ void submit_release(struct submit *s)
 	rollout_plan_release(&s->rp);
 	free(s->logs);
 	free(s->source);
+	free(s->bin);
 	free(s->dry_dir);
 	free(s->dry_script);
 	free(s->state_dir);
@@ -292,7 +293,7 @@ static int read_sweep_file(struct submit *s)
 		cfg->slurm.gpus_per_task = strtoul(s->o.gpus, NULL, 10) ? xstrdup(s->o.gpus) : NULL;
 	}
 	if (s->o.local && cfg->pack > 1)
-		return error("'pack: %u' runs tasks as Slurm job steps (srun): it does not work "
+		return error("'pack: %u' packs tasks into Slurm array tasks: it does not work "
 		             "with --local; use 'pack: 1'",
 		             cfg->pack);
 	if (s->plan.ntasks > UINT32_MAX)
@@ -354,6 +355,11 @@ static int render_dry(struct submit *s)
 	in->workdir = s->cwd;
 	in->source = s->source;
 	in->array_limit = s->quota.max_array;
+	/* Packed tasks run through this binary where the nodes have it (else srun). */
+	if (s->cfg.pack > 1) {
+		s->bin = path_self_exe();
+		in->sweep_bin = s->bin;
+	}
 	if (script_stage_measure(&in->stage_need, &s->cfg, s->cwd) < 0 ||
 	    script_keep_check(&s->cfg, &s->plan, s->cwd) < 0)
 		return SWEEP_ERR;

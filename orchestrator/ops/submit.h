@@ -80,6 +80,7 @@ struct submit {
 	struct rollout_plan rp;
 	bool rolling; /* the first chunks now, the rest by follow-ups (rolling.h) */
 	char *logs, *source, *dry_dir, *dry_script, *state_dir;
+	char *bin; /* this binary, for a packed array task's tasks (script_input.sweep_bin) */
 	int lock_fd;
 };
 

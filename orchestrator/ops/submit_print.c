@@ -232,9 +232,10 @@ void submit_print_submitted(const struct submit *s)
 			       s->chunks[c].offset, chunk_last(&s->chunks[c], pack, plan->ntasks));
 	}
 	if (pack > 1)
-		printf("packed: %u tasks per array task, each a job step of its own; each array "
-		       "task's time limit is %u times the task's%s\n",
-		       pack, pack, s->cfg.slurm.time_min ? "" : " (no time limit given)");
+		printf("packed: %u tasks per array task, one after another, each recorded by "
+		       "%s; each array task's time limit is %u times the task's%s\n",
+		       pack, s->in.sweep_bin ? "sweep (packs/)" : "a job step of its own", pack,
+		       s->cfg.slurm.time_min ? "" : " (no time limit given)");
 	printf("script: %s\nlogs:   %s\nnext:   sweep status %" PRId64 "\n", rec->script, rec->logs,
 	       rec->id);
 	if (s->o.local)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acct.h"
 #include "array.h"
 #include "cfg.h"
 #include "error.h"
@@ -316,11 +317,16 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 }
 
 /*
- * Packed: the array task runs its sweep tasks one after another, each as a
- * job step of its own (srun) named sweep-<index>, so accounting keeps one
- * record per sweep task. The step runs this same script, which then finds
- * its index in SWEEP_STEP_INDEX. The argument is the index offset, or
- * "@i,j,k" (a resubmission: the indices, SWEEP_PACK per array task).
+ * Packed: the array task runs its sweep tasks one after another, each
+ * through `sweep __packrun` (ACCT_PACK_COMMAND), which records the task's
+ * elapsed time, peak memory, CPU time and exit status in
+ * <sweep dir>/packs/<job id> as a job step's record would have them, for a
+ * fork and an exec instead of a step. Where the submitting binary
+ * (in->sweep_bin) is not on the node, each task is a job step of its own
+ * (srun) named sweep-<index>, so accounting keeps one record per sweep
+ * task, as sweeps did before. Either runs this same script, which then
+ * finds its index in SWEEP_STEP_INDEX. The argument is the index offset,
+ * or "@i,j,k" (a resubmission: the indices, SWEEP_PACK per array task).
  */
 static void render_pack(struct strbuf *out, const struct script_input *in)
 {
@@ -345,20 +351,48 @@ static void render_pack(struct strbuf *out, const struct script_input *in)
 	    "\t\t\tsweep_pack+=(\"$sweep_i\")\n"
 	    "\t\tdone ;;\n"
 	    "\tesac\n"
-	    "\techo \"sweep: array task $SLURM_ARRAY_TASK_ID runs tasks ${sweep_pack[*]} of sweep "
-	    "$SWEEP_ID, one job step each\"\n"
-	    "\t# Minutes per task: the sweep file's, or what a resubmission gives.\n"
+	    "\t# Minutes per task: the sweep file's, or what a resubmission gives (srun only).\n"
 	    "\tSWEEP_STEP_TIME=${2:-");
 	if (sl->time_min && !sl->time_unlimited)
 		strbuf_addf(out, "%u", sl->time_min);
-	strbuf_addstr(out, "}\n"
-	                   "\tsweep_worst=0\n"
+	strbuf_addstr(out, "}\n\tsweep_bin=");
+	quote_sh(out, in->sweep_bin ? in->sweep_bin : "");
+	strbuf_addstr(
+	    out, "\n"
+	         "\tsweep_record=$SWEEP_DIR/" ACCT_PACK_DIR "\n"
+	         "\tif [ -n \"$sweep_bin\" ] && [ -x \"$sweep_bin\" ]; then\n"
+	         "\t\t{ [ -d \"$sweep_record\" ] || mkdir -p -- \"$sweep_record\"; } &&\n"
+	         "\t\t\tsweep_private \"$SWEEP_DIR\" \"$sweep_record\" || exit 1\n"
+	         "\t\tsweep_record+=/${SLURM_JOB_ID:?not run by Slurm}\n"
+	         "\t\techo \"sweep: array task $SLURM_ARRAY_TASK_ID runs tasks ${sweep_pack[*]} of "
+	         "sweep $SWEEP_ID, recorded in $sweep_record\"\n"
+	         "\telse\n"
+	         "\t\techo \"sweep: array task $SLURM_ARRAY_TASK_ID runs tasks ${sweep_pack[*]} of "
+	         "sweep $SWEEP_ID, one job step each: the sweep binary '$sweep_bin' is not "
+	         "executable on $HOSTNAME\"\n"
+	         "\t\tsweep_bin=\n"
+	         "\tfi\n"
+	         "\t# The tasks' own scripts leave the signal's note: here it is only passed on.\n"
+	         "\tsweep_forward() {\n"
+	         "\t\tsweep_signalled=1\n"
+	         "\t\t[ -z \"$sweep_child\" ] || kill -s \"$SWEEP_SIGNAL\" -- \"-$sweep_child\" "
+	         "2>/dev/null\n"
+	         "\t}\n");
+	strbuf_addstr(out, "\tsweep_worst=0\n"
 	                   "\tfor sweep_i in \"${sweep_pack[@]}\"; do\n"
+	                   "\t\t# After the warning signal, no task starts: resubmit runs them.\n"
+	                   "\t\t[ -z \"${sweep_signalled:-}\" ] || break\n"
 	                   "\t\tset -m\n"
-	                   "\t\tSWEEP_STEP_INDEX=$sweep_i srun --ntasks=1 --nodes=1 "
-	                   "--job-name=\"sweep-$sweep_i\" \\\n"
-	                   "\t\t\t${SWEEP_STEP_TIME:+--time=\"$SWEEP_STEP_TIME\"} "
+	                   "\t\tif [ -n \"$sweep_bin\" ]; then\n"
+	                   "\t\t\tSWEEP_STEP_INDEX=$sweep_i \"$sweep_bin\" " ACCT_PACK_COMMAND
+	                   " \"$sweep_record\" \"$sweep_i\" -- \\\n"
+	                   "\t\t\t\tbash \"$SWEEP_SCRIPT\" \"$@\" &\n"
+	                   "\t\telse\n"
+	                   "\t\t\tSWEEP_STEP_INDEX=$sweep_i srun --ntasks=1 --nodes=1 "
+	                   "--job-name=\"" ACCT_STEP_PREFIX "$sweep_i\" \\\n"
+	                   "\t\t\t\t${SWEEP_STEP_TIME:+--time=\"$SWEEP_STEP_TIME\"} "
 	                   "bash \"$SWEEP_SCRIPT\" \"$@\" &\n"
+	                   "\t\tfi\n"
 	                   "\t\tsweep_child=$!\n"
 	                   "\t\tset +m\n"
 	                   "\t\t[ -z \"${sweep_signalled:-}\" ] || sweep_forward\n"

@@ -37,6 +37,9 @@ struct script_input {
 	const char *source;    /* the sweep file's path, for the banner */
 	uint32_t array_limit;  /* highest array size the script's own --array may use (0 = none) */
 	uint64_t stage_need;   /* bytes `stage:` may take unpacked (script_stage_measure) */
+	/* The sweep binary, absolute, that runs a packed array task's tasks
+	   (ACCT_PACK_COMMAND); NULL: each is a job step of its own (srun). */
+	const char *sweep_bin;
 };
 
 /* The largest template read from a file. */

@@ -238,3 +238,18 @@ char *path_which(const char *name)
 	}
 	return NULL;
 }
+
+char *path_self_exe(void)
+{
+	char buf[4096];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0 || (size_t)n >= sizeof(buf) - 1)
+		return NULL;
+	buf[n] = '\0';
+	/* A binary replaced while running reads as "PATH (deleted)". */
+	if (buf[0] != '/' || stat(buf, &st) < 0 || !S_ISREG(st.st_mode) || access(buf, X_OK) < 0)
+		return NULL;
+	return xstrdup(buf);
+}

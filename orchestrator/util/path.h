@@ -87,4 +87,11 @@ mode_t path_umask(void);
  */
 char *path_which(const char *name);
 
+/*
+ * This process's own executable, absolute (/proc/self/exe), newly
+ * allocated; NULL when it cannot be read or the file was replaced or
+ * removed since it started.
+ */
+char *path_self_exe(void);
+
 #endif

@@ -23,6 +23,7 @@
 #include "slurm_compat.h"
 #include "slurm_conn.h"
 #include "slurm_hold.h"
+#include "slurm_pack.h"
 #include "error.h"
 #include "store.h"
 #include "proc.h"
@@ -372,6 +373,8 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 		ret = slb_acct_fetch_parts(&fresh, p.ids, p.nids, p.parts, p.nparts, steps);
 		if (ret < 0)
 			goto out;
+		/* Packed tasks recorded by sweep itself, beside their array tasks' records. */
+		slb_pack_add(&fresh, 0, rec->dir, arrays, narrays, (int64_t)time(NULL));
 		add_fresh(out, &fresh, &p);
 		keep_finished(st, rec, p.asked, p.nasked, out, kept, nkept, steps);
 		/* After keeping: a held task is pending, and accounting's record is what is kept. */
