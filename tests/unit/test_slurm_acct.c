@@ -1152,6 +1152,25 @@ static void test_acct_uncovered(void **state)
 	acct_set_release(&set);
 }
 
+static void test_acct_array_row(void **state)
+{
+	/* Array 300's own row: its pending record, then the task it became (job id 300). */
+	struct acct_set set;
+
+	(void)state;
+	acct_set_init(&set);
+	assert_false(slb_acct_array_row(&set, 300));
+	add_run(&set, 300, 1, TS_RUNNING, 0)->job_id = 301;
+	add_run(&set, 400, ACCT_NO_TASK, TS_PENDING, 0)->job_id = 400;
+	assert_false(slb_acct_array_row(&set, 300));
+	assert_true(slb_acct_array_row(&set, 400));
+	add_run(&set, 300, 7, TS_RUNNING, 0)->job_id = 300;
+	assert_true(slb_acct_array_row(&set, 300));
+	/* Another array job's task that happens to carry the id is not it. */
+	assert_false(slb_acct_array_row(&set, 301));
+	acct_set_release(&set);
+}
+
 /* The entries of cond's step list, as "job_task" words ("job" for a whole array job). */
 static char *step_entries(const slurmdb_job_cond_t *cond)
 {
@@ -1241,6 +1260,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_acct_merge, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_plan_parts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_uncovered, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_array_row, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_build_cond, setup, teardown),
 	};
 

@@ -685,6 +685,15 @@ size_t slb_acct_uncovered(uint32_t *out, const struct acct_set *set,
 	return n;
 }
 
+bool slb_acct_array_row(const struct acct_set *set, uint32_t array_job_id)
+{
+	for (size_t r = 0; r < set->n; r++)
+		if (set->recs[r].array_job_id == array_job_id &&
+		    set->recs[r].job_id == array_job_id)
+			return true;
+	return false;
+}
+
 /* Moves the records of src to the end of dst (src's strings are dst's now). */
 static void move_all(struct acct_set *dst, struct acct_set *src)
 {
@@ -766,9 +775,11 @@ static void add_unfinished(struct acct_set *set, struct acct_set *more)
  * record, which no (job, task) pair can name (its task id is NO_VAL, which
  * means "every task"): it is read, only then, with the rows of the named
  * parts that have not ended (a second query over their whole array jobs
- * from now on: the pending record and the running tasks). A part whose
- * tasks are still not all covered (its pending record ended: cancelled
- * before they started; or not in slurmdbd yet) is read whole, as before.
+ * from now on: the pending record and the running tasks). Neither is
+ * needed once the array's own row is a task (none is pending). A part
+ * whose tasks are still not all covered and whose own row was not seen
+ * (its pending record ended: cancelled before they started) is read whole,
+ * as before.
  */
 static int read_parts(struct acct_set *set, const uint32_t *ids, size_t n,
                       const struct slb_acct_part *parts, size_t nparts, bool gpu_tres)
@@ -785,10 +796,12 @@ static int read_parts(struct acct_set *set, const uint32_t *ids, size_t n,
 	ret = query(set, plan.whole, plan.nwhole, plan.named, plan.nnamed, false, 0, gpu_tres);
 	if (ret < 0)
 		goto out;
+	/* Once the pending record became a task (it has the array's own row), none is pending. */
 	for (size_t p = 0; p < plan.nnamed; p++) {
 		uint32_t *buf = xcalloc(plan.named[p].ntasks, sizeof(*buf));
 
-		if (slb_acct_uncovered(buf, set, &plan.named[p]))
+		if (slb_acct_uncovered(buf, set, &plan.named[p]) &&
+		    !slb_acct_array_row(set, plan.named[p].job_id))
 			open[nopen++] = plan.named[p].job_id;
 		free(buf);
 	}
@@ -798,11 +811,19 @@ static int read_parts(struct acct_set *set, const uint32_t *ids, size_t n,
 	if (ret < 0)
 		goto out;
 	add_unfinished(set, &more);
+	/*
+	 * Tasks still not covered while the array's own row is there (the
+	 * pending record, or the task it became) have no row in slurmdbd yet:
+	 * they started a moment ago, and a whole read would not show them
+	 * either. Without that row the pending record ended (cancelled before
+	 * its tasks started): read whole.
+	 */
 	for (size_t p = 0; p < plan.nnamed; p++) {
 		uint32_t *buf = xcalloc(plan.named[p].ntasks, sizeof(*buf));
 
 		if (has_id(open, nopen, plan.named[p].job_id) &&
-		    slb_acct_uncovered(buf, set, &plan.named[p]))
+		    slb_acct_uncovered(buf, set, &plan.named[p]) &&
+		    !slb_acct_array_row(set, plan.named[p].job_id))
 			whole[nwhole++] = plan.named[p].job_id;
 		free(buf);
 	}

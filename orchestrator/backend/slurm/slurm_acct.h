@@ -42,12 +42,13 @@ struct slb_acct_part {
  * slurmdbd returns the records of the tasks not kept and no other (a
  * refresh then costs what runs, not the size of the sweep), plus the
  * array's record of pending tasks when some named task has no record of
- * its own (a second query: the array job's rows that have not ended); a
- * part that is still not covered, has no task to name or is beyond
- * SLB_ACCT_MAX_NAMED is read whole. With steps, then one more query: the
- * whole array jobs with steps together with the runs of the parts' tasks
- * that ended (slb_acct_ended_tasks), merged by slb_acct_merge. Without
- * parts, one query.
+ * its own and the array job's own row was not among the records (a second
+ * query: the array job's rows that have not ended); a part whose tasks
+ * are still not covered without that row (slb_acct_array_row), that has no
+ * task to name or is beyond SLB_ACCT_MAX_NAMED is read whole. With steps,
+ * then one more query: the whole array jobs with steps together with the
+ * runs of the parts' tasks that ended (slb_acct_ended_tasks), merged by
+ * slb_acct_merge. Without parts, one query.
  */
 int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
                          const struct slb_acct_part *parts, size_t nparts, bool with_steps);
@@ -90,6 +91,15 @@ void slb_acct_plan_release(struct slb_acct_plan *p);
  */
 size_t slb_acct_uncovered(uint32_t *out, const struct acct_set *set,
                           const struct slb_acct_part *part);
+
+/*
+ * Whether set holds the row of array job array_job_id whose job id is the
+ * array job's own: its record of pending tasks, or, once none is pending,
+ * the task that record became. Named tasks with no row while it is there
+ * started a moment ago (slurmdbd has not heard yet); without it, the
+ * pending record may have ended, and the array job is read whole.
+ */
+bool slb_acct_array_row(const struct acct_set *set, uint32_t array_job_id);
 
 /*
  * The condition of one query (slurmdb_job_cond_t, the caller's): every
