@@ -26,7 +26,8 @@
 # percents), it prints the job records slurmdbd returned to it, its
 # queries and seconds (SWEEP_DEBUG_QUERIES), and those of one `status
 # --refresh`, which reads every record of the array job, as each refresh
-# did before issue 36. (`status --tasks` needs steps, which tasks kept by
+# did before issue 36 (with several array jobs, it reads the finished ones
+# too, which refreshes did not). (`status --tasks` needs steps, which tasks kept by
 # plain reads lack: a watch with --tasks keeps its own.) LONG and WINDOW
 # are not used. The cluster's limits are raised for the run as
 # bench/big_sweep.sh raises them: WATCH_MAX_ARRAY (default TASKS + 1: one
