@@ -25,7 +25,8 @@ struct array_rec;
  *
  * While an array job still runs, its tasks are kept one by one: an array
  * task whose own rows (every run, the same rules) are final is kept, and
- * the next query asks for the steps of the others only (slurm_acct.c).
+ * the next query asks for the records and steps of the others only
+ * (slurm_acct.c).
  * Packed arrays are kept per array job only. Tasks final only through the
  * array's pending record (cancelled before they started) wait for the whole
  * array job.

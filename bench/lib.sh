@@ -68,3 +68,30 @@ rpc_window() {
 		printf "  %-42s per refresh: slurmctld %4.1f; slurmdbd job queries %4.1f, other reads %4.1f, connections %4.1f\n",
 			name, (y[1] - x[1]) / n, (y[2] - x[2]) / n, (y[3] - x[3] - y[2] + x[2]) / n, (y[4] - x[4]) / n }'
 }
+
+# cluster_limits MAX_ARRAY MAX_JOBS CPUS MSG_TIMEOUT: re-renders the test
+# cluster with those limits for a bench (tests/cluster/up with
+# SWEEP_CLUSTER_*; an empty one stays as is) and sets LIMITS_RAISED;
+# cluster_restore puts the caller's configuration back once slurmctld
+# purged the ended jobs' records the default MaxJobCount could not hold.
+LIMITS_RAISED=0
+cluster_limits() {
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	[ -n "$1$2$3$4" ] || return 0
+	LIMITS_RAISED=1
+	env ${1:+SWEEP_CLUSTER_MAX_ARRAY=$1} ${2:+SWEEP_CLUSTER_MAX_JOBS=$2} \
+		${3:+SWEEP_CLUSTER_CPUS=$3} ${4:+SWEEP_CLUSTER_MSG_TIMEOUT=$4} \
+		"$top/tests/cluster/up" >/dev/null
+}
+cluster_restore() {
+	local top i
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	((LIMITS_RAISED)) || return 0
+	for ((i = 0; i < 80; i++)); do
+		(($(squeue -h -t all 2>/dev/null | wc -l) < 9000)) && break
+		sleep 10
+	done
+	"$top/tests/cluster/up" >/dev/null || true
+	LIMITS_RAISED=0
+}

@@ -17,9 +17,31 @@
 #
 #   bench/watch_load.sh [TASKS] [BUILD_DIR] [LONG] [INTERVAL] [WINDOW]
 #   (defaults 500 build 20 5 60)
+#
+# WATCH_MODE=records (issue 36): what one refresh asks slurmdbd for as a
+# big sweep ends. A sweep of TASKS tasks of a second each (default 10,000
+# here) in one array job, read by plain `sweep status` every INTERVAL
+# seconds as --watch reads it (each read keeps the tasks that ended). At
+# the refresh that sees 10%, 50% and 90% of the tasks ended (WATCH_AT,
+# percents), it prints the job records slurmdbd returned to it, its
+# queries and seconds (SWEEP_DEBUG_QUERIES), and those of one `status
+# --refresh`, which reads every record of the array job, as each refresh
+# did before issue 36 (with several array jobs, it reads the finished ones
+# too, which refreshes did not). (`status --tasks` needs steps, which tasks kept by
+# plain reads lack: a watch with --tasks keeps its own.) LONG and WINDOW
+# are not used. The cluster's limits are raised for the run as
+# bench/big_sweep.sh raises them: WATCH_MAX_ARRAY (default TASKS + 1: one
+# array job), WATCH_MAX_JOBS (default 6 x TASKS), WATCH_CPUS and
+# WATCH_MSG_TIMEOUT (as is by default); the caller's configuration is put
+# back at the end.
+#
+#   WATCH_MODE=records bench/watch_load.sh [TASKS] [BUILD_DIR] [-] [INTERVAL]
+#   (defaults 10000 build - 5)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-tasks=${1:-500}
+mode=${WATCH_MODE:-rpc}
+[ "$mode" = records ] || [ "$mode" = rpc ] || { echo "WATCH_MODE is rpc or records" >&2; exit 2; }
+tasks=${1:-$([ "$mode" = records ] && echo 10000 || echo 500)}
 top=$(cd "$(dirname "$0")/.." && pwd)
 sweep=$(cd "${2:-$top/build}" && pwd)/sweep
 long=${3:-20}
@@ -28,7 +50,63 @@ window=${5:-60}
 work=$(mktemp -d /tmp/sweep-bench-watch-XXXXXX)
 cd "$work"
 export SWEEP_STATE_DIR=$work/.sweep
-trap '"$sweep" cancel >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap '"$sweep" cancel >/dev/null 2>&1 || true; rm -rf "$work"; cluster_restore' EXIT
+
+# read_once ARGS...: one `sweep ARGS` with SWEEP_DEBUG_QUERIES=1, stdout in
+# read.out; prints "RECORDS QUERIES SECONDS" of that read.
+read_once() {
+	local t0 t1 line
+	t0=$(date +%s.%N)
+	SWEEP_DEBUG_QUERIES=1 "$sweep" "$@" >read.out 2>read.err || true
+	t1=$(date +%s.%N)
+	line=$(sed -n 's/^sweep: accounting queries: //p' read.err | tail -1)
+	awk -v l="$line" -v a="$t0" -v b="$t1" 'BEGIN {
+		q = l; sub(/ .*/, "", q)
+		r = l; if (!sub(/ job records? returned.*/, "", r)) r = "?"; else sub(/.* /, "", r)
+		printf "%s %s %.2f\n", r, q, b - a }'
+}
+
+if [ "$mode" = records ]; then
+	cluster_limits "${WATCH_MAX_ARRAY:-$((tasks + 1))}" "${WATCH_MAX_JOBS:-$((tasks * 6))}" \
+		"${WATCH_CPUS:-}" "${WATCH_MSG_TIMEOUT:-}"
+	cat >records.yaml <<YAML
+name: watch-records
+command: |
+  sleep 1
+  echo "{\"x\": \$SWEEP_SEED}" > "\$SWEEP_RESULT"
+seeds: 10
+grid:
+  p: [$(seq -s, 1 $((tasks / 10)))]
+slurm:
+  time: "20"
+  mem: 20M
+YAML
+	"$sweep" submit records.yaml >submit.out
+	echo "$tasks tasks in $(grep -c '^array job ' submit.out) array job(s) (MaxArraySize $(scontrol show config | awk '$1 == "MaxArraySize" { print $3 }')); plain status every $interval s"
+	read -r -a at <<<"${WATCH_AT:-10 50 90}"
+	rows=()
+	k=0
+	start=$SECONDS
+	while ((k < ${#at[@]})); do
+		refresh=$(read_once status)
+		ended=$(awk '$NF == "done" { split($(NF - 1), a, "/"); n = a[1] } END { print n + 0 }' read.out)
+		if ((${ended:-0} * 100 >= at[k] * tasks)); then
+			whole=$(read_once status --refresh)
+			rows+=("$(printf '%3s%% (%6s ended) | %8s %8s %8s | %8s %8s' "${at[k]}" "$ended" \
+				$refresh $(cut -d' ' -f1,3 <<<"$whole"))")
+			echo "  ${at[k]}% ended after $((SECONDS - start)) s" >&2
+			k=$((k + 1))
+			continue
+		fi
+		((SECONDS - start < 7200)) || { echo "gave up: ${ended:-0} of $tasks ended in 2 h" >&2; exit 1; }
+		sleep "$interval"
+	done
+	echo
+	echo "records slurmdbd returned per refresh (kept tasks are not asked for again):"
+	echo "ended               |  records  queries  seconds | --refresh: records  seconds (every record, as each refresh before)"
+	printf '%s\n' "${rows[@]}"
+	exit 0
+fi
 
 cat >watch.yaml <<YAML
 name: watch-bench

@@ -236,11 +236,11 @@ void backend_read_debug(const struct backend_read *rd)
 	if (debug && *debug && strcmp(debug, "0") != 0)
 		fprintf(stderr,
 		        "sweep: accounting queries: %u (%zu array job%s asked, %zu from the "
-		        "state store; %zu task%s of the asked ones from the state store, steps of "
-		        "%lu job record%s read)\n",
+		        "state store; %zu task%s of the asked ones from the state store, %lu job "
+		        "record%s returned, steps of %lu job record%s read)\n",
 		        rd->queries, rd->asked, rd->asked == 1 ? "" : "s", rd->kept, rd->tasks_kept,
-		        rd->tasks_kept == 1 ? "" : "s", rd->step_records,
-		        rd->step_records == 1 ? "" : "s");
+		        rd->tasks_kept == 1 ? "" : "s", rd->records, rd->records == 1 ? "" : "s",
+		        rd->step_records, rd->step_records == 1 ? "" : "s");
 }
 
 void backend_read_note(const struct backend_read *rd, size_t narrays)

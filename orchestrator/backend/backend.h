@@ -73,6 +73,7 @@ struct backend_read {
 	unsigned queries;  /* out: queries sent to the scheduler's accounting (slurmdbd) */
 	size_t tasks_kept; /* out: tasks of array jobs asked about answered from the state store */
 	unsigned long step_records; /* out: job records whose steps the scheduler returned */
+	unsigned long records;      /* out: job records the scheduler's accounting returned */
 };
 
 struct backend_ops {

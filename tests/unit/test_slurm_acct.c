@@ -873,6 +873,19 @@ static void test_acct_fetch_slurmdbd_down(void **state)
 			_exit(1);
 		if (!strstr(captured.buf, "error: cannot reach slurmdbd"))
 			_exit(2);
+		/* A read of kept tasks' array jobs fails the same way, with steps or not. */
+		for (int steps = 0; steps < 2; steps++) {
+			const uint32_t tasks[] = {3, 4};
+			const struct slb_acct_part part = {2, tasks, 2};
+
+			strbuf_reset(&captured);
+			ret = slb_acct_fetch_parts(&set, ids, 1, &part, 1, steps);
+			fputs(captured.buf, stderr);
+			if (ret != SWEEP_ERR || set.n)
+				_exit(3);
+			if (!strstr(captured.buf, "error: cannot reach slurmdbd"))
+				_exit(4);
+		}
 		_exit(0);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -1060,6 +1073,177 @@ static void test_acct_merge(void **state)
 	acct_set_release(&out);
 }
 
+static void test_acct_plan_parts(void **state)
+{
+	/* Array 500 read whole; of the parts, 600 has every task kept (read whole, so
+	 * that it is kept whole), 700 names 3 tasks, 800 names 2, 900 names 5. */
+	const uint32_t ids[] = {500};
+	const uint32_t t700[] = {4, 9, 1}, t800[] = {0, 1}, t900[] = {0, 1, 2, 3, 4};
+	const struct slb_acct_part parts[] = {
+	    {600, NULL, 0}, {700, t700, 3}, {800, t800, 2}, {900, t900, 5}};
+	struct slb_acct_plan plan;
+
+	(void)state;
+	slb_acct_plan_parts(&plan, ids, 1, parts, 4, SLB_ACCT_MAX_NAMED);
+	assert_int_equal(plan.nwhole, 2);
+	assert_int_equal(plan.whole[0], 500);
+	assert_int_equal(plan.whole[1], 600);
+	/* Named smallest first, each with its own tasks (borrowed). */
+	assert_int_equal(plan.nnamed, 3);
+	assert_int_equal(plan.named[0].job_id, 800);
+	assert_int_equal(plan.named[1].job_id, 700);
+	assert_ptr_equal(plan.named[1].tasks, t700);
+	assert_int_equal(plan.named[1].ntasks, 3);
+	assert_int_equal(plan.named[2].job_id, 900);
+	slb_acct_plan_release(&plan);
+	assert_null(plan.whole);
+
+	/* A budget of 6 pairs: 800 and 700 fit (5), 900 does not and is read whole. */
+	slb_acct_plan_parts(&plan, ids, 1, parts, 4, 6);
+	assert_int_equal(plan.nnamed, 2);
+	assert_int_equal(plan.named[0].job_id, 800);
+	assert_int_equal(plan.named[1].job_id, 700);
+	assert_int_equal(plan.nwhole, 3);
+	assert_int_equal(plan.whole[2], 900);
+	slb_acct_plan_release(&plan);
+
+	/* Exactly the budget: named. Nothing at all: an empty plan. */
+	slb_acct_plan_parts(&plan, NULL, 0, &parts[3], 1, 5);
+	assert_int_equal(plan.nnamed, 1);
+	assert_int_equal(plan.nwhole, 0);
+	slb_acct_plan_release(&plan);
+	slb_acct_plan_parts(&plan, NULL, 0, NULL, 0, 5);
+	assert_int_equal(plan.nnamed + plan.nwhole, 0);
+	slb_acct_plan_release(&plan);
+}
+
+static void test_acct_uncovered(void **state)
+{
+	/* Tasks 0-6 and 9 of array 300 not kept (2 twice: each once): 0 was requeued
+	 * (two rows), 1 runs, 2 ended; 3 and 4 are pending in the pending record
+	 * (0x18: bits 3 and 4); 5, 6 and 9 have no record (6 has one in array 301). */
+	const uint32_t tasks[] = {9, 6, 5, 4, 3, 2, 2, 1, 0};
+	struct slb_acct_part part = {300, tasks, 9};
+	struct acct_set set;
+	struct acct_rec *pending;
+	uint32_t out[9];
+
+	(void)state;
+	acct_set_init(&set);
+	add_run(&set, 300, 0, TS_REQUEUED, 1700000010);
+	add_run(&set, 300, 0, TS_PENDING, 0);
+	add_run(&set, 300, 1, TS_RUNNING, 0);
+	add_run(&set, 300, 2, TS_COMPLETED, 1700000020);
+	add_run(&set, 301, 6, TS_COMPLETED, 1700000020);
+	assert_int_equal(slb_acct_uncovered(out, &set, &part), 5);
+	assert_int_equal(out[0], 3);
+	assert_int_equal(out[4], 9);
+
+	pending = add_run(&set, 300, ACCT_NO_TASK, TS_PENDING, 0);
+	pending->pending_tasks = xstrdup("0x18");
+	assert_int_equal(slb_acct_uncovered(out, &set, &part), 3);
+	assert_int_equal(out[0], 5);
+	assert_int_equal(out[1], 6);
+	assert_int_equal(out[2], 9);
+
+	/* Slurm's other form of the task list reads as well. */
+	free(set.recs[5].pending_tasks);
+	set.recs[5].pending_tasks = xstrdup("3-6,9");
+	assert_int_equal(slb_acct_uncovered(out, &set, &part), 0);
+
+	/* An unreadable pending record, or one with no list, covers nothing. */
+	free(set.recs[5].pending_tasks);
+	set.recs[5].pending_tasks = xstrdup("0xZZ");
+	assert_int_equal(slb_acct_uncovered(out, &set, &part), 5);
+	free(set.recs[5].pending_tasks);
+	set.recs[5].pending_tasks = NULL;
+	assert_int_equal(slb_acct_uncovered(out, &set, &part), 5);
+
+	/* No task asked: none uncovered. */
+	part.ntasks = 0;
+	assert_int_equal(slb_acct_uncovered(out, &set, &part), 0);
+	assert_string_equal(captured.buf, "");
+	acct_set_release(&set);
+}
+
+static void test_acct_array_row(void **state)
+{
+	/* Array 300's own row: its pending record, then the task it became (job id 300). */
+	struct acct_set set;
+
+	(void)state;
+	acct_set_init(&set);
+	assert_false(slb_acct_array_row(&set, 300));
+	add_run(&set, 300, 1, TS_RUNNING, 0)->job_id = 301;
+	add_run(&set, 400, ACCT_NO_TASK, TS_PENDING, 0)->job_id = 400;
+	assert_false(slb_acct_array_row(&set, 300));
+	assert_true(slb_acct_array_row(&set, 400));
+	add_run(&set, 300, 7, TS_RUNNING, 0)->job_id = 300;
+	assert_true(slb_acct_array_row(&set, 300));
+	/* Another array job's task that happens to carry the id is not it. */
+	assert_false(slb_acct_array_row(&set, 301));
+	acct_set_release(&set);
+}
+
+/* The entries of cond's step list, as "job_task" words ("job" for a whole array job). */
+static char *step_entries(const slurmdb_job_cond_t *cond)
+{
+	struct strbuf sb = STRBUF_INIT;
+	slurm_selected_step_t *sel;
+	slb_list_itr_t it = slurm_list_iterator_create(cond->step_list);
+
+	while ((sel = slurm_list_next(it))) {
+		assert_int_equal(sel->step_id.step_id, NO_VAL);
+		assert_int_equal(sel->het_job_offset, NO_VAL);
+		if (sel->array_task_id == NO_VAL)
+			strbuf_addf(&sb, "%s%u", sb.len ? " " : "", sel->step_id.job_id);
+		else
+			strbuf_addf(&sb, "%s%u_%u", sb.len ? " " : "", sel->step_id.job_id,
+			            sel->array_task_id);
+	}
+	slurm_list_iterator_destroy(it);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void test_acct_build_cond(void **state)
+{
+	/* Whole array jobs by id, the parts' tasks one (job, task) entry each. */
+	const uint32_t ids[] = {500, 501}, t700[] = {4, 9};
+	const struct slb_acct_part parts[] = {{700, t700, 2}, {800, NULL, 0}};
+	slurmdb_job_cond_t cond;
+	slb_list_itr_t it;
+	char *entries;
+	time_t now = time(NULL);
+
+	(void)state;
+	slb_acct_build_cond(&cond, ids, 2, parts, 2, "vm", false, 0);
+	entries = step_entries(&cond);
+	assert_string_equal(entries, "500 501 700_4 700_9");
+	free(entries);
+	assert_true(cond.flags & JOBCOND_FLAG_NO_STEP);
+	assert_true(cond.flags & JOBCOND_FLAG_DUP);
+	assert_true(cond.flags & JOBCOND_FLAG_NO_TRUNC);
+	assert_int_equal(cond.db_flags, SLURMDB_JOB_FLAG_NOTSET);
+	assert_int_equal(cond.usage_start, 0);
+	assert_true(cond.usage_end > now);
+	assert_int_equal(slurm_list_count(cond.cluster_list), 1);
+	it = slurm_list_iterator_create(cond.cluster_list);
+	assert_string_equal(slurm_list_next(it), "vm");
+	slurm_list_iterator_destroy(it);
+	slb_acct_cond_release(&cond);
+	assert_null(cond.step_list);
+
+	/* With steps, rows from `since` on, no cluster known: every cluster. */
+	slb_acct_build_cond(&cond, NULL, 0, parts, 1, NULL, true, (int64_t)now);
+	entries = step_entries(&cond);
+	assert_string_equal(entries, "700_4 700_9");
+	free(entries);
+	assert_false(cond.flags & JOBCOND_FLAG_NO_STEP);
+	assert_int_equal(cond.usage_start, now);
+	assert_null(cond.cluster_list);
+	slb_acct_cond_release(&cond);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1088,6 +1272,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_acct_fetch_slurmdbd_down, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_ended_tasks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_merge, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_plan_parts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_uncovered, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_array_row, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_build_cond, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

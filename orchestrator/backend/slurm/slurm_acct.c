@@ -1,10 +1,11 @@
 /*
  * Accounting records from slurmdbd through libslurm's slurmdb API: one
  * slurmdb_jobs_get query per command, whatever the number of array jobs
- * (two when steps are wanted of array jobs partly kept: see
- * fetch_parts_in_two), so that watching a sweep never adds up to a sacct
- * loop on the cluster's database. Decodes them into the backend-neutral
- * acct_set (acct.h).
+ * (up to three when array jobs are partly kept: see read_parts and
+ * fetch_parts_with_steps), so that watching a sweep never adds up to a
+ * sacct loop on the cluster's database, and a refresh of a big sweep asks
+ * for the records of its tasks not kept only. Decodes them into the
+ * backend-neutral acct_set (acct.h).
  */
 #include "slurm_acct.h"
 
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "array.h"
 #include "error.h"
 #include "slurm_conn.h"
 #include "strbuf.h"
@@ -336,17 +338,9 @@ static void add_selected(slb_list_t list, uint32_t job_id, uint32_t task, uint32
 	slurm_list_append(list, sel);
 }
 
-/*
- * The condition of a query: every run of every task of the given array
- * jobs, with their steps only when asked (MaxRSS lives on steps; the rest
- * is on the job record, and a query without steps costs a fifth). Of a
- * part read with steps, the runs of its tasks only, as (job, task)
- * entries, so that slurmdbd returns and looks steps up for those records
- * alone; read without steps, a part is its whole array job.
- */
-static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n,
-                       const struct slb_acct_part *parts, size_t nparts, const char *cluster,
-                       bool with_steps)
+void slb_acct_build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n,
+                         const struct slb_acct_part *parts, size_t nparts, const char *cluster,
+                         bool with_steps, int64_t since)
 {
 	memset(cond, 0, sizeof(*cond));
 	/* 0 would mean "db flags = 0" in the SQL and match almost nothing. */
@@ -355,26 +349,34 @@ static void build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n,
 	cond->flags = JOBCOND_FLAG_NO_TRUNC | JOBCOND_FLAG_DUP;
 	if (!with_steps)
 		cond->flags |= JOBCOND_FLAG_NO_STEP;
-	cond->usage_start = 0;
+	/*
+	 * With a step list slurmdbd keeps the rows submitted before usage_end
+	 * that ended at usage_start or later, or have not ended.
+	 */
+	cond->usage_start = (time_t)since;
 	cond->usage_end = time(NULL) + 1;
 
 	/* Built by hand: slurm_addto_step_list() calls fatal() on input it dislikes. */
 	cond->step_list = slurm_list_create(free);
 	for (size_t i = 0; i < n; i++)
 		add_selected(cond->step_list, ids[i], NO_VAL, NO_VAL);
-	for (size_t p = 0; p < nparts; p++) {
-		if (with_steps)
-			for (size_t t = 0; t < parts[p].ntasks; t++)
-				add_selected(cond->step_list, parts[p].job_id, parts[p].tasks[t],
-				             NO_VAL);
-		else
-			add_selected(cond->step_list, parts[p].job_id, NO_VAL, NO_VAL);
-	}
+	for (size_t p = 0; p < nparts; p++)
+		for (size_t t = 0; t < parts[p].ntasks; t++)
+			add_selected(cond->step_list, parts[p].job_id, parts[p].tasks[t], NO_VAL);
 	/* Without it every cluster in the database is searched. */
 	if (cluster && *cluster) {
 		cond->cluster_list = slurm_list_create(free);
 		slurm_list_append(cond->cluster_list, xstrdup(cluster));
 	}
+}
+
+void slb_acct_cond_release(slurmdb_job_cond_t *cond)
+{
+	if (cond->step_list)
+		slurm_list_destroy(cond->step_list);
+	if (cond->cluster_list)
+		slurm_list_destroy(cond->cluster_list);
+	memset(cond, 0, sizeof(*cond));
 }
 
 /*
@@ -423,7 +425,7 @@ static void find_gpu_tres(struct acct_set *out, void *conn)
 }
 
 static unsigned queries;
-static unsigned long step_records;
+static unsigned long step_records, records;
 
 unsigned slb_acct_queries(void)
 {
@@ -435,17 +437,24 @@ unsigned long slb_acct_step_records(void)
 	return step_records;
 }
 
+unsigned long slb_acct_records(void)
+{
+	return records;
+}
+
 int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n, bool with_steps)
 {
 	return slb_acct_fetch_parts(out, array_job_ids, n, NULL, 0, with_steps);
 }
 
 /*
- * One slurmdb_jobs_get query (build_cond); its records appended to out,
- * whose GPU TRES ids are looked up when read with steps or gpu_tres.
+ * One slurmdb_jobs_get query (slb_acct_build_cond, rows ended before since
+ * left out); its records appended to out, whose GPU TRES ids are looked up
+ * when read with steps or gpu_tres.
  */
 static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
-                 const struct slb_acct_part *parts, size_t nparts, bool with_steps, bool gpu_tres)
+                 const struct slb_acct_part *parts, size_t nparts, bool with_steps, int64_t since,
+                 bool gpu_tres)
 {
 	slurmdb_job_cond_t cond;
 	void *conn = NULL;
@@ -459,7 +468,8 @@ static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
 	ret = slb_conn_init();
 	if (ret < 0)
 		return ret;
-	build_cond(&cond, array_job_ids, n, parts, nparts, slb_conn_name(), with_steps);
+	slb_acct_build_cond(&cond, array_job_ids, n, parts, nparts, slb_conn_name(), with_steps,
+	                    since);
 
 	/* It returns a handle even when slurmdbd is down; errno tells. */
 	errno = 0;
@@ -484,6 +494,7 @@ static int query(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
 		          n + nparts == 1 ? "" : "s", e ? slurm_strerror(e) : "no answer");
 		goto out;
 	}
+	records += (unsigned long)slurm_list_count(jobs);
 	it = slurm_list_iterator_create(jobs);
 	while ((job = slurm_list_next(it))) {
 		if (job->steps && slurm_list_count(job->steps))
@@ -497,9 +508,7 @@ out:
 		slurm_list_destroy(jobs);
 	if (conn)
 		slurmdb_connection_close(&conn);
-	slurm_list_destroy(cond.step_list);
-	if (cond.cluster_list)
-		slurm_list_destroy(cond.cluster_list);
+	slb_acct_cond_release(&cond);
 	return ret;
 }
 
@@ -573,31 +582,285 @@ void slb_acct_merge(struct acct_set *out, size_t from, struct acct_set *first)
 	free(keys);
 }
 
+static int by_ntasks(const void *a, const void *b)
+{
+	const struct slb_acct_part *x = a, *y = b;
+
+	if (x->ntasks != y->ntasks)
+		return x->ntasks < y->ntasks ? -1 : 1;
+	return (x->job_id > y->job_id) - (x->job_id < y->job_id);
+}
+
+void slb_acct_plan_parts(struct slb_acct_plan *out, const uint32_t *ids, size_t n,
+                         const struct slb_acct_part *parts, size_t nparts, size_t budget)
+{
+	size_t used = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->whole = xcalloc(n + nparts ? n + nparts : 1, sizeof(*out->whole));
+	out->named = xcalloc(nparts ? nparts : 1, sizeof(*out->named));
+	for (size_t i = 0; i < n; i++)
+		out->whole[out->nwhole++] = ids[i];
+	if (nparts)
+		memcpy(out->named, parts, nparts * sizeof(*parts));
+	/* The smallest parts first: the budget then names the most array jobs. */
+	qsort(out->named, nparts, sizeof(*out->named), by_ntasks);
+	for (size_t p = 0; p < nparts; p++) {
+		const struct slb_acct_part *part = &out->named[p];
+
+		if (part->ntasks && part->ntasks <= budget - used) {
+			used += part->ntasks;
+			out->named[out->nnamed++] = *part;
+		} else {
+			out->whole[out->nwhole++] = part->job_id;
+		}
+	}
+}
+
+void slb_acct_plan_release(struct slb_acct_plan *p)
+{
+	free(p->whole);
+	free(p->named);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The largest task of part plus one (the limit of its pending record's bitmap). */
+static uint32_t part_limit(const struct slb_acct_part *part)
+{
+	uint32_t max = 0;
+
+	for (size_t t = 0; t < part->ntasks; t++)
+		if (part->tasks[t] > max)
+			max = part->tasks[t];
+	return max == UINT32_MAX ? max : max + 1;
+}
+
+size_t slb_acct_uncovered(uint32_t *out, const struct acct_set *set,
+                          const struct slb_acct_part *part)
+{
+	uint32_t *wanted = xcalloc(part->ntasks ? part->ntasks : 1, sizeof(*wanted));
+	bool *covered = xcalloc(part->ntasks ? part->ntasks : 1, sizeof(*covered));
+	uint32_t limit = part_limit(part);
+	size_t n = 0, nwanted = 0;
+
+	if (part->ntasks)
+		memcpy(wanted, part->tasks, part->ntasks * sizeof(*wanted));
+	qsort(wanted, part->ntasks, sizeof(*wanted), slb_cmp_u32);
+	/* Each task once. */
+	for (size_t t = 0; t < part->ntasks; t++)
+		if (!nwanted || wanted[nwanted - 1] != wanted[t])
+			wanted[nwanted++] = wanted[t];
+	for (size_t r = 0; r < set->n; r++) {
+		const struct acct_rec *rec = &set->recs[r];
+		uint32_t *pending = NULL, one = rec->array_task_id, *tasks = &one;
+		size_t ntasks = 1;
+		const char *why;
+
+		if (rec->array_job_id != part->job_id)
+			continue;
+		if (rec->array_task_id == ACCT_NO_TASK) {
+			/* An unreadable pending record covers nothing: the array is read whole. */
+			if (!rec->pending_tasks ||
+			    array_parse_tasks(&pending, &ntasks, rec->pending_tasks, limit, &why) <
+			        0) {
+				free(pending);
+				continue;
+			}
+			tasks = pending;
+		}
+		for (size_t k = 0; k < ntasks; k++) {
+			uint32_t *hit =
+			    bsearch(&tasks[k], wanted, nwanted, sizeof(*wanted), slb_cmp_u32);
+
+			if (hit)
+				covered[hit - wanted] = true;
+		}
+		free(pending);
+	}
+	for (size_t t = 0; t < nwanted; t++)
+		if (!covered[t])
+			out[n++] = wanted[t];
+	free(covered);
+	free(wanted);
+	return n;
+}
+
+bool slb_acct_array_row(const struct acct_set *set, uint32_t array_job_id)
+{
+	for (size_t r = 0; r < set->n; r++)
+		if (set->recs[r].array_job_id == array_job_id &&
+		    set->recs[r].job_id == array_job_id)
+			return true;
+	return false;
+}
+
+/* Moves the records of src to the end of dst (src's strings are dst's now). */
+static void move_all(struct acct_set *dst, struct acct_set *src)
+{
+	for (size_t r = 0; r < src->n; r++) {
+		struct acct_rec *rec = &src->recs[r];
+
+		*acct_set_add(dst) = *rec;
+		rec->pending_tasks = NULL;
+		rec->nodes = NULL;
+		rec->reason = NULL;
+	}
+}
+
+/* Whether job_id is one of ids[0..n-1]. */
+static bool has_id(const uint32_t *ids, size_t n, uint32_t job_id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == job_id)
+			return true;
+	return false;
+}
+
+/* Removes from set the records of the array jobs ids[0..n-1]. */
+static void drop_jobs(struct acct_set *set, const uint32_t *ids, size_t n)
+{
+	size_t m = 0;
+
+	for (size_t r = 0; r < set->n; r++) {
+		struct acct_rec *rec = &set->recs[r];
+
+		if (has_id(ids, n, rec->array_job_id)) {
+			free(rec->pending_tasks);
+			free(rec->nodes);
+			free(rec->reason);
+			continue;
+		}
+		set->recs[m++] = *rec;
+	}
+	set->n = m;
+}
+
 /*
- * The parts of a read with steps, in two queries: every record of their
- * array jobs without steps (what `sacct -X` costs: slurmdbd reads no step
- * per record), then, together with the whole array jobs ids, the steps of
- * the parts' tasks that ended since they were last kept. A task still
- * running has no step statistics yet, and a kept one has them in the
- * store: asking for theirs is what made a refresh of a big running array
- * cost as much as `sacct -j`, since slurmdbd looks up steps per returned
- * record even when the filter matches none.
+ * Of the unfinished rows of named parts (more), adds to set their pending
+ * records, and the rows of tasks set has no record of (started since set
+ * was read).
  */
-static int fetch_parts_in_two(struct acct_set *out, const uint32_t *ids, size_t n,
-                              const struct slb_acct_part *parts, size_t nparts)
+static void add_unfinished(struct acct_set *set, struct acct_set *more)
+{
+	size_t n = set->n;
+	uint64_t *keys = xcalloc(n ? n : 1, sizeof(*keys));
+	struct acct_set keep;
+
+	acct_set_init(&keep);
+	for (size_t r = 0; r < n; r++)
+		keys[r] = task_key(&set->recs[r]);
+	qsort(keys, n, sizeof(*keys), by_u64);
+	for (size_t r = 0; r < more->n; r++) {
+		struct acct_rec *rec = &more->recs[r];
+		uint64_t key = task_key(rec);
+
+		if (rec->array_task_id != ACCT_NO_TASK &&
+		    bsearch(&key, keys, n, sizeof(*keys), by_u64))
+			continue;
+		*acct_set_add(&keep) = *rec;
+		rec->pending_tasks = NULL;
+		rec->nodes = NULL;
+		rec->reason = NULL;
+	}
+	move_all(set, &keep);
+	acct_set_release(&keep);
+	free(keys);
+}
+
+/*
+ * The job records (without steps) of the whole array jobs ids[0..n-1] and
+ * of the parts' tasks, in set. The tasks are named (slb_acct_plan_parts),
+ * so slurmdbd returns the rows of the tasks not kept and no other; tasks
+ * that have no row of their own yet are pending in the array's pending
+ * record, which no (job, task) pair can name (its task id is NO_VAL, which
+ * means "every task"): it is read, only then, with the rows of the named
+ * parts that have not ended (a second query over their whole array jobs
+ * from now on: the pending record and the running tasks). Neither is
+ * needed once the array's own row is a task (none is pending). A part
+ * whose tasks are still not all covered and whose own row was not seen
+ * (its pending record ended: cancelled before they started) is read whole,
+ * as before.
+ */
+static int read_parts(struct acct_set *set, const uint32_t *ids, size_t n,
+                      const struct slb_acct_part *parts, size_t nparts, bool gpu_tres)
+{
+	struct slb_acct_plan plan;
+	struct acct_set more;
+	uint32_t *open = xcalloc(nparts ? nparts : 1, sizeof(*open));
+	uint32_t *whole = xcalloc(nparts ? nparts : 1, sizeof(*whole));
+	size_t nopen = 0, nwhole = 0;
+	int ret;
+
+	acct_set_init(&more);
+	slb_acct_plan_parts(&plan, ids, n, parts, nparts, SLB_ACCT_MAX_NAMED);
+	ret = query(set, plan.whole, plan.nwhole, plan.named, plan.nnamed, false, 0, gpu_tres);
+	if (ret < 0)
+		goto out;
+	/* Once the pending record became a task (it has the array's own row), none is pending. */
+	for (size_t p = 0; p < plan.nnamed; p++) {
+		uint32_t *buf = xcalloc(plan.named[p].ntasks, sizeof(*buf));
+
+		if (slb_acct_uncovered(buf, set, &plan.named[p]) &&
+		    !slb_acct_array_row(set, plan.named[p].job_id))
+			open[nopen++] = plan.named[p].job_id;
+		free(buf);
+	}
+	if (!nopen)
+		goto out;
+	ret = query(&more, open, nopen, NULL, 0, false, (int64_t)time(NULL), false);
+	if (ret < 0)
+		goto out;
+	add_unfinished(set, &more);
+	/*
+	 * Tasks still not covered while the array's own row is there (the
+	 * pending record, or the task it became) have no row in slurmdbd yet:
+	 * they started a moment ago, and a whole read would not show them
+	 * either. Without that row the pending record ended (cancelled before
+	 * its tasks started): read whole.
+	 */
+	for (size_t p = 0; p < plan.nnamed; p++) {
+		uint32_t *buf = xcalloc(plan.named[p].ntasks, sizeof(*buf));
+
+		if (has_id(open, nopen, plan.named[p].job_id) &&
+		    slb_acct_uncovered(buf, set, &plan.named[p]) &&
+		    !slb_acct_array_row(set, plan.named[p].job_id))
+			whole[nwhole++] = plan.named[p].job_id;
+		free(buf);
+	}
+	if (!nwhole)
+		goto out;
+	drop_jobs(set, whole, nwhole);
+	ret = query(set, whole, nwhole, NULL, 0, false, 0, false);
+out:
+	acct_set_release(&more);
+	slb_acct_plan_release(&plan);
+	free(whole);
+	free(open);
+	return ret;
+}
+
+/*
+ * A read with steps of parts: their job records without steps
+ * (read_parts: what `sacct -X` costs, slurmdbd reads no step per record),
+ * then, together with the whole array jobs, the steps of the parts' tasks
+ * that ended since they were last kept. A task still running has no step
+ * statistics yet, and a kept one has them in the store: asking for theirs
+ * is what made a refresh of a big running array cost as much as `sacct
+ * -j`, since slurmdbd looks up steps per returned record even when the
+ * filter matches none.
+ */
+static int fetch_parts_with_steps(struct acct_set *out, const uint32_t *ids, size_t n,
+                                  const struct slb_acct_part *parts, size_t nparts)
 {
 	struct acct_set first;
-	uint32_t *part_ids = xcalloc(nparts, sizeof(*part_ids));
 	struct slb_acct_part *ended = xcalloc(nparts, sizeof(*ended));
 	uint32_t **bufs = xcalloc(nparts, sizeof(*bufs));
 	size_t nended = 0, from = out->n;
 	int ret;
 
 	acct_set_init(&first);
-	for (size_t p = 0; p < nparts; p++)
-		part_ids[p] = parts[p].job_id;
 	/* The GPU TRES ids too: the second query may have nothing to ask. */
-	ret = query(&first, part_ids, nparts, NULL, 0, false, true);
+	ret = read_parts(&first, NULL, 0, parts, nparts, true);
 	if (ret < 0)
 		goto out;
 	out->tres_gpuutil = first.tres_gpuutil;
@@ -611,7 +874,7 @@ static int fetch_parts_in_two(struct acct_set *out, const uint32_t *ids, size_t 
 		if (ended[nended].ntasks)
 			nended++;
 	}
-	ret = query(out, ids, n, ended, nended, true, false);
+	ret = query(out, ids, n, ended, nended, true, 0, false);
 	if (ret < 0)
 		goto out;
 	slb_acct_merge(out, from, &first);
@@ -621,14 +884,23 @@ out:
 		free(bufs[p]);
 	free(bufs);
 	free(ended);
-	free(part_ids);
 	return ret;
 }
 
 int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
                          const struct slb_acct_part *parts, size_t nparts, bool with_steps)
 {
-	if (with_steps && nparts)
-		return fetch_parts_in_two(out, array_job_ids, n, parts, nparts);
-	return query(out, array_job_ids, n, parts, nparts, with_steps, false);
+	struct acct_set set;
+	int ret;
+
+	if (!nparts)
+		return query(out, array_job_ids, n, NULL, 0, with_steps, 0, false);
+	if (with_steps)
+		return fetch_parts_with_steps(out, array_job_ids, n, parts, nparts);
+	acct_set_init(&set);
+	ret = read_parts(&set, array_job_ids, n, parts, nparts, false);
+	if (ret == 0)
+		move_all(out, &set);
+	acct_set_release(&set);
+	return ret;
 }

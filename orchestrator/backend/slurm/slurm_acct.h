@@ -25,9 +25,9 @@
 int slb_acct_fetch(struct acct_set *out, const uint32_t *array_job_ids, size_t n, bool with_steps);
 
 /*
- * One array job of a read with steps whose steps are wanted of some tasks
- * only (the others are kept in the store): every record of the array job
- * is returned, with steps only of those of tasks[0..ntasks-1] that ended.
+ * One array job of which some tasks only are asked about (the others are
+ * kept in the store): the records of tasks[0..ntasks-1] (every run), with
+ * steps only of those that ended when read with steps.
  */
 struct slb_acct_part {
 	uint32_t job_id;
@@ -36,16 +36,83 @@ struct slb_acct_part {
 };
 
 /*
- * As slb_acct_fetch, with the array jobs parts[0..nparts-1] added. With
- * steps and parts, two queries: the parts' job records without steps (as
- * `sacct -X`), then the whole array jobs with steps together with the
+ * As slb_acct_fetch, with the array jobs parts[0..nparts-1] added, of
+ * which only the tasks parts[p].tasks (those not kept) are asked about:
+ * their job records are read without steps by naming the tasks, so that
+ * slurmdbd returns the records of the tasks not kept and no other (a
+ * refresh then costs what runs, not the size of the sweep), plus the
+ * array's record of pending tasks when some named task has no record of
+ * its own and the array job's own row was not among the records (a second
+ * query: the array job's rows that have not ended); a part whose tasks
+ * are still not covered without that row (slb_acct_array_row), that has no
+ * task to name or is beyond SLB_ACCT_MAX_NAMED is read whole. With steps,
+ * then one more query: the whole array jobs with steps together with the
  * runs of the parts' tasks that ended (slb_acct_ended_tasks), merged by
- * slb_acct_merge. slurmdbd looks steps up per record it returns, so this
- * is what keeps a refresh of a big, mostly kept array cheap. Without
- * steps or parts, one query; with_steps false reads no steps at all.
+ * slb_acct_merge. Without parts, one query.
  */
 int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, size_t n,
                          const struct slb_acct_part *parts, size_t nparts, bool with_steps);
+
+/*
+ * The most (array job, task) pairs one query names. slurmdbd writes each
+ * into one SQL "(id_array_job, id_array_task) in (...)" list, about 20
+ * bytes a pair, and the RPC carries about as much: 20,000 pairs stay far
+ * below MySQL's max_allowed_packet (4 MB in old servers, 16 MB or more
+ * since) and Slurm's message limits. Beyond it, the parts with the most
+ * tasks not kept are read whole, which costs what a refresh cost before.
+ * Step entries cannot name ranges of tasks: each pair is one entry.
+ */
+#define SLB_ACCT_MAX_NAMED 20000
+
+/* How the job records of whole array jobs and parts are asked: see slb_acct_plan_parts. */
+struct slb_acct_plan {
+	uint32_t *whole; /* array jobs read whole */
+	size_t nwhole;
+	struct slb_acct_part *named; /* parts whose tasks are named (borrowed task lists) */
+	size_t nnamed;
+};
+
+/*
+ * Plans one read: ids[0..n-1] are read whole, and so are the parts with
+ * no task to name (every task kept: their whole record makes the array
+ * job kept whole) and those that do not fit in budget pairs once the parts
+ * with fewer tasks are named, smallest first. Release with
+ * slb_acct_plan_release; the parts' task lists stay the caller's.
+ */
+void slb_acct_plan_parts(struct slb_acct_plan *out, const uint32_t *ids, size_t n,
+                         const struct slb_acct_part *parts, size_t nparts, size_t budget);
+void slb_acct_plan_release(struct slb_acct_plan *p);
+
+/*
+ * Of part's tasks, those set (job records without steps) has no record of
+ * (any run), and that are not among the tasks of part's array job's
+ * pending record either; an unreadable pending record covers none. Written
+ * to out (room for part->ntasks) ascending, each once; returns how many.
+ */
+size_t slb_acct_uncovered(uint32_t *out, const struct acct_set *set,
+                          const struct slb_acct_part *part);
+
+/*
+ * Whether set holds the row of array job array_job_id whose job id is the
+ * array job's own: its record of pending tasks, or, once none is pending,
+ * the task that record became. Named tasks with no row while it is there
+ * started a moment ago (slurmdbd has not heard yet); without it, the
+ * pending record may have ended, and the array job is read whole.
+ */
+bool slb_acct_array_row(const struct acct_set *set, uint32_t array_job_id);
+
+/*
+ * The condition of one query (slurmdb_job_cond_t, the caller's): every
+ * run of the array jobs ids[0..n-1], and of the parts' tasks named one
+ * (job, task) entry each; with their steps only when with_steps (MaxRSS
+ * lives on steps; the rest is on the job record, and a query without
+ * steps costs a fifth); only the rows that have not ended or ended at
+ * since or later (0: all). Release with slb_acct_cond_release.
+ */
+void slb_acct_build_cond(slurmdb_job_cond_t *cond, const uint32_t *ids, size_t n,
+                         const struct slb_acct_part *parts, size_t nparts, const char *cluster,
+                         bool with_steps, int64_t since);
+void slb_acct_cond_release(slurmdb_job_cond_t *cond);
 
 /*
  * Of part's tasks, those with a run in set (records of the array job read
@@ -67,6 +134,9 @@ void slb_acct_merge(struct acct_set *out, size_t from, struct acct_set *first);
 
 /* How many job records came with steps from slurmdbd in this process so far. */
 unsigned long slb_acct_step_records(void);
+
+/* How many job records slurmdbd returned to this process so far (every query). */
+unsigned long slb_acct_records(void);
 
 /* How many slurmdb_jobs_get queries this process sent so far. */
 unsigned slb_acct_queries(void);

@@ -349,7 +349,7 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 	struct acct_set stored, fresh;
 	struct plan_read p;
 	unsigned before = slb_acct_queries();
-	unsigned long steps_before = slb_acct_step_records();
+	unsigned long steps_before = slb_acct_step_records(), records_before = slb_acct_records();
 	bool steps = rd->steps;
 	int ret = 0;
 
@@ -383,6 +383,7 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 out:
 	rd->queries = slb_acct_queries() - before;
 	rd->step_records = slb_acct_step_records() - steps_before;
+	rd->records = slb_acct_records() - records_before;
 	acct_set_release(&stored);
 	acct_set_release(&fresh);
 	acct_cache_entries_free(kept, nkept);
