@@ -164,18 +164,22 @@ int main(int argc, char **argv)
 	       (t_expand + t_render + t_write + t_store) * 1e3);
 	printf("  peak memory %8.1f MB   target < 100 MB\n", peak_mb());
 
-	/* What a task does at start to find its setting, worst case (last line). */
-	lookup_first = xstrfmt("eval \"$(sed -n '1{p;q}' '%s/settings')\"", sweep_dir);
-	lookup_last =
-	    xstrfmt("eval \"$(sed -n '%zu{p;q}' '%s/settings')\"", plan.nsettings, sweep_dir);
+	/*
+	 * What a task does at start to find its setting (as templates/array.sbatch
+	 * does), and the worst case: the last line of a file of the table.
+	 */
+	lookup_first =
+	    xstrfmt("mapfile -t -s 0 -n 1 l <'%s/settings/0'; eval \"${l[0]}\"", sweep_dir);
+	lookup_last = xstrfmt("mapfile -t -s %d -n 1 l <'%s/settings/0'; eval \"${l[0]}\"",
+	                      SCRIPT_SETTINGS_PER_FILE - 1, sweep_dir);
 	base = time_bash("true", 21);
 	first = time_bash(lookup_first, 21);
 	last = time_bash(lookup_last, 21);
 	printf("task start-up, median of 21 runs:\n");
 	printf("  bash -c true (reference)      %6.2f ms\n", base * 1e3);
 	printf("  find setting 1                %6.2f ms\n", first * 1e3);
-	printf("  find setting %-6zu           %6.2f ms (%.2f ms over the reference)\n",
-	       plan.nsettings, last * 1e3, (last - base) * 1e3);
+	printf("  find setting %-6d           %6.2f ms (%.2f ms over the reference)\n",
+	       SCRIPT_SETTINGS_PER_FILE, last * 1e3, (last - base) * 1e3);
 
 	{
 		const char *rm[] = {"rm", "-rf", dir, NULL};

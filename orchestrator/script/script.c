@@ -2,7 +2,10 @@
  * The script writer. The command a user wrote stays readable in the script:
  * only its {placeholders} change, into quoted variable references, and the
  * values themselves live in the settings table, one single-quoted line per
- * setting, which the task evaluates as plain assignments.
+ * setting, which the task evaluates as plain assignments. The table is cut
+ * into files of SCRIPT_SETTINGS_PER_FILE lines: bash's mapfile, which skips
+ * lines a byte at a time, then finds any setting as fast as sed would,
+ * without a process of its own.
  */
 #include "script.h"
 
@@ -312,6 +315,7 @@ static void render_variables(struct strbuf *out, const struct script_input *in)
 	            in->cfg->pack ? in->cfg->pack : 1, in->plan->ntasks);
 	quote_sh(out, in->script);
 	strbuf_addf(out, "\nSWEEP_FAIL_FAST=%u", in->cfg->fail_fast);
+	strbuf_addf(out, "\nSWEEP_SETTINGS_PER_FILE=%d", SCRIPT_SETTINGS_PER_FILE);
 	render_program(out, in->cfg->command);
 	script_stage_variables(out, in);
 }
@@ -572,11 +576,18 @@ int script_write_files(const struct script_input *in, const char *script_text)
 	    path_mkdir_p(in->logs) < 0)
 		return SWEEP_ERR;
 
-	for (size_t s = 0; s < plan->nsettings; s++)
-		script_settings_line(&sb, plan, s);
 	path = xstrfmt("%s/settings", in->sweep_dir);
-	ret = path_write_file(path, sb.buf, sb.len, PATH_PRIVATE_FILE);
+	ret = path_mkdir_private(path, "settings folder", false);
 	free(path);
+	for (size_t s = 0; !ret && s < plan->nsettings; s++) {
+		script_settings_line(&sb, plan, s);
+		if ((s + 1) % SCRIPT_SETTINGS_PER_FILE && s + 1 < plan->nsettings)
+			continue;
+		path = xstrfmt("%s/settings/%zu", in->sweep_dir, s / SCRIPT_SETTINGS_PER_FILE);
+		ret = path_write_file(path, sb.buf, sb.len, PATH_PRIVATE_FILE);
+		free(path);
+		strbuf_reset(&sb);
+	}
 	if (ret < 0)
 		goto out;
 

@@ -17,7 +17,8 @@ struct plan;
  * Template markers ({{NAME}}, replaced wherever they stand): SBATCH (the
  * #SBATCH lines), VERSION, SOURCE, SUMMARY, SCRIPT, VARIABLES (SWEEP_ID,
  * SWEEP_DIR, SWEEP_SEEDS, SWEEP_SIGNAL: empty when no warning signal is
- * used, SWEEP_PACK, SWEEP_NTASKS, SWEEP_SCRIPT, and those of script_stage.h),
+ * used, SWEEP_PACK, SWEEP_NTASKS, SWEEP_SCRIPT, SWEEP_SETTINGS_PER_FILE, and
+ * those of script_stage.h),
  * CHECKPOINT_DIR (SWEEP_CHECKPOINT_DIR, after SWEEP_TASK_DIR), PACK (with pack > 1, the
  * loop that runs the array task's sweep tasks as job steps; required then),
  * EXPORTS (export of the
@@ -77,11 +78,20 @@ int script_render(struct strbuf *out, const char *tmpl, const struct script_inpu
 void script_settings_line(struct strbuf *out, const struct plan *plan, size_t s);
 
 /*
+ * The settings table is cut into files of this many lines: setting s is
+ * line s % SCRIPT_SETTINGS_PER_FILE of settings/<s / SCRIPT_SETTINGS_PER_FILE>,
+ * so that a task reads at most that many lines with a builtin (mapfile)
+ * whatever the size of the sweep. The script gets it as SWEEP_SETTINGS_PER_FILE.
+ */
+#define SCRIPT_SETTINGS_PER_FILE 1000
+
+/*
  * Writes into in->sweep_dir (a private folder: path_mkdir_private): the
- * script (mode 0700) at in->script, the settings table ("settings", one
- * line per setting, 0600) and "tasks.tsv" (index, setting, seed and values,
- * for people, 0600), each written to a temporary file and renamed into
- * place (path_write_file). Creates the logs folder (path_mkdir_p).
+ * script (mode 0700) at in->script, the settings table (the private folder
+ * "settings", files of SCRIPT_SETTINGS_PER_FILE lines, one line per setting,
+ * 0600) and "tasks.tsv" (index, setting, seed and values, for people,
+ * 0600), each written to a temporary file and renamed into place
+ * (path_write_file). Creates the logs folder (path_mkdir_p).
  */
 int script_write_files(const struct script_input *in, const char *script_text);
 

@@ -111,7 +111,8 @@ done
 # The script and the settings every task sources, by name.
 for key in 000-slurm 000-local; do
 	[ "$(stat -c %a "${DIRS[$key]}/.sweep/sweeps/1/private.sbatch")" = 700 ] || fail "$key: script mode"
-	[ "$(stat -c %a "${DIRS[$key]}/.sweep/sweeps/1/settings")" = 600 ] || fail "$key: settings mode"
+	[ "$(stat -c %a "${DIRS[$key]}/.sweep/sweeps/1/settings")" = 700 ] || fail "$key: settings folder mode"
+	[ "$(stat -c %a "${DIRS[$key]}/.sweep/sweeps/1/settings/0")" = 600 ] || fail "$key: settings mode"
 	[ "$(stat -c %a "${DIRS[$key]}/.sweep/sweep.db")" = 600 ] || fail "$key: store mode"
 done
 # Slurm wrote its logs with a umask that lets no one else write them.

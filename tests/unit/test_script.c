@@ -659,12 +659,13 @@ static mode_t mode_of(const char *path)
 
 /*
  * Runs the default script as array task 0 of a sweep in dir under umask 000
- * (sweep_umask: SWEEP_UMASK as sweep's Slurm side passes it, or NULL as the
- * local runner runs it); the command prints its umask and makes a file of
- * the user's in the task folder. Returns the exit status, stderr in err.
+ * (sweep_umask: SWEEP_UMASK as sweep's Slurm side passes it, or NULL as a
+ * script run by hand); the setup notes its umask after running setup (when
+ * not NULL), the command prints its umask and makes a file of the user's in
+ * the task folder. Returns the exit status, stderr in err.
  */
 static int run_private(struct strbuf *out, struct strbuf *err, const char *dir,
-                       const char *sweep_umask)
+                       const char *sweep_umask, const char *setup)
 {
 	struct cfg cfg;
 	struct plan plan = hostile_plan();
@@ -681,7 +682,7 @@ static int run_private(struct strbuf *out, struct strbuf *err, const char *dir,
 	int status;
 
 	fill_cfg(&cfg);
-	cfg.setup = "umask >\"$SWEEP_DIR/setup-umask\"";
+	cfg.setup = xstrfmt("%s\numask >\"$SWEEP_DIR/setup-umask\"", setup ? setup : "");
 	cfg.command = "umask; touch \"$SWEEP_TASK_DIR/mine\"; echo '{}' >\"$SWEEP_RESULT\"";
 	in.cfg = &cfg;
 	in.plan = &plan;
@@ -704,6 +705,7 @@ static int run_private(struct strbuf *out, struct strbuf *err, const char *dir,
 	strbuf_add(err, res.err.buf, res.err.len);
 	proc_result_release(&res);
 	strbuf_release(&text);
+	free(cfg.setup);
 	free(um);
 	free(logs);
 	free(script);
@@ -718,20 +720,25 @@ static int run_private(struct strbuf *out, struct strbuf *err, const char *dir,
 static void test_script_private_files_whatever_the_umask(void **state)
 {
 	static const struct {
-		const char *sweep_umask; /* as passed by sweep to Slurm; NULL: the local runner's */
+		const char *sweep_umask; /* as passed by sweep; NULL: a script run by hand */
+		const char *setup;       /* what the setup does first */
 		const char *seen;        /* the umask the command runs with */
 		mode_t mine;             /* the mode of the file the command made */
-	} cases[] = {{"0002", "0002", 0664}, {NULL, "0000", 0666}};
+	} cases[] = {{"0002", NULL, "0002", 0664},
+	             {NULL, NULL, "0000", 0666},
+	             /* the setup's own umask goes on to the command */
+	             {"0002", "umask 0027", "0027", 0640}};
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, got = STRBUF_INIT;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *dir = make_tmpdir(), *p;
-		static const char *const private_files[] = {"settings", "tasks.tsv", "tasks/0/.ran",
+		static const char *const private_files[] = {"settings/0", "tasks.tsv", "tasks/0/.ran",
 		                                            "tasks/0/.exit.7",
 		                                            "tasks/0/result.json"};
 
-		assert_int_equal(run_private(&out, &err, dir, cases[i].sweep_umask), 0);
+		assert_int_equal(run_private(&out, &err, dir, cases[i].sweep_umask, cases[i].setup),
+		                 0);
 		assert_non_null(strstr(out.buf, cases[i].seen));
 		p = xstrfmt("%s/sweeps/1/setup-umask", dir);
 		strbuf_reset(&got);
@@ -777,7 +784,7 @@ static void test_script_refuses_a_task_folder_others_may_write(void **state)
 	assert_int_equal(path_mkdir_p(task), 0);
 	chmod(tasks, 0700);
 	chmod(task, 0777);
-	assert_int_equal(run_private(&out, &err, dir, "0022"), 1);
+	assert_int_equal(run_private(&out, &err, dir, "0022", NULL), 1);
 	assert_int_equal(access(mine, F_OK), -1);
 	quoted = run_bash("printf %q \"$1\"", (const char *[]){task, NULL});
 	want = xstrfmt("sweep: refusing the folder '%s': it is writable by group or others, who "
@@ -790,7 +797,7 @@ static void test_script_refuses_a_task_folder_others_may_write(void **state)
 	if (geteuid() == 0) {
 		chmod(task, 0700);
 		assert_int_equal(chown(task, 65534, 65534), 0);
-		assert_int_equal(run_private(&out, &err, dir, "0022"), 1);
+		assert_int_equal(run_private(&out, &err, dir, "0022", NULL), 1);
 		want = xstrfmt("sweep: refusing the folder '%s': it belongs to someone else, who "
 		               "could change what the task reads and runs\n",
 		               task);
@@ -804,6 +811,203 @@ static void test_script_refuses_a_task_folder_others_may_write(void **state)
 	free(mine);
 	free(task);
 	free(tasks);
+	free(dir);
+}
+
+/*
+ * Issue 36.1: on the way to the command, a task starts no process a
+ * builtin can spare: of the programs it could call (logged by wrappers
+ * first in PATH), only the folder check's find runs, and bash replaces the
+ * command's subshell by the command itself (its parent is the script).
+ * The values still reach the program exactly.
+ */
+static void test_script_task_starts_no_spare_process(void **state)
+{
+	static const char *const programs[] = {"sed",   "mkdir", "find", "stat", "date",
+	                                       "cat",   "awk",   "head", "tail", "cut",
+	                                       "chmod", "rm",    "touch"};
+	struct cfg cfg;
+	struct plan plan = hostile_plan();
+	struct script_input in = {0};
+	struct strbuf out = STRBUF_INIT, got = STRBUF_INIT;
+	char *dir = make_tmpdir();
+	char *sweep_dir = xstrfmt("%s/sweeps/1", dir),
+	     *script = xstrfmt("%s/demo.sbatch", sweep_dir);
+	char *logs = xstrfmt("%s/logs", dir), *bin = xstrfmt("%s/bin", dir);
+	char *log = xstrfmt("%s/calls", dir), *path = xstrfmt("PATH=%s:%s", bin, getenv("PATH"));
+
+	(void)state;
+	assert_int_equal(path_mkdir_p(bin), 0);
+	for (size_t i = 0; i < sizeof(programs) / sizeof(*programs); i++) {
+		char *wrapper = xstrfmt("%s/%s", bin, programs[i]);
+		char *text = xstrfmt("#!/bin/sh\necho %s >>'%s'\nPATH='%s' exec %s \"$@\"\n",
+		                     programs[i], log, getenv("PATH"), programs[i]);
+
+		assert_int_equal(path_write_file(wrapper, text, strlen(text), PATH_PRIVATE_EXEC),
+		                 0);
+		free(text);
+		free(wrapper);
+	}
+	fill_cfg(&cfg);
+	cfg.setup = "echo $$ >\"$SWEEP_TASK_DIR/shell\"";
+	cfg.slurm.signal = NULL;
+	cfg.command = "bash -c 'printf %s \"$1\" >\"$SWEEP_TASK_DIR/value\"; "
+	              "echo $PPID >\"$SWEEP_TASK_DIR/parent\"' probe {v}";
+	in.cfg = &cfg;
+	in.plan = &plan;
+	in.sweep_id = 1;
+	in.sweep_dir = sweep_dir;
+	in.script = script;
+	in.logs = logs;
+	in.workdir = dir;
+	in.source = "demo.yaml";
+	assert_int_equal(script_render(&out, script_default_template, &in), 0);
+	assert_int_equal(script_write_files(&in, out.buf), 0);
+	for (size_t s = 0; s < NHOSTILE; s++) {
+		char *task = xstrfmt("%s/tasks/%zu", sweep_dir, s);
+		char *env_task = xstrfmt("SLURM_ARRAY_TASK_ID=%zu", s);
+		const char *argv[] = {"bash", script, "0", NULL};
+		const char *env[] = {env_task, "SWEEP_UMASK=0022", path, NULL};
+		struct proc_result res;
+		char *file, *shell;
+
+		/* Made at submit: the task makes only a folder not made yet. */
+		assert_int_equal(path_mkdir_private(task, "task folder", false), 0);
+		unlink(log);
+		proc_result_init(&res);
+		assert_int_equal(proc_run(&res, argv, env, 30), 0);
+		if (!res.exited || res.status != 0)
+			fail_msg("task %zu: status %d: %s", s, res.status, res.err.buf);
+		strbuf_reset(&got);
+		assert_int_equal(strbuf_read_file(&got, log), 0);
+		assert_string_equal(got.buf, "find\n");
+		file = xstrfmt("%s/value", task);
+		strbuf_reset(&got);
+		assert_int_equal(strbuf_read_file(&got, file), 0);
+		assert_string_equal(got.buf, hostile[s]);
+		free(file);
+		file = xstrfmt("%s/shell", task);
+		strbuf_reset(&got);
+		assert_int_equal(strbuf_read_file(&got, file), 0);
+		shell = xstrdup(got.buf);
+		free(file);
+		file = xstrfmt("%s/parent", task);
+		strbuf_reset(&got);
+		assert_int_equal(strbuf_read_file(&got, file), 0);
+		assert_string_equal(got.buf, shell);
+		free(file);
+		free(shell);
+		proc_result_release(&res);
+		free(env_task);
+		free(task);
+	}
+	assert_int_equal(access("/tmp/sweep-pwned", F_OK), -1);
+	remove_tree(dir);
+	strbuf_release(&got);
+	strbuf_release(&out);
+	free(path);
+	free(log);
+	free(bin);
+	free(logs);
+	free(script);
+	free(sweep_dir);
+	free(dir);
+}
+
+/*
+ * The settings table in files of SCRIPT_SETTINGS_PER_FILE lines: the tasks
+ * on either side of each cut, and the last, find their own setting.
+ */
+static void test_script_settings_files(void **state)
+{
+	enum { N = 2 * SCRIPT_SETTINGS_PER_FILE + 500 };
+	static const size_t probe[] = {0, SCRIPT_SETTINGS_PER_FILE - 1, SCRIPT_SETTINGS_PER_FILE,
+	                               2 * SCRIPT_SETTINGS_PER_FILE, N - 1};
+	struct cfg cfg;
+	struct plan plan = hostile_plan();
+	struct script_input in = {0};
+	struct strbuf out = STRBUF_INIT, got = STRBUF_INIT;
+	char *dir = make_tmpdir();
+	char *sweep_dir = xstrfmt("%s/sweeps/1", dir),
+	     *script = xstrfmt("%s/demo.sbatch", sweep_dir);
+	char *logs = xstrfmt("%s/logs", dir), *p;
+	char **values = xcalloc(N, sizeof(char *));
+
+	(void)state;
+	for (size_t s = 0; s < N; s++)
+		values[s] = xstrfmt("%s %zu", hostile[s % NHOSTILE], s);
+	plan.values = values;
+	plan.nsettings = plan.ntasks = N;
+	fill_cfg(&cfg);
+	cfg.setup = NULL;
+	cfg.command = "printf '%s' {v} >\"$SWEEP_TASK_DIR/value\"";
+	in.cfg = &cfg;
+	in.plan = &plan;
+	in.sweep_id = 1;
+	in.sweep_dir = sweep_dir;
+	in.script = script;
+	in.logs = logs;
+	in.workdir = dir;
+	in.source = "demo.yaml";
+	assert_int_equal(script_render(&out, script_default_template, &in), 0);
+	assert_non_null(strstr(out.buf, "\nSWEEP_SETTINGS_PER_FILE=1000\n"));
+	assert_int_equal(script_write_files(&in, out.buf), 0);
+	p = xstrfmt("%s/settings", sweep_dir);
+	assert_int_equal(mode_of(p), 0700);
+	free(p);
+	p = xstrfmt("%s/settings/3", sweep_dir);
+	assert_int_equal(access(p, F_OK), -1);
+	free(p);
+	for (size_t i = 0; i < sizeof(probe) / sizeof(*probe); i++) {
+		char *env_task = xstrfmt("SLURM_ARRAY_TASK_ID=%zu", probe[i]);
+		const char *argv[] = {"bash", script, "0", NULL};
+		const char *env[] = {env_task, NULL};
+		struct proc_result res;
+
+		p = xstrfmt("%s/settings/%zu", sweep_dir, probe[i] / SCRIPT_SETTINGS_PER_FILE);
+		assert_int_equal(mode_of(p), 0600);
+		free(p);
+		proc_result_init(&res);
+		assert_int_equal(proc_run(&res, argv, env, 30), 0);
+		if (!res.exited || res.status != 0)
+			fail_msg("task %zu: status %d: %s", probe[i], res.status, res.err.buf);
+		p = xstrfmt("%s/tasks/%zu/value", sweep_dir, probe[i]);
+		strbuf_reset(&got);
+		assert_int_equal(strbuf_read_file(&got, p), 0);
+		assert_string_equal(got.buf, values[probe[i]]);
+		free(p);
+		proc_result_release(&res);
+		free(env_task);
+	}
+	/* A table cut short: the task says so and runs nothing. */
+	p = xstrfmt("%s/settings/2", sweep_dir);
+	assert_int_equal(truncate(p, 0), 0);
+	{
+		const char *argv[] = {"bash", script, "0", NULL};
+		const char *env[] = {"SLURM_ARRAY_TASK_ID=2001", NULL};
+		struct proc_result res;
+		char *want = xstrfmt("sweep: no setting 2001 in %s\n", p);
+
+		proc_result_init(&res);
+		assert_int_equal(proc_run(&res, argv, env, 30), 0);
+		assert_int_equal(res.status, 1);
+		assert_string_equal(res.err.buf, want);
+		free(want);
+		proc_result_release(&res);
+	}
+	free(p);
+	p = xstrfmt("%s/tasks/2001/value", sweep_dir);
+	assert_int_equal(access(p, F_OK), -1);
+	free(p);
+	for (size_t s = 0; s < N; s++)
+		free(values[s]);
+	free(values);
+	remove_tree(dir);
+	strbuf_release(&got);
+	strbuf_release(&out);
+	free(logs);
+	free(script);
+	free(sweep_dir);
 	free(dir);
 }
 
@@ -878,6 +1082,8 @@ int main(void)
 	    cmocka_unit_test(test_script_private_files_whatever_the_umask),
 	    cmocka_unit_test(test_script_refuses_a_task_folder_others_may_write),
 	    cmocka_unit_test(test_script_hostile_paths_run_nothing),
+	    cmocka_unit_test(test_script_task_starts_no_spare_process),
+	    cmocka_unit_test(test_script_settings_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -88,6 +89,8 @@ void local_task_env(struct local_env *e, const struct local_task_env *in)
 	 * to: scontrol in a task (requeue) must not act on that cluster's jobs.
 	 */
 	env_set(e, "SLURM_CONF", "/dev/null");
+	/* The caller's umask, as sweep's Slurm side passes it: the script need not ask. */
+	env_set(e, "SWEEP_UMASK", "%04o", (unsigned)path_umask());
 	if (a->mem_mb)
 		env_set(e, "SLURM_MEM_PER_NODE", "%" PRIu64, a->mem_mb);
 	if (a->time_limit_s)
