@@ -506,6 +506,14 @@ int script_render(struct strbuf *out, const char *tmpl, const struct script_inpu
 	if (in->cfg->nstage && !strstr(tmpl, "sweep_stage_in"))
 		return error("'stage' needs the template's \"Stage\" section (sweep_stage_in); "
 		             "copy it from templates/array.sbatch");
+	/*
+	 * A template copied when the settings table was one file would read
+	 * nothing from the folder it is now, and run every task with empty values.
+	 */
+	if (strstr(tmpl, "/settings") && !strstr(tmpl, "SWEEP_SETTINGS_PER_FILE"))
+		return error("the script template reads the settings table as one file; it is "
+		             "now files of SWEEP_SETTINGS_PER_FILE lines: copy the lines after "
+		             "\"One line per setting\" from templates/array.sbatch");
 	if (in->cfg->checkpoint.keep_given &&
 	    (!strstr(tmpl, "sweep_prune") || !strstr(tmpl, "{{CHECKPOINT_DIR}}")))
 		return error(

@@ -343,6 +343,18 @@ static void test_script_template_errors(void **state)
 	                    "templates/array.sbatch");
 	strbuf_reset(&captured);
 	strbuf_reset(&out);
+	/* Copied when the settings table was one file: its tasks would get no values. */
+	assert_int_equal(script_render(&out,
+	                               "{{SBATCH}}\neval \"$(sed -n \"$(( SWEEP_SETTING + 1 "
+	                               ")){p;q}\" \"$SWEEP_DIR/settings\")\"\n{{COMMAND}}\n",
+	                               &in),
+	                 SWEEP_ERR);
+	assert_string_equal(captured.buf,
+	                    "error: the script template reads the settings table as one file; "
+	                    "it is now files of SWEEP_SETTINGS_PER_FILE lines: copy the lines "
+	                    "after \"One line per setting\" from templates/array.sbatch");
+	strbuf_reset(&captured);
+	strbuf_reset(&out);
 	in.logs = "/logs/%j";
 	assert_int_equal(script_render(&out, "{{SBATCH}}", &in), SWEEP_ERR);
 	assert_non_null(strstr(
@@ -733,8 +745,8 @@ static void test_script_private_files_whatever_the_umask(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *dir = make_tmpdir(), *p;
-		static const char *const private_files[] = {"settings/0", "tasks.tsv", "tasks/0/.ran",
-		                                            "tasks/0/.exit.7",
+		static const char *const private_files[] = {"settings/0", "tasks.tsv",
+		                                            "tasks/0/.ran", "tasks/0/.exit.7",
 		                                            "tasks/0/result.json"};
 
 		assert_int_equal(run_private(&out, &err, dir, cases[i].sweep_umask, cases[i].setup),
