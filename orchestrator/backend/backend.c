@@ -15,6 +15,7 @@
 #include "outcome.h"
 #include "strbuf.h"
 #include "store.h"
+#include "taskdir.h"
 
 #include "banned.h"
 
@@ -89,9 +90,9 @@ static int add_reused(struct task_outcome *out, struct acct_set *set, const stru
 }
 
 /* The script's note of a forwarded signal in task folder index: at most a line, or "". */
-static void read_signal_note(char *buf, size_t size, const char *dir, size_t index)
+static void read_signal_note(char *buf, size_t size, const struct sweep_rec *rec, size_t index)
 {
-	char *path = xstrfmt("%s/tasks/%zu/.signalled", dir, index);
+	char *path = taskdir_file(rec->dir, rec->task_layout, index, ".signalled");
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
 
@@ -121,7 +122,7 @@ static void apply_signal_notes(struct acct_set *set, const struct sweep_rec *rec
 			;
 		if (p == narrays || (uint64_t)arrays[p].offset + a->array_task_id >= rec->ntasks)
 			continue;
-		read_signal_note(note, sizeof(note), rec->dir,
+		read_signal_note(note, sizeof(note), rec,
 		                 (size_t)arrays[p].offset + a->array_task_id);
 		outcome_apply_signal_note(a, note);
 	}

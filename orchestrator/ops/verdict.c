@@ -24,6 +24,7 @@
 #include "sbopt.h"
 #include "store.h"
 #include "strbuf.h"
+#include "taskdir.h"
 #include "units.h"
 
 #include "banned.h"
@@ -157,9 +158,9 @@ static char *task_file(const struct verdict *v, const struct sweep_rec *rec,
  * A result in a task folder that others may write (or own) need not be the
  * task's: it is refused, as the task script refuses to run in that folder.
  */
-static bool task_dir_refused(struct result *res, const char *sweep_dir, size_t i)
+static bool task_dir_refused(struct result *res, const struct sweep_rec *rec, size_t i)
 {
-	char *dir = xstrfmt("%s/tasks/%zu", sweep_dir, i);
+	char *dir = taskdir_path(rec->dir, rec->task_layout, i);
 	char *why = access(dir, F_OK) == 0 ? path_private_problem(dir, "task folder") : NULL;
 
 	free(dir);
@@ -180,8 +181,8 @@ static void read_task_result(struct result *res, const struct verdict *v,
 	char *path = NULL, *log;
 
 	if (cfg_results_in_sweep_result(r)) {
-		path = result_path(rec->dir, i);
-		if (!task_dir_refused(res, rec->dir, i))
+		path = result_path(rec->dir, rec->task_layout, i);
+		if (!task_dir_refused(res, rec, i))
 			result_read(res, path);
 	} else if (r->file) {
 		path = task_file(v, rec, plan, i);
