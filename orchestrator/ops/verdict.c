@@ -13,12 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "error.h"
 #include "loaded.h"
 #include "outcome.h"
-#include "path.h"
 #include "placeholder.h"
 #include "plan.h"
 #include "sbopt.h"
@@ -155,15 +153,14 @@ static char *task_file(const struct verdict *v, const struct sweep_rec *rec,
 }
 
 /*
- * A result in a task folder that others may write (or own) need not be the
- * task's: it is refused, as the task script refuses to run in that folder.
+ * A result in a task folder that others may write (or own), or in a group
+ * folder they may, need not be the task's: it is refused, as the task
+ * script refuses to run in that folder.
  */
 static bool task_dir_refused(struct result *res, const struct sweep_rec *rec, size_t i)
 {
-	char *dir = taskdir_path(rec->dir, rec->task_layout, i);
-	char *why = access(dir, F_OK) == 0 ? path_private_problem(dir, "task folder") : NULL;
+	char *why = taskdir_private_problem(rec->dir, rec->task_layout, i);
 
-	free(dir);
 	if (!why)
 		return false;
 	result_release(res);

@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "path.h"
@@ -54,6 +55,30 @@ char *taskdir_pattern(const char *sweep_dir, enum taskdir_layout layout)
 	if (layout == TASKDIR_GROUPED)
 		return xstrfmt("%s/tasks/<index / %d>/<index>", sweep_dir, TASKDIR_GROUP);
 	return xstrfmt("%s/tasks/<index>", sweep_dir);
+}
+
+static char *problem_if_there(const char *path, const char *what)
+{
+	return access(path, F_OK) == 0 ? path_private_problem(path, what) : NULL;
+}
+
+char *taskdir_private_problem(const char *sweep_dir, enum taskdir_layout layout, size_t index)
+{
+	char *why = NULL;
+
+	if (layout == TASKDIR_GROUPED) {
+		char *group = xstrfmt("%s/tasks/%zu", sweep_dir, index / TASKDIR_GROUP);
+
+		why = problem_if_there(group, "task group folder");
+		free(group);
+	}
+	if (!why) {
+		char *dir = taskdir_path(sweep_dir, layout, index);
+
+		why = problem_if_there(dir, "task folder");
+		free(dir);
+	}
+	return why;
 }
 
 int taskdir_make(const char *sweep_dir, enum taskdir_layout layout, size_t index)

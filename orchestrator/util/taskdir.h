@@ -56,6 +56,15 @@ void taskdir_shell(struct strbuf *out, enum taskdir_layout layout);
 char *taskdir_pattern(const char *sweep_dir, enum taskdir_layout layout);
 
 /*
+ * Why the task folder of index cannot be trusted (path_private_problem:
+ * someone else's, or writable by group or others), checking its group
+ * folder first in TASKDIR_GROUPED, as the task script refuses to run in
+ * them; only folders that exist are checked. NULL when fine; else the
+ * caller frees it.
+ */
+char *taskdir_private_problem(const char *sweep_dir, enum taskdir_layout layout, size_t index);
+
+/*
  * Makes the task folder of index and the folders above it up to
  * <sweep_dir>/tasks, each private (path_mkdir_private: mode 0700, and one
  * there already must be the caller's and not writable by others), as the

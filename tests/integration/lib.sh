@@ -114,3 +114,6 @@ if len(runs) != n or bad:
 }
 
 sweep_dir() { printf '%s/sweeps/%s' "$SWEEP_STATE_DIR" "$SWEEP_ID"; }
+# The folder of task INDEX in sweep folder DIR (default: the current sweep's),
+# as the default template lays them out: tasks/<index / 1000>/<index>.
+task_dir_in() { printf '%s/tasks/%s/%s' "${2:-$(sweep_dir)}" "$(($1 / 1000))" "$1"; }

@@ -22,7 +22,7 @@ status_field() {
 finished() { [ "$(status_field "$1" 's["done"]')" = "$2" ]; }
 state_of() { status_field "$1" "s['tasks'][$2]['state']"; }
 sweep_dir_of() { printf '%s/sweeps/%s' "$SWEEP_STATE_DIR" "$1"; }
-task_dir() { printf '%s/tasks/%s' "$(sweep_dir_of "$1")" "$2"; }
+task_dir() { task_dir_in "$2" "$(sweep_dir_of "$1")"; }
 
 export SWEEP_GPU_LOCK_DIR=$WORK/locks
 mkdir -p "$SWEEP_GPU_LOCK_DIR"

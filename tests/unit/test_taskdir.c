@@ -182,6 +182,46 @@ static void test_taskdir_make_errors(void **state)
 	}
 }
 
+static void test_taskdir_private_problem(void **state)
+{
+	char *dir = make_tmpdir(), *group = xstrfmt("%s/tasks/1", dir);
+	char *task = xstrfmt("%s/1042", group), *why, *want;
+
+	(void)state;
+	/* Nothing there yet: nothing to refuse. */
+	assert_null(taskdir_private_problem(dir, TASKDIR_GROUPED, 1042));
+	assert_int_equal(taskdir_make(dir, TASKDIR_GROUPED, 1042), 0);
+	assert_null(taskdir_private_problem(dir, TASKDIR_GROUPED, 1042));
+	assert_null(taskdir_private_problem(dir, TASKDIR_FLAT, 1)); /* tasks/1: the group, fine */
+	assert_int_equal(chmod(task, 0702), 0);
+	why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042);
+	want = xstrfmt("refusing the task folder '%s': it is writable by others, who could "
+	               "change what sweep reads and runs; make it yours alone with: chmod go-w "
+	               "'%s'",
+	               task, task);
+	assert_string_equal(why, want);
+	free(why);
+	free(want);
+	/* The group folder first: it guards every task folder in it. */
+	assert_int_equal(chmod(group, 0720), 0);
+	why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042);
+	want = xstrfmt("refusing the task group folder '%s': it is writable by its group, who "
+	               "could change what sweep reads and runs; make it yours alone with: chmod "
+	               "go-w '%s'",
+	               group, group);
+	assert_string_equal(why, want);
+	free(why);
+	free(want);
+	/* A flat sweep's task 1 is that folder, named as a task folder. */
+	why = taskdir_private_problem(dir, TASKDIR_FLAT, 1);
+	assert_non_null(strstr(why, "refusing the task folder '"));
+	free(why);
+	remove_tree(dir);
+	free(task);
+	free(group);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +231,7 @@ int main(void)
 	    cmocka_unit_test(test_taskdir_pattern),
 	    cmocka_unit_test(test_taskdir_make),
 	    cmocka_unit_test(test_taskdir_make_errors),
+	    cmocka_unit_test(test_taskdir_private_problem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
