@@ -25,7 +25,7 @@ rep = json.load(open("report.json"))
 assert rep["goals"] == {"accuracy": "max", "loss": "min"}, rep["goals"]
 acc = []
 for s in range(3):
-    acc.append([json.load(open(os.path.join(d, "tasks", str(s * 5 + k), "result.json")))["accuracy"]
+    acc.append([json.load(open(os.path.join(d, "tasks", str((s * 5 + k) // 1000), str(s * 5 + k), "result.json")))["accuracy"]
                 for k in range(5)])
 means = [sum(a) / 5 for a in acc]
 best = max(range(3), key=lambda s: means[s])

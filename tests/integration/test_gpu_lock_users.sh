@@ -105,7 +105,7 @@ import json, sys
 runs = []
 for tasks in sys.argv[1:]:
     for i in (0, 1):
-        r = json.load(open(f"{tasks}/{i}/result.json"))
+        r = json.load(open(f"{tasks}/{i // 1000}/{i}/result.json"))
         runs.append((r["gpu"], r["start"], r["end"], f"{tasks}/{i}"))
 for k, a in enumerate(runs):
     assert a[0] in ("0", "1"), a

@@ -53,9 +53,9 @@ done
 log "at most $max_seen tasks ran at once (sampled)"
 ((max_seen >= 2)) || fail "never saw more than $max_seen task running: the sample proves nothing"
 python3 - "$SWEEP_STATE_DIR/sweeps/$THROTTLE/tasks" <<'PY' >&2 || fail "the recorded times break the throttle"
-import json, os, sys
+import glob, json, os, sys
 root = sys.argv[1]
-runs = [json.load(open(os.path.join(root, t, "result.json"))) for t in os.listdir(root)]
+runs = [json.load(open(p)) for p in glob.glob(os.path.join(root, "*", "*", "result.json"))]
 starts = sorted(r["start"] for r in runs)
 ends = sorted(r["end"] for r in runs)
 ev = sorted([(s, 1) for s in starts] + [(e, -1) for e in ends])
