@@ -157,9 +157,10 @@ static char *task_file(const struct verdict *v, const struct sweep_rec *rec,
  * folder they may, need not be the task's: it is refused, as the task
  * script refuses to run in that folder.
  */
-static bool task_dir_refused(struct result *res, const struct sweep_rec *rec, size_t i)
+static bool task_dir_refused(struct result *res, const struct sweep_rec *rec, size_t i,
+                             struct taskdir_memo *memo)
 {
-	char *why = taskdir_private_problem(rec->dir, rec->task_layout, i);
+	char *why = taskdir_private_problem(rec->dir, rec->task_layout, i, memo);
 
 	if (!why)
 		return false;
@@ -169,17 +170,20 @@ static bool task_dir_refused(struct result *res, const struct sweep_rec *rec, si
 	return true;
 }
 
-/* Reads task i's result: its file (or none), then the metrics of its log. */
+/*
+ * Reads task i's result: its file (or none), then the metrics of its log.
+ * memo: the same for every task of rec (taskdir_private_problem).
+ */
 static void read_task_result(struct result *res, const struct verdict *v,
                              const struct sweep_rec *rec, const struct plan *plan, size_t i,
-                             const struct task_outcome *o)
+                             const struct task_outcome *o, struct taskdir_memo *memo)
 {
 	const struct cfg_results *r = &v->cfg->results;
 	char *path = NULL, *log;
 
 	if (cfg_results_in_sweep_result(r)) {
 		path = result_path(rec->dir, rec->task_layout, i);
-		if (!task_dir_refused(res, rec, i))
+		if (!task_dir_refused(res, rec, i, memo))
 			result_read(res, path);
 	} else if (r->file) {
 		path = task_file(v, rec, plan, i);
@@ -209,6 +213,7 @@ static int read_reused(struct verdict *v, struct store *st, const struct reused_
 
 	for (size_t k = 0; ret == 0 && k < n;) {
 		int64_t from = reused[k].from_sweep;
+		struct taskdir_memo memo = TASKDIR_MEMO_INIT;
 		struct verdict origin;
 		struct sweep_rec orec;
 		struct plan oplan;
@@ -231,7 +236,7 @@ static int read_reused(struct verdict *v, struct store *st, const struct reused_
 				continue;
 			result_release(&v->results[i]);
 			result_init(&v->results[i]);
-			read_task_result(&v->results[i], &origin, &orec, &oplan, fi, &oc[i]);
+			read_task_result(&v->results[i], &origin, &orec, &oplan, fi, &oc[i], &memo);
 		}
 		verdict_release(&origin);
 		sweep_rec_release(&orec);
@@ -302,6 +307,7 @@ static int check(struct verdict *v, struct kept_file *kf, const struct reused_re
                  const struct plan *plan, const struct task_outcome *oc, const char *const *metrics,
                  size_t nmetrics)
 {
+	struct taskdir_memo memo = TASKDIR_MEMO_INIT;
 	int ret = set_result_limit();
 
 	if (ret == 0)
@@ -315,7 +321,7 @@ static int check(struct verdict *v, struct kept_file *kf, const struct reused_re
 		result_init(&v->results[i]);
 		/* The others' results are not looked at. */
 		if (gate_passed(&oc[i], NULL))
-			read_task_result(&v->results[i], v, rec, plan, i, &oc[i]);
+			read_task_result(&v->results[i], v, rec, plan, i, &oc[i], &memo);
 	}
 	ret = read_reused(v, st, reused, nreused, oc);
 	if (ret < 0)

@@ -62,15 +62,21 @@ static char *problem_if_there(const char *path, const char *what)
 	return access(path, F_OK) == 0 ? path_private_problem(path, what) : NULL;
 }
 
-char *taskdir_private_problem(const char *sweep_dir, enum taskdir_layout layout, size_t index)
+char *taskdir_private_problem(const char *sweep_dir, enum taskdir_layout layout, size_t index,
+                              struct taskdir_memo *memo)
 {
+	size_t g = index / TASKDIR_GROUP;
 	char *why = NULL;
 
-	if (layout == TASKDIR_GROUPED) {
-		char *group = xstrfmt("%s/tasks/%zu", sweep_dir, index / TASKDIR_GROUP);
+	if (layout == TASKDIR_GROUPED && !(memo && memo->ok && memo->group == g)) {
+		char *group = xstrfmt("%s/tasks/%zu", sweep_dir, g);
 
 		why = problem_if_there(group, "task group folder");
 		free(group);
+		if (memo) {
+			memo->ok = !why;
+			memo->group = g;
+		}
 	}
 	if (!why) {
 		char *dir = taskdir_path(sweep_dir, layout, index);

@@ -1,6 +1,7 @@
 #ifndef SWEEP_TASKDIR_H
 #define SWEEP_TASKDIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,13 +57,26 @@ void taskdir_shell(struct strbuf *out, enum taskdir_layout layout);
 char *taskdir_pattern(const char *sweep_dir, enum taskdir_layout layout);
 
 /*
+ * The group folder taskdir_private_problem last found fine, so that a
+ * caller going through the tasks of one sweep checks each group folder
+ * once, not once per task: zero it (TASKDIR_MEMO_INIT) and pass the same
+ * one for every task of that sweep; one memo per sweep folder.
+ */
+struct taskdir_memo {
+	bool ok; /* group was found fine */
+	size_t group;
+};
+#define TASKDIR_MEMO_INIT {false, 0}
+
+/*
  * Why the task folder of index cannot be trusted (path_private_problem:
  * someone else's, or writable by group or others), checking its group
- * folder first in TASKDIR_GROUPED, as the task script refuses to run in
- * them; only folders that exist are checked. NULL when fine; else the
- * caller frees it.
+ * folder first in TASKDIR_GROUPED (unless memo, which may be NULL, says
+ * it was found fine), as the task script refuses to run in them; only
+ * folders that exist are checked. NULL when fine; else the caller frees it.
  */
-char *taskdir_private_problem(const char *sweep_dir, enum taskdir_layout layout, size_t index);
+char *taskdir_private_problem(const char *sweep_dir, enum taskdir_layout layout, size_t index,
+                              struct taskdir_memo *memo);
 
 /*
  * Makes the task folder of index and the folders above it up to

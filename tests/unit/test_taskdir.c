@@ -189,12 +189,12 @@ static void test_taskdir_private_problem(void **state)
 
 	(void)state;
 	/* Nothing there yet: nothing to refuse. */
-	assert_null(taskdir_private_problem(dir, TASKDIR_GROUPED, 1042));
+	assert_null(taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, NULL));
 	assert_int_equal(taskdir_make(dir, TASKDIR_GROUPED, 1042), 0);
-	assert_null(taskdir_private_problem(dir, TASKDIR_GROUPED, 1042));
-	assert_null(taskdir_private_problem(dir, TASKDIR_FLAT, 1)); /* tasks/1: the group, fine */
+	assert_null(taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, NULL));
+	assert_null(taskdir_private_problem(dir, TASKDIR_FLAT, 1, NULL)); /* tasks/1: the group, fine */
 	assert_int_equal(chmod(task, 0702), 0);
-	why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042);
+	why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, NULL);
 	want = xstrfmt("refusing the task folder '%s': it is writable by others, who could "
 	               "change what sweep reads and runs; make it yours alone with: chmod go-w "
 	               "'%s'",
@@ -204,7 +204,7 @@ static void test_taskdir_private_problem(void **state)
 	free(want);
 	/* The group folder first: it guards every task folder in it. */
 	assert_int_equal(chmod(group, 0720), 0);
-	why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042);
+	why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, NULL);
 	want = xstrfmt("refusing the task group folder '%s': it is writable by its group, who "
 	               "could change what sweep reads and runs; make it yours alone with: chmod "
 	               "go-w '%s'",
@@ -212,8 +212,30 @@ static void test_taskdir_private_problem(void **state)
 	assert_string_equal(why, want);
 	free(why);
 	free(want);
+	/* A memo that found the group fine skips it; one that did not checks again. */
+	{
+		struct taskdir_memo memo = {true, 1};
+
+		assert_int_equal(chmod(task, 0700), 0);
+		why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, &memo);
+		assert_null(why); /* group 1 taken as fine, the task folder is */
+		memo.group = 2;
+		why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, &memo);
+		assert_non_null(strstr(why, "refusing the task group folder '"));
+		assert_false(memo.ok);
+		assert_int_equal(memo.group, 1);
+		free(why);
+		why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, &memo);
+		assert_non_null(strstr(why, "refusing the task group folder '")); /* still */
+		free(why);
+		assert_int_equal(chmod(group, 0700), 0);
+		why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, &memo);
+		assert_null(why);
+		assert_true(memo.ok);
+		assert_int_equal(chmod(group, 0720), 0);
+	}
 	/* A flat sweep's task 1 is that folder, named as a task folder. */
-	why = taskdir_private_problem(dir, TASKDIR_FLAT, 1);
+	why = taskdir_private_problem(dir, TASKDIR_FLAT, 1, NULL);
 	assert_non_null(strstr(why, "refusing the task folder '"));
 	free(why);
 	remove_tree(dir);
