@@ -66,7 +66,10 @@ struct taskdir_memo {
 	bool ok; /* group was found fine */
 	size_t group;
 };
-#define TASKDIR_MEMO_INIT {false, 0}
+#define TASKDIR_MEMO_INIT                                                                          \
+	{                                                                                          \
+		false, 0                                                                           \
+	}
 
 /*
  * Why the task folder of index cannot be trusted (path_private_problem:

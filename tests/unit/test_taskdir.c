@@ -192,7 +192,8 @@ static void test_taskdir_private_problem(void **state)
 	assert_null(taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, NULL));
 	assert_int_equal(taskdir_make(dir, TASKDIR_GROUPED, 1042), 0);
 	assert_null(taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, NULL));
-	assert_null(taskdir_private_problem(dir, TASKDIR_FLAT, 1, NULL)); /* tasks/1: the group, fine */
+	assert_null(
+	    taskdir_private_problem(dir, TASKDIR_FLAT, 1, NULL)); /* tasks/1: the group, fine */
 	assert_int_equal(chmod(task, 0702), 0);
 	why = taskdir_private_problem(dir, TASKDIR_GROUPED, 1042, NULL);
 	want = xstrfmt("refusing the task folder '%s': it is writable by others, who could "
