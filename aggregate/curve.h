@@ -69,7 +69,7 @@ struct plan;
 /* Where the curve files of one sweep are. */
 struct curve_where {
 	const char *workdir;  /* the folder submit ran in: relative names are under it */
-	const char *task_dir; /* <sweep dir>/tasks/<index>, for {task_dir} */
+	const char *task_dir; /* the task folder (taskdir_path), for {task_dir} */
 	int64_t sweep_id;     /* for {sweep} */
 };
 

@@ -7,6 +7,7 @@
 
 #include "compare.h"
 #include "stats.h"
+#include "taskdir.h"
 
 struct gate_failure;
 struct gate_result;
@@ -47,6 +48,7 @@ struct report {
 	int64_t id;       /* the sweep's id */
 	const char *logs; /* the logs folder; NULL leaves log paths out */
 	const char *dir;  /* the sweep's folder, to say where result files are; may be NULL */
+	enum taskdir_layout task_layout; /* of its task folders, with dir */
 	bool allow_incomplete;
 	int digits; /* the table's std to this many significant digits; 0: 2, or 3 from a 1 */
 	/* Printed under the table and in JSON ("excluded"): never left out silently. */

@@ -66,9 +66,9 @@ void results_free(struct result *res, size_t n)
 	free(res);
 }
 
-char *result_path(const char *sweep_dir, size_t index)
+char *result_path(const char *sweep_dir, enum taskdir_layout layout, size_t index)
 {
-	return xstrfmt("%s/tasks/%zu/result.json", sweep_dir, index);
+	return taskdir_file(sweep_dir, layout, index, "result.json");
 }
 
 /* Reads fd to its end into out, expecting about size bytes; more than limit fails (EFBIG). */

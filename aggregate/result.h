@@ -5,11 +5,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "taskdir.h"
+
 struct strbuf;
 
 /*
  * A task's result file: the flat JSON object of metrics the task writes to
- * $SWEEP_RESULT = <sweep dir>/tasks/<index>/result.json, for example
+ * $SWEEP_RESULT = <task folder>/result.json (taskdir.h), for example
  *
  *     {"accuracy": 0.912, "loss": 0.31, "epochs": 20, "checkpoint": "ck/7.pt"}
  *
@@ -95,8 +97,8 @@ void result_release(struct result *res);
 /* Releases n results and frees the array; NULL does nothing. */
 void results_free(struct result *res, size_t n);
 
-/* <sweep_dir>/tasks/<index>/result.json; the caller frees it. */
-char *result_path(const char *sweep_dir, size_t index);
+/* result.json in the task folder of index (taskdir_path); the caller frees it. */
+char *result_path(const char *sweep_dir, enum taskdir_layout layout, size_t index);
 
 /*
  * The one function that reads what tasks wrote (result files, logs). The

@@ -174,7 +174,7 @@ static int write_outputs(const struct sweep_rec *rec, const struct acct_set *set
 	for (size_t i = 0; i < set->n; i++) {
 		const struct acct_rec *r = &set->recs[i];
 		size_t index = (size_t)(r->array_job_id - 100000) / 100 * CHUNK + r->array_task_id;
-		char *task = xstrfmt("%s/tasks/%zu", rec->dir, index), *path;
+		char *task = taskdir_path(rec->dir, rec->task_layout, index), *path;
 		int rc;
 
 		if (path_mkdir_p(task) < 0)
@@ -189,7 +189,7 @@ static int write_outputs(const struct sweep_rec *rec, const struct acct_set *set
 		} else {
 			char json[64];
 
-			path = result_path(rec->dir, index);
+			path = result_path(rec->dir, rec->task_layout, index);
 			snprintf(json, sizeof(json), "{\"loss\": %.17g}\n", 0.5 + 1e-3 * (double)(index % 13));
 			rc = write_file(path, json);
 		}

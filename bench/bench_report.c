@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	t0 = now();
 	results = xcalloc(ntasks, sizeof(*results));
 	for (size_t i = 0; i < ntasks; i++) {
-		char *path = result_path(dir, i);
+		char *path = result_path(dir, TASKDIR_FLAT, i); /* made flat above */
 
 		result_init(&results[i]);
 		result_read(&results[i], path);

@@ -97,7 +97,7 @@ run() {
 import glob, json, statistics, sys
 runs = []
 for who, tasks in zip("AB", sys.argv[2:]):
-    for f in glob.glob(tasks + "/*/result.json"):
+    for f in glob.glob(tasks + "/*/*/result.json"):
         r = json.load(open(f))
         runs.append((r["start"], r["end"], who))
 runs.sort()

@@ -81,7 +81,7 @@ sys.exit(0 if len(s["tasks"]) == int(sys.argv[1]) and all(t["state"] not in ("PE
 	secs=$(awk -F'|' '{s += $4} END {print s}' "$1.acct")
 	"$SWEEP" status "$id" --tasks >"$1.status"
 	# The reading itself, as each task timed it, and the staging, as each task noted it.
-	read_s=$(/usr/bin/python3 -c 'import glob, json, sys; print(round(sum(json.load(open(p))["read_seconds"] for p in glob.glob(sys.argv[1] + "/tasks/*/result.json")), 2))' \
+	read_s=$(/usr/bin/python3 -c 'import glob, json, sys; print(round(sum(json.load(open(p))["read_seconds"] for p in glob.glob(sys.argv[1] + "/tasks/*/*/result.json")), 2))' \
 		"$SWEEP_STATE_DIR/sweeps/$id")
 	stage_s=$(find "$SWEEP_STATE_DIR/sweeps/$id/tasks" -name .staged -exec cat {} + | awk '{s += $1} END {printf "%.2f", s}')
 	printf '%.1f %d %d %s %s\n' "$(echo "$last - $t0" | bc)" $((last - first)) "$secs" "$read_s" "$stage_s"

@@ -22,6 +22,7 @@
 #include "strbuf.h"
 #include "table.h"
 #include "task_table.h"
+#include "taskdir.h"
 
 #include "banned.h"
 
@@ -255,8 +256,12 @@ static void print_failures_table(FILE *f, const struct report *r)
 		fprintf(f, "... and %zu more failed tasks, grouped above: 'sweep status %" PRId64
 		           " --tasks' lists every task ('sweep report --csv' every failure)\n",
 		        g->nfailures - shown, r->id);
-	if (result_hint && r->dir)
-		fprintf(f, "(result files: %s/tasks/<index>/result.json)\n", r->dir);
+	if (result_hint && r->dir) {
+		char *where = taskdir_pattern(r->dir, r->task_layout);
+
+		fprintf(f, "(result files: %s/result.json)\n", where);
+		free(where);
+	}
 	task_table_release(&t);
 }
 

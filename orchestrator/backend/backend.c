@@ -16,6 +16,7 @@
 #include "outcome.h"
 #include "strbuf.h"
 #include "store.h"
+#include "taskdir.h"
 
 #include "banned.h"
 
@@ -90,9 +91,9 @@ static int add_reused(struct task_outcome *out, struct acct_set *set, const stru
 }
 
 /* The script's note of a forwarded signal in task folder index: at most a line, or "". */
-static void read_signal_note(char *buf, size_t size, const char *dir, size_t index)
+static void read_signal_note(char *buf, size_t size, const struct sweep_rec *rec, size_t index)
 {
-	char *path = xstrfmt("%s/tasks/%zu/.signalled", dir, index);
+	char *path = taskdir_file(rec->dir, rec->task_layout, index, ".signalled");
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
 
@@ -127,7 +128,7 @@ static void apply_signal_notes(struct acct_set *set, const struct sweep_rec *rec
 		                                      : (size_t)arrays[p].offset + a->array_task_id;
 		if (index >= rec->ntasks)
 			continue;
-		read_signal_note(note, sizeof(note), rec->dir, index);
+		read_signal_note(note, sizeof(note), rec, index);
 		outcome_apply_signal_note(a, note);
 	}
 }

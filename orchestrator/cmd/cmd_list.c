@@ -111,7 +111,7 @@ static int print_metrics(struct store *st, const char *which)
 		return EXIT_ERROR;
 	for (size_t i = 0; i < rec.ntasks && i < METRICS_MAX_TASKS && files < METRICS_MAX_FILES;
 	     i++) {
-		char *path = result_path(rec.dir, i);
+		char *path = result_path(rec.dir, rec.task_layout, i);
 		struct result res;
 
 		result_init(&res);

@@ -19,6 +19,7 @@
 #include "result.h"
 #include "store.h"
 #include "strbuf.h"
+#include "taskdir.h"
 
 #include "banned.h"
 
@@ -54,7 +55,7 @@ static void read_ran(struct cause_rec *out, const struct sweep_rec *rec, size_t 
                      const struct task_outcome *o)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *path = xstrfmt("%s/tasks/%zu/.ran", rec->dir, i), *tab1, *tab2, *end;
+	char *path = taskdir_file(rec->dir, rec->task_layout, i, ".ran"), *tab1, *tab2, *end;
 	unsigned long job;
 
 	if (result_read_tail(&sb, path, 4096) < 0)

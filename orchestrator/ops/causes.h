@@ -46,7 +46,7 @@ void causes_release(struct causes *c);
  * Fills out for tasks[0..ntasks-1] of sweep rec: each failed run's cause
  * from the store when kept for that same run, else from the last
  * CAUSE_TAIL_BYTES of its .err and .out logs and the script's record of
- * what ran (<dir>/tasks/<index>/.ran), which is then kept. A log that
+ * what ran (.ran in its task folder, taskdir.h), which is then kept. A log that
  * cannot be read leaves only the reason. Fails only on a store error.
  */
 int causes_load(struct causes *out, struct store *st, const struct sweep_rec *rec,

@@ -25,6 +25,7 @@
 #include "result.h"
 #include "reuse.h"
 #include "store.h"
+#include "taskdir.h"
 #include "verdict.h"
 
 #include "banned.h"
@@ -220,25 +221,13 @@ static int copy_file(const char *from, const char *to)
 	return ret;
 }
 
-/* dir is <sweep>/tasks/<i>: both made private, as the task script makes them. */
-static int make_task_dir(const char *dir)
-{
-	char *tasks = xstrndup(dir, (size_t)(strrchr(dir, '/') - dir));
-	int ret = path_mkdir_private(tasks, "tasks folder", false);
-
-	if (ret == 0)
-		ret = path_mkdir_private(dir, "task folder", false);
-	free(tasks);
-	return ret;
-}
-
-int extend_copy_results(const struct extend *x, struct store *st, const char *sweep_dir)
+int extend_copy_results(const struct extend *x, struct store *st, const struct sweep_rec *to_rec)
 {
 	int ret = 0;
 
 	for (size_t j = 0; ret == 0 && j < x->ntasks; j++) {
 		struct sweep_rec rec;
-		char id[32], *from, *to, *dir;
+		char id[32], *from, *to;
 
 		if (!x->from_sweep[j])
 			continue;
@@ -247,13 +236,12 @@ int extend_copy_results(const struct extend *x, struct store *st, const char *sw
 		snprintf(id, sizeof(id), "%" PRId64, x->matched_in[j]);
 		ret = store_find_sweep(st, &rec, id);
 		if (ret == 0) {
-			from = result_path(rec.dir, x->matched_index[j]);
-			to = result_path(sweep_dir, j);
-			dir = xstrndup(to, (size_t)(strrchr(to, '/') - to));
-			ret = make_task_dir(dir);
+			from = result_path(rec.dir, rec.task_layout, x->matched_index[j]);
+			to = result_path(to_rec->dir, to_rec->task_layout, j);
+			/* Made private, as the task script makes them. */
+			ret = taskdir_make(to_rec->dir, to_rec->task_layout, j);
 			if (ret == 0)
 				ret = copy_file(from, to);
-			free(dir);
 			free(from);
 			free(to);
 		}

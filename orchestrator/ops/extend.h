@@ -8,6 +8,7 @@
 #include "strbuf.h"
 
 struct store;
+struct sweep_rec;
 
 /*
  * submit --extend SWEEP: which tasks of the new sweep SWEEP (and the sweeps
@@ -42,12 +43,13 @@ int extend_find(struct extend *x, struct store *st, const char *which, const str
                 const char *recipe);
 
 /*
- * Copies the result file of every reused task into the new sweep's task
- * folder (<sweep_dir>/tasks/<index>/result.json), so the report reads it
- * where it reads every task's. Only for a sweep whose metrics are in
+ * Copies the result file of every reused task, from its task folder in
+ * the sweep it matched in (that sweep's layout), into the new sweep's
+ * (rec: its folder and layout; result_path), so the report reads it where
+ * it reads every task's. Only for a sweep whose metrics are in
  * result.json (cfg_results_in_sweep_result): others have none to copy.
  */
-int extend_copy_results(const struct extend *x, struct store *st, const char *sweep_dir);
+int extend_copy_results(const struct extend *x, struct store *st, const struct sweep_rec *rec);
 
 /*
  * Per setting of want (the new plan), one line each: reused (every seed),

@@ -26,6 +26,7 @@
 #include "result.h"
 #include "script_stage.h"
 #include "strbuf.h"
+#include "taskdir.h"
 
 #include "banned.h"
 
@@ -238,7 +239,7 @@ static int read_curves(struct curve_set *cs, const struct report_request *o,
 
 	for (size_t i = 0; i < plan->ntasks; i++) {
 		const struct task_outcome *oc = &outcomes[i];
-		char *task_dir = xstrfmt("%s/tasks/%zu", rec->dir, i), *path = NULL;
+		char *task_dir = taskdir_path(rec->dir, rec->task_layout, i), *path = NULL;
 		struct curve_where w = {workdir ? workdir : ".", task_dir, rec->id};
 
 		curve_init(&curves[i]);
@@ -481,7 +482,7 @@ void report_run_print_staging(const struct sweep_rec *rec, size_t ntasks)
 {
 	struct stage_note *notes = xcalloc(ntasks ? ntasks : 1, sizeof(*notes));
 
-	if (script_stage_notes(notes, rec->dir, ntasks))
+	if (script_stage_notes(notes, rec->dir, rec->task_layout, ntasks))
 		script_stage_summary(stdout, notes, ntasks);
 	free(notes);
 }
@@ -528,6 +529,7 @@ static void describe_report(struct report *rep, const struct report_request *o,
 	rep->logs = rec->logs;
 	/* The hint names sweep's own result files only. */
 	rep->dir = verdict_own_files(v) ? rec->dir : NULL;
+	rep->task_layout = rec->task_layout;
 	rep->allow_incomplete = o->allow_incomplete;
 	rep->digits = o->digits;
 }

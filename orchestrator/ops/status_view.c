@@ -148,7 +148,7 @@ int status_view_load(struct status_view *v, struct loaded_sweep *l, const struct
 	judge(v, l, reads);
 	v->stage = xcalloc(plan->ntasks ? plan->ntasks : 1, sizeof(*v->stage));
 	if (o->stages)
-		v->nstaged = script_stage_notes(v->stage, v->rec.dir, plan->ntasks);
+		v->nstaged = script_stage_notes(v->stage, v->rec.dir, v->rec.task_layout, plan->ntasks);
 	if (rolling_describe(&v->finish, st, &v->rec, v->arrays, v->narrays) < 0 ||
 	    causes_load(&v->causes, st, &v->rec, v->tasks, plan->ntasks) < 0)
 		return SWEEP_ERR;

@@ -178,7 +178,7 @@ static int record_reused(struct store *st, const struct sweep_rec *rec, const st
 		}
 	ret = n ? store_add_reused(st, rec->id, rows, n) : 0;
 	if (ret == 0 && n && cfg_results_in_sweep_result(&cfg->results))
-		ret = extend_copy_results(x, st, rec->dir);
+		ret = extend_copy_results(x, st, rec);
 	free(rows);
 	return ret;
 }
@@ -401,6 +401,7 @@ static int record_sweep(struct submit *s)
 	rec->backend = xstrdup(s->ops->name);
 	rec->max_concurrent = s->cfg.slurm.max_concurrent;
 	rec->pack = s->cfg.pack;
+	rec->task_layout = script_task_layout(s->tmpl.buf);
 	if (s->rolling) {
 		rec->roll_chunk = s->rp.chunks[0].count;
 		if (followup_set_program(&s->policy) < 0)

@@ -13,17 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "error.h"
 #include "loaded.h"
 #include "outcome.h"
-#include "path.h"
 #include "placeholder.h"
 #include "plan.h"
 #include "sbopt.h"
 #include "store.h"
 #include "strbuf.h"
+#include "taskdir.h"
 #include "units.h"
 
 #include "banned.h"
@@ -155,15 +154,15 @@ static char *task_file(const struct verdict *v, const struct sweep_rec *rec,
 }
 
 /*
- * A result in a task folder that others may write (or own) need not be the
- * task's: it is refused, as the task script refuses to run in that folder.
+ * A result in a task folder that others may write (or own), or in a group
+ * folder they may, need not be the task's: it is refused, as the task
+ * script refuses to run in that folder.
  */
-static bool task_dir_refused(struct result *res, const char *sweep_dir, size_t i)
+static bool task_dir_refused(struct result *res, const struct sweep_rec *rec, size_t i,
+                             struct taskdir_memo *memo)
 {
-	char *dir = xstrfmt("%s/tasks/%zu", sweep_dir, i);
-	char *why = access(dir, F_OK) == 0 ? path_private_problem(dir, "task folder") : NULL;
+	char *why = taskdir_private_problem(rec->dir, rec->task_layout, i, memo);
 
-	free(dir);
 	if (!why)
 		return false;
 	result_release(res);
@@ -172,17 +171,20 @@ static bool task_dir_refused(struct result *res, const char *sweep_dir, size_t i
 	return true;
 }
 
-/* Reads task i's result: its file (or none), then the metrics of its log. */
+/*
+ * Reads task i's result: its file (or none), then the metrics of its log.
+ * memo: the same for every task of rec (taskdir_private_problem).
+ */
 static void read_task_result(struct result *res, const struct verdict *v,
                              const struct sweep_rec *rec, const struct plan *plan, size_t i,
-                             const struct task_outcome *o)
+                             const struct task_outcome *o, struct taskdir_memo *memo)
 {
 	const struct cfg_results *r = &v->cfg->results;
 	char *path = NULL, *log;
 
 	if (cfg_results_in_sweep_result(r)) {
-		path = result_path(rec->dir, i);
-		if (!task_dir_refused(res, rec->dir, i))
+		path = result_path(rec->dir, rec->task_layout, i);
+		if (!task_dir_refused(res, rec, i, memo))
 			result_read(res, path);
 	} else if (r->file) {
 		path = task_file(v, rec, plan, i);
@@ -212,6 +214,7 @@ static int read_reused(struct verdict *v, struct store *st, const struct reused_
 
 	for (size_t k = 0; ret == 0 && k < n;) {
 		int64_t from = reused[k].from_sweep;
+		struct taskdir_memo memo = TASKDIR_MEMO_INIT;
 		struct verdict origin;
 		struct sweep_rec orec;
 		struct plan oplan;
@@ -235,7 +238,7 @@ static int read_reused(struct verdict *v, struct store *st, const struct reused_
 				continue;
 			result_release(&v->results[i]);
 			result_init(&v->results[i]);
-			read_task_result(&v->results[i], &origin, &orec, &oplan, fi, &oc[i]);
+			read_task_result(&v->results[i], &origin, &orec, &oplan, fi, &oc[i], &memo);
 		}
 		verdict_release(&origin);
 		sweep_rec_release(&orec);
@@ -345,6 +348,7 @@ static int check(struct verdict *v, struct kept_file *kf, const struct reused_re
                  const struct plan *plan, const struct task_outcome *oc, const char *const *metrics,
                  size_t nmetrics)
 {
+	struct taskdir_memo memo = TASKDIR_MEMO_INIT;
 	int ret = set_result_limit();
 
 	if (ret == 0)
@@ -363,7 +367,7 @@ static int check(struct verdict *v, struct kept_file *kf, const struct reused_re
 		v->runs[i] = (struct verdict_run){true, oc[i].array_job_id, oc[i].array_task_id,
 		                                  oc[i].job_id, oc[i].end_time};
 		if (!take_prior(v, i, &oc[i]))
-			read_task_result(&v->results[i], v, rec, plan, i, &oc[i]);
+			read_task_result(&v->results[i], v, rec, plan, i, &oc[i], &memo);
 	}
 	ret = read_reused(v, st, reused, nreused, oc);
 	if (ret < 0)

@@ -458,6 +458,8 @@ static int render_marker(struct strbuf *out, const char *name, size_t len,
 		quote_sh(out, in->script);
 	else if (IS("VARIABLES"))
 		render_variables(out, in);
+	else if (IS("TASK_DIR"))
+		taskdir_shell(out, TASKDIR_GROUPED);
 	else if (IS("PACK"))
 		render_pack(out, in);
 	else if (IS("CHECKPOINT_DIR"))
@@ -485,6 +487,11 @@ static int render_marker(struct strbuf *out, const char *name, size_t len,
 		             name);
 #undef IS
 	return 0;
+}
+
+enum taskdir_layout script_task_layout(const char *tmpl)
+{
+	return strstr(tmpl, "{{TASK_DIR}}") ? TASKDIR_GROUPED : TASKDIR_FLAT;
 }
 
 static bool is_marker(const char *name, size_t len, const char *marker)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "strbuf.h"
+#include "taskdir.h"
 
 struct cfg;
 struct plan;
@@ -19,6 +20,8 @@ struct plan;
  * SWEEP_DIR, SWEEP_SEEDS, SWEEP_SIGNAL: empty when no warning signal is
  * used, SWEEP_PACK, SWEEP_NTASKS, SWEEP_SCRIPT, SWEEP_SETTINGS_PER_FILE, and
  * those of script_stage.h),
+ * TASK_DIR (the task folder as a shell word, taskdir_shell: grouped; a
+ * template without it keeps the flat layout, script_task_layout),
  * CHECKPOINT_DIR (SWEEP_CHECKPOINT_DIR, after SWEEP_TASK_DIR), PACK (with pack > 1, the
  * loop that runs the array task's sweep tasks as job steps; required then),
  * EXPORTS (export of the
@@ -70,6 +73,13 @@ char *script_program(const char *command);
 
 /* The #SBATCH lines. Values were validated by the sweep file reader. */
 int script_render_sbatch(struct strbuf *out, const struct script_input *in);
+
+/*
+ * The task folder layout of a sweep whose script comes from template text:
+ * TASKDIR_GROUPED when it has the {{TASK_DIR}} marker, else TASKDIR_FLAT (a
+ * template copied before the marker existed computes tasks/<index> itself).
+ */
+enum taskdir_layout script_task_layout(const char *tmpl);
 
 /* The whole script from template text. */
 int script_render(struct strbuf *out, const char *tmpl, const struct script_input *in);

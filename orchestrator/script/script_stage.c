@@ -519,12 +519,13 @@ out:
 	return ret;
 }
 
-size_t script_stage_notes(struct stage_note *out, const char *sweep_dir, size_t ntasks)
+size_t script_stage_notes(struct stage_note *out, const char *sweep_dir,
+                          enum taskdir_layout layout, size_t ntasks)
 {
 	size_t found = 0;
 
 	for (size_t i = 0; i < ntasks; i++) {
-		char *path = xstrfmt("%s/tasks/%zu/.staged", sweep_dir, i);
+		char *path = taskdir_file(sweep_dir, layout, i, ".staged");
 		struct strbuf text = STRBUF_INIT;
 		char how[16];
 

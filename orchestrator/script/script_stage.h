@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "strbuf.h"
+#include "taskdir.h"
 
 struct cfg;
 struct plan;
@@ -70,7 +71,7 @@ int script_keep_check(const struct cfg *cfg, const struct plan *plan, const char
 int script_stage_remove(const char *base, const char *name);
 
 /*
- * What a task's sweep_stage_in noted in tasks/<index>/.staged: the seconds
+ * What a task's sweep_stage_in noted in <task folder>/.staged: the seconds
  * it took, and whether it unpacked or shared the node's copy, and where.
  */
 struct stage_note {
@@ -80,8 +81,12 @@ struct stage_note {
 	char node[64];
 };
 
-/* Reads the notes of tasks 0..ntasks-1 of the sweep in sweep_dir; returns how many were found. */
-size_t script_stage_notes(struct stage_note *out, const char *sweep_dir, size_t ntasks);
+/*
+ * Reads the notes of tasks 0..ntasks-1 of the sweep in sweep_dir, its task
+ * folders laid out as layout; returns how many were found.
+ */
+size_t script_stage_notes(struct stage_note *out, const char *sweep_dir,
+                          enum taskdir_layout layout, size_t ntasks);
 
 /*
  * One line for status and report, or nothing when no task staged:

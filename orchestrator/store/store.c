@@ -226,6 +226,11 @@ static const char *const migrations[] = {
     "ALTER TABLE acct_arrays ADD COLUMN tasks TEXT;",
     /* 13: why a local task is still PENDING (the lab's GPU rules), or NULL. */
     "ALTER TABLE local_tasks ADD COLUMN reason TEXT;",
+    /*
+     * 11: where a sweep's task folders are (taskdir.h): 0, flat
+     * (tasks/<index>), for every sweep submitted before; 1, grouped.
+     */
+    "ALTER TABLE sweeps ADD COLUMN task_layout INTEGER NOT NULL DEFAULT 0;",
 };
 
 const char *sweep_status_name(enum sweep_status s)

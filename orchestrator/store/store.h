@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "array.h"
+#include "taskdir.h"
 
 struct plan;
 
@@ -57,6 +58,7 @@ struct sweep_rec {
 	 * as earlier chunks end (see rolling.h); 0 = submitted at once.
 	 */
 	uint32_t roll_chunk;
+	enum taskdir_layout task_layout; /* where its task folders are (taskdir.h) */
 };
 
 void sweep_rec_init(struct sweep_rec *rec);

@@ -188,8 +188,8 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	        st, &stmt,
 	        "INSERT INTO sweeps (name, source, spec, dir, script, logs, backend, status,"
 	        " created_at, ntasks, nsettings, nseeds, max_concurrent, params, seeds, pack,"
-	        " roll_chunk, id) VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	        "?)") < 0) {
+	        " roll_chunk, id, task_layout) VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+	        " ?, ?, ?, ?, ?)") < 0) {
 		ret = SWEEP_ERR;
 		goto out;
 	}
@@ -209,6 +209,7 @@ int store_begin_sweep(struct store *st, struct sweep_rec *rec, const struct plan
 	sqlite3_bind_int(stmt, 14, rec->pack > 1 ? (int)rec->pack : 1);
 	sqlite3_bind_int64(stmt, 15, rec->roll_chunk);
 	sqlite3_bind_int64(stmt, 16, rec->id);
+	sqlite3_bind_int(stmt, 17, (int)rec->task_layout);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
 		ret = store_db_error(st, "cannot record the sweep");
 		goto out;
@@ -299,7 +300,8 @@ int store_finish_sweep(struct store *st, int64_t sweep_id, enum sweep_status sta
 
 #define SWEEP_COLUMNS                                                                              \
 	"id, name, source, dir, script, logs, backend, status, error, created_at,"                 \
-	" submitted_at, ntasks, nsettings, nseeds, max_concurrent, pack, roll_chunk"
+	" submitted_at, ntasks, nsettings, nseeds, max_concurrent, pack, roll_chunk,"   \
+	" task_layout"
 
 char *store_column_text(sqlite3_stmt *stmt, int col)
 {
@@ -324,7 +326,8 @@ void store_bind_u64_or_null(sqlite3_stmt *stmt, int col, uint64_t v)
 		sqlite3_bind_int64(stmt, col, (sqlite3_int64)v);
 }
 
-static void read_sweep_row(struct sweep_rec *rec, sqlite3_stmt *stmt)
+/* Fails on a task folder layout this sweep does not know. */
+static int read_sweep_row(struct sweep_rec *rec, sqlite3_stmt *stmt)
 {
 	rec->id = sqlite3_column_int64(stmt, 0);
 	rec->name = store_column_text(stmt, 1);
@@ -343,6 +346,7 @@ static void read_sweep_row(struct sweep_rec *rec, sqlite3_stmt *stmt)
 	rec->max_concurrent = (unsigned)sqlite3_column_int(stmt, 14);
 	rec->pack = (unsigned)sqlite3_column_int(stmt, 15);
 	rec->roll_chunk = (uint32_t)sqlite3_column_int64(stmt, 16);
+	return taskdir_layout_from(&rec->task_layout, sqlite3_column_int64(stmt, 17), rec->id);
 }
 
 static int all_digits(const char *s)
@@ -383,7 +387,7 @@ int store_find_sweep(struct store *st, struct sweep_rec *out, const char *which)
 		goto out;
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
-		read_sweep_row(out, stmt);
+		ret = read_sweep_row(out, stmt);
 	} else if (rc == SQLITE_DONE) {
 		if (which)
 			ret =
@@ -403,19 +407,20 @@ int store_list_sweeps(struct store *st, struct sweep_rec **out, size_t *n)
 	sqlite3_stmt *stmt = NULL;
 	struct sweep_rec *recs = NULL;
 	size_t nr = 0, alloc = 0;
-	int rc, ret = 0;
+	int rc = SQLITE_DONE, ret = 0;
 
 	*out = NULL;
 	*n = 0;
 	if (store_prepare(st, &stmt, "SELECT " SWEEP_COLUMNS " FROM sweeps ORDER BY id") < 0)
 		return SWEEP_ERR;
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	while (ret == 0 && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		ALLOC_GROW(recs, nr + 1, alloc);
 		sweep_rec_init(&recs[nr]);
-		read_sweep_row(&recs[nr++], stmt);
+		ret = read_sweep_row(&recs[nr++], stmt);
 	}
-	if (rc != SQLITE_DONE) {
-		ret = store_db_error(st, "cannot read the sweeps");
+	if (ret < 0 || rc != SQLITE_DONE) {
+		if (ret == 0)
+			ret = store_db_error(st, "cannot read the sweeps");
 		sweep_recs_free(recs, nr);
 	} else {
 		*out = recs;

@@ -129,3 +129,7 @@ fi
 submit_on() {
 	if [ "$BACKEND" = slurm ]; then submit "$@"; else submit_local "$@"; fi
 }
+
+# The folder of task INDEX in sweep folder DIR (default: the current sweep's),
+# as the default template lays them out: tasks/<index / 1000>/<index>.
+task_dir_in() { printf '%s/tasks/%s/%s' "${2:-$(sweep_dir)}" "$(($1 / 1000))" "$1"; }

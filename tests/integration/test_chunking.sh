@@ -14,7 +14,7 @@ import json, os, sys
 d = sys.argv[1]
 seen = {}
 for index in range(60):
-    r = json.load(open(os.path.join(d, "tasks", str(index), "result.json")))
+    r = json.load(open(os.path.join(d, "tasks", str(index // 1000), str(index), "result.json")))
     assert r["index"] == index, (index, r)
     assert r["seed"] == index % 20, (index, r)
     seen[index] = True

@@ -25,7 +25,7 @@ rep = json.load(open("report.json"))
 assert rep["goals"] == {"accuracy": "max", "loss": "min"}, rep["goals"]
 acc = []
 for s in range(3):
-    acc.append([json.load(open(os.path.join(d, "tasks", str(s * 5 + k), "result.json")))["accuracy"]
+    acc.append([json.load(open(os.path.join(d, "tasks", str((s * 5 + k) // 1000), str(s * 5 + k), "result.json")))["accuracy"]
                 for k in range(5)])
 means = [sum(a) / 5 for a in acc]
 best = max(range(3), key=lambda s: means[s])
@@ -167,13 +167,13 @@ grep -q 'Figure 4' curves-titled.txt && ! grep -q "learning curves" curves-title
 python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); assert d[:8] == b"\x89PNG\r\n\x1a\n"' curves.png ||
 	fail "curves.png is no PNG"
 # A missing curve file fails the task: exit 3 with the reason, and no plot.
-mv "$(sweep_dir)/tasks/7/curve.jsonl" "$(sweep_dir)/tasks/7/kept.jsonl"
+mv "$(task_dir_in 7)/curve.jsonl" "$(task_dir_in 7)/kept.jsonl"
 rm -f none.png
 rc=0
 "$SWEEP" report --curves "{task_dir}/curve.jsonl" --plot none.png >/dev/null 2>err.txt || rc=$?
 cat err.txt >&2
 [ "$rc" = 3 ] || fail "a missing curve file: exit $rc, want 3"
-grep -q "task 7 (lr=0.01, seed 2): no curve file '.*/tasks/7/curve.jsonl'" err.txt || fail "no reason"
+grep -q "task 7 (lr=0.01, seed 2): no curve file '.*/tasks/0/7/curve.jsonl'" err.txt || fail "no reason"
 [ ! -e none.png ] || fail "a plot drawn despite the missing curve"
 rc=0
 "$SWEEP" report --curves "{task_dir}/curve.jsonl" --plot part.pdf --allow-incomplete >/dev/null 2>&1 || rc=$?

@@ -23,7 +23,7 @@ esac
 case "$(state_of 3)" in "FAILED|10:0" | "FAILED|138:0" | "FAILED|0:10") ;; *) fail "task 3: $(state_of 3)" ;; esac
 
 # The signal reached the program through the trap; the script noted it.
-grep -q "^[0-9]* USR1\$" "$(sweep_dir)/tasks/3/.signalled" || fail "task 3: no note of the signal"
+grep -q "^[0-9]* USR1\$" "$(task_dir_in 3)/.signalled" || fail "task 3: no note of the signal"
 grep -q 'forwarding it to the command' "logs/faults_${JOBS[0]}_3.err" || fail "no trap message in the log"
 
 set +e

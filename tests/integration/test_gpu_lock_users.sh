@@ -85,7 +85,7 @@ as "$B" status "$id" --tasks >&2
 [ -L "$LOCK0" ] || fail "the planted link was replaced"
 for i in 0 1; do
 	gpu=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["gpu"])' \
-		"$WORK/$B/.sweep/sweeps/$id/tasks/$i/result.json")
+		"$(task_dir_in "$i" "$WORK/$B/.sweep/sweeps/$id")/result.json")
 	[ "$gpu" = 1 ] || fail "B's task $i ran on GPU '$gpu', not on GPU 1 (GPU 0's lock is A's link)"
 done
 cat "$WORK/$B/.sweep/sweeps/$id"/runner-*.log >&2
@@ -105,7 +105,7 @@ import json, sys
 runs = []
 for tasks in sys.argv[1:]:
     for i in (0, 1):
-        r = json.load(open(f"{tasks}/{i}/result.json"))
+        r = json.load(open(f"{tasks}/{i // 1000}/{i}/result.json"))
         runs.append((r["gpu"], r["start"], r["end"], f"{tasks}/{i}"))
 for k, a in enumerate(runs):
     assert a[0] in ("0", "1"), a

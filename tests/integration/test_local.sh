@@ -22,7 +22,7 @@ status_field() {
 finished() { [ "$(status_field "$1" 's["done"]')" = "$2" ]; }
 state_of() { status_field "$1" "s['tasks'][$2]['state']"; }
 sweep_dir_of() { printf '%s/sweeps/%s' "$SWEEP_STATE_DIR" "$1"; }
-task_dir() { printf '%s/tasks/%s' "$(sweep_dir_of "$1")" "$2"; }
+task_dir() { task_dir_in "$2" "$(sweep_dir_of "$1")"; }
 
 export SWEEP_GPU_LOCK_DIR=$WORK/locks
 mkdir -p "$SWEEP_GPU_LOCK_DIR"
@@ -53,9 +53,9 @@ done
 log "at most $max_seen tasks ran at once (sampled)"
 ((max_seen >= 2)) || fail "never saw more than $max_seen task running: the sample proves nothing"
 python3 - "$SWEEP_STATE_DIR/sweeps/$THROTTLE/tasks" <<'PY' >&2 || fail "the recorded times break the throttle"
-import json, os, sys
+import glob, json, os, sys
 root = sys.argv[1]
-runs = [json.load(open(os.path.join(root, t, "result.json"))) for t in os.listdir(root)]
+runs = [json.load(open(p)) for p in glob.glob(os.path.join(root, "*", "*", "result.json"))]
 starts = sorted(r["start"] for r in runs)
 ends = sorted(r["end"] for r in runs)
 ev = sorted([(s, 1) for s in starts] + [(e, -1) for e in ends])

@@ -51,7 +51,7 @@ check_status() {
 }
 cd "$WORK"
 check_status "disk still full"
-rm -f "$FULL/st/sweeps/$id/tasks/0/filler"
+rm -f "$(task_dir_in 0 "$FULL/st/sweeps/$id")/filler"
 check_status "disk freed"
 "$SWEEP" status "$id" --tasks >&2
 log "ok"

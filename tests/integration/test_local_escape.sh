@@ -16,7 +16,7 @@ status_field() {
 }
 state_of() { status_field "$1" "s['tasks'][$2]['state']"; }
 state_is() { [ "$(state_of "$1" "$2")" = "$3" ]; }
-task_dir() { printf '%s/sweeps/%s/tasks/%s' "$SWEEP_STATE_DIR" "$1" "$2"; }
+task_dir() { task_dir_in "$2" "$SWEEP_STATE_DIR/sweeps/$1"; }
 
 # --- setsid: the escaped process ends with its task ---------------------------
 cat >escape.yaml <<'YAML'

@@ -98,7 +98,7 @@ results() {
 	for id in "$@"; do
 		/usr/bin/python3 - "$u" "$WORK/$u/.sweep/sweeps/$id/tasks" <<'PY'
 import glob, json, sys
-for f in sorted(glob.glob(sys.argv[2] + "/*/result.json")):
+for f in sorted(glob.glob(sys.argv[2] + "/*/*/result.json")):
     r = json.load(open(f))
     print(sys.argv[1], r["gpu"], r["start"], r["end"])
 PY

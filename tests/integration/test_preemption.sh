@@ -17,7 +17,7 @@ CLEANUP_JOBS+=("$preemptor")
 log "submitted job $preemptor in partition high to preempt the sweep's task"
 wait_until 120 "the task to be preempted" grep -q 'saved at step' "$log"
 
-wait_until 900 "the task to come back and finish" test -s "$(sweep_dir)/tasks/0/result.json"
+wait_until 900 "the task to come back and finish" test -s "$(task_dir_in 0)/result.json"
 # 26.05 (tests/cluster/RELEASES.md): the task's own requeue at the signal
 # leaves slurmctld's grace-preemption flag set, so the run that comes back
 # and finishes is recorded PREEMPTED and requeued once more; the third run
@@ -29,7 +29,7 @@ grep -q 'resuming from ckpt-' "$log" || fail "the task did not resume from its c
 mkdir -p ref
 SWEEP_TASK_DIR=$PWD/ref SWEEP_RESULT=$PWD/ref/result.json \
 	python3 checkpoint_train.py --steps 40 --step-seconds 0 --keep 2 --seed 5 >/dev/null
-cmp <(python3 -m json.tool --sort-keys "$(sweep_dir)/tasks/0/result.json") \
+cmp <(python3 -m json.tool --sort-keys "$(task_dir_in 0)/result.json") \
 	<(python3 -m json.tool --sort-keys ref/result.json) || fail "result differs from an uninterrupted run"
 
 states=$(sacct -n -X -D -P -j "${JOBS[0]}_0" -o State | paste -sd' ')

@@ -96,10 +96,10 @@ check_modes() {
 	[ -z "$bad" ] || fail "under umask $want with $1, not private: $bad"
 	# The command and the setup ran with the caller's umask, as before.
 	for t in 0 1; do
-		[ "$(cat "$dir/.sweep/sweeps/1/tasks/$t/own-command-umask")" = "0$want" ] ||
-			fail "$1: the command ran with umask $(cat "$dir/.sweep/sweeps/1/tasks/$t/own-command-umask"), not 0$want"
-		[ "$(cat "$dir/.sweep/sweeps/1/tasks/$t/own-setup-umask")" = "0$want" ] ||
-			fail "$1: the setup ran with umask $(cat "$dir/.sweep/sweeps/1/tasks/$t/own-setup-umask")"
+		[ "$(cat "$(task_dir_in "$t" "$dir/.sweep/sweeps/1")/own-command-umask")" = "0$want" ] ||
+			fail "$1: the command ran with umask $(cat "$(task_dir_in "$t" "$dir/.sweep/sweeps/1")/own-command-umask"), not 0$want"
+		[ "$(cat "$(task_dir_in "$t" "$dir/.sweep/sweeps/1")/own-setup-umask")" = "0$want" ] ||
+			fail "$1: the setup ran with umask $(cat "$(task_dir_in "$t" "$dir/.sweep/sweeps/1")/own-setup-umask")"
 	done
 	[ "$(stat -c %a "$dir/out of 0.txt")" = "$(printf '%o' $((0666 & ~0$want)))" ] ||
 		fail "$1: the command's own file has mode $(stat -c %a "$dir/out of 0.txt")"
@@ -134,9 +134,15 @@ grep -qF "refusing the state folder" "$dir/err" || fail "submit: $(cat "$dir/err
 chmod go-w "$dir/.sweep"
 
 # --- A task folder others may write: its result is not read -----------------
-chmod o+w "$dir/.sweep/sweeps/1/tasks/1"
+chmod o+w "$dir/.sweep/sweeps/1/tasks/0/1"
 (cd "$dir" && SWEEP_STATE_DIR=.sweep "$SWEEP" report --allow-incomplete >out 2>err) || true
-grep -qF "refusing the task folder '$dir/.sweep/sweeps/1/tasks/1': it is writable by others" "$dir/out" "$dir/err" ||
+grep -qF "refusing the task folder '$dir/.sweep/sweeps/1/tasks/0/1': it is writable by others" "$dir/out" "$dir/err" ||
 	fail "report read a result from a task folder others may write: $(cat "$dir/out" "$dir/err")"
-chmod o-w "$dir/.sweep/sweeps/1/tasks/1"
-log "refused a group-writable state folder and an others-writable task folder"
+chmod o-w "$dir/.sweep/sweeps/1/tasks/0/1"
+# Its group folder (tasks/0) guards every task folder in it.
+chmod o+w "$dir/.sweep/sweeps/1/tasks/0"
+(cd "$dir" && SWEEP_STATE_DIR=.sweep "$SWEEP" report --allow-incomplete >out 2>err) || true
+grep -qF "refusing the task group folder '$dir/.sweep/sweeps/1/tasks/0': it is writable by others" "$dir/out" "$dir/err" ||
+	fail "report read a result under a group folder others may write: $(cat "$dir/out" "$dir/err")"
+chmod o-w "$dir/.sweep/sweeps/1/tasks/0"
+log "refused a group-writable state folder and others-writable task and group folders"

@@ -20,7 +20,7 @@ settings = rep["settings"]
 assert len(settings) == 4, settings
 seeds = 3
 for s, row in enumerate(settings):
-    losses = [json.load(open(os.path.join(d, "tasks", str(s * seeds + k), "result.json")))["loss"]
+    losses = [json.load(open(os.path.join(d, "tasks", str((s * seeds + k) // 1000), str(s * seeds + k), "result.json")))["loss"]
               for k in range(seeds)]
     m = row["metrics"]["loss"]
     assert m["n"] == 3, m

@@ -11,13 +11,13 @@ grep -q '^#SBATCH --requeue$' "$(sweep_dir)/long-training.sbatch" || fail "no --
 
 # The requeued task waits a few minutes (Slurm's requeue delay) before its
 # second run: bounded, generous wait.
-wait_until 900 "the trained task to complete" test -s "$(sweep_dir)/tasks/0/result.json"
+wait_until 900 "the trained task to complete" test -s "$(task_dir_in 0)/result.json"
 wait_sweep 2 300
 
 mkdir -p ref
 SWEEP_TASK_DIR=$PWD/ref SWEEP_RESULT=$PWD/ref/result.json \
 	python3 examples/checkpoint_train.py --steps 50 --step-seconds 0 --keep 3 --seed 0 >/dev/null
-python3 - "$(sweep_dir)/tasks/0/result.json" ref/result.json <<'PY'
+python3 - "$(task_dir_in 0)/result.json" ref/result.json <<'PY'
 import json, sys
 got, want = (json.load(open(p)) for p in sys.argv[1:])
 assert got == want, f"interrupted run {got} != uninterrupted {want}"

@@ -83,8 +83,8 @@ wait_sweep 6 300
 completed_once 6
 inodes=$(cat "ck staged"/*/inode | sort -u | wc -l)
 [ "$inodes" = 1 ] || fail "the tasks saw $inodes different copies: $(cat "ck staged"/*/inode)"
-copied=$(cat "$(sweep_dir)"/tasks/*/.staged | grep -c ' unpacked ') || true
-[ "$copied" = 1 ] || fail "$copied tasks unpacked: $(cat "$(sweep_dir)"/tasks/*/.staged)"
+copied=$(cat "$(sweep_dir)"/tasks/*/*/.staged | grep -c ' unpacked ') || true
+[ "$copied" = 1 ] || fail "$copied tasks unpacked: $(cat "$(sweep_dir)"/tasks/*/*/.staged)"
 for i in 0 1 2 3 4 5; do check_kept staged $i; done
 grep -q -F "s: $BASE/sweep-stage-" logs/staged_*_0.out || fail "not staged under slurm.tmp_base: $(cat logs/staged_*_0.out)"
 [ "$(cat outside/victim.pt)" = precious ] || fail "the link's target was touched"
@@ -113,8 +113,8 @@ scancel --signal=KILL --full "${JOBS[0]}_0" || fail "cannot kill task 0"
 wait_sweep 2 300
 [ ! -e "ck killed/0/inode" ] || fail "the killed task ran its command"
 [ -e "ck killed/1/inode" ] || fail "task 1 did not run: $(cat logs/killed_*_1.err)"
-grep -q ' unpacked ' "$(sweep_dir)/tasks/1/.staged" ||
-	fail "task 1 took the half copy: $(cat "$(sweep_dir)/tasks/1/.staged")"
+grep -q ' unpacked ' "$(task_dir_in 1)/.staged" ||
+	fail "task 1 took the half copy: $(cat "$(task_dir_in 1)/.staged")"
 wait_until 60 "task 1 to remove the stage and the killed task's lease" base_empty
 log "a task killed mid-unpack left nothing a later task used"
 
@@ -155,7 +155,7 @@ log "60 short tasks each found a whole stage or made one"
 write_sweep longrun 2 300 ""
 out=$("$SWEEP" submit --local longrun.yaml) || fail "local submit failed: $out"
 LONG_ID=$(printf '%s\n' "$out" | sed -n 's/^sweep \([0-9]*\) .*/\1/p' | head -1)
-staged_now() { [ -e "$SWEEP_STATE_DIR/sweeps/$LONG_ID/tasks/1/.staged" ]; }
+staged_now() { [ -e "$SWEEP_STATE_DIR/sweeps/$LONG_ID/tasks/0/1/.staged" ]; }
 wait_until 120 "the long sweep to stage" staged_now
 base_empty && fail "no stage while the long sweep runs"
 "$SWEEP" cancel "$LONG_ID" >cancel.out || fail "cancel failed: $(cat cancel.out)"

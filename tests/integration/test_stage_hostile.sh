@@ -97,7 +97,7 @@ submit_victim
 wait_until 60 "the victim's task to end" ended 1
 grep -q "refusing the folder '$planted': it belongs to someone else" "$VH"/logs/staged_*_0.err ||
 	fail "the task did not refuse the planted stage: $(cat "$VH"/logs/staged_*_0.err)"
-[ ! -e "$VH/.sweep/sweeps/1/tasks/0/seen" ] || fail "the task ran its command on the planted stage"
+[ ! -e "$VH/.sweep/sweeps/1/tasks/0/0/seen" ] || fail "the task ran its command on the planted stage"
 set +e
 out=$(as "$V" cancel 1 2>&1)
 code=$?
@@ -136,7 +136,7 @@ log "a planted link was refused by the task and by cancel; nothing was made thro
 
 # --- The victim's own stage is used and removed ------------------------------------
 submit_victim
-seen() { [ -e "$VH/.sweep/sweeps/$SWEEP_ID/tasks/0/seen" ]; }
+seen() { [ -e "$VH/.sweep/sweeps/$SWEEP_ID/tasks/0/0/seen" ]; }
 wait_until 60 "the victim's task to stage" seen
 [ "$(stat -c '%U %a' "$BASE/$(stage_of "$SWEEP_ID")")" = "$V 700" ] ||
 	fail "the stage is not the victim's alone: $(stat -c '%U %a' "$BASE/$(stage_of "$SWEEP_ID")")"

@@ -18,7 +18,7 @@ seeds = [0, 7]
 errors = []
 for index in range(len(values) * len(seeds)):
     v, seed = values[index // 2], seeds[index % 2]
-    path = os.path.join(sweep_dir, "tasks", str(index), "args.json")
+    path = os.path.join(sweep_dir, "tasks", str(index // 1000), str(index), "args.json")
     try:
         rec = json.load(open(path))
     except OSError as e:
@@ -33,9 +33,9 @@ for index in range(len(values) * len(seeds)):
     for key, val in [("SWEEP_SEED", str(seed)), ("SWEEP_TASK_INDEX", str(index))]:
         if env.get(key) != val:
             errors.append(f"task {index}: {key}={env.get(key)!r}, want {val!r}")
-    if env.get("SWEEP_TASK_DIR") != os.path.join(sweep_dir, "tasks", str(index)):
+    if env.get("SWEEP_TASK_DIR") != os.path.join(sweep_dir, "tasks", str(index // 1000), str(index)):
         errors.append(f"task {index}: SWEEP_TASK_DIR {env.get('SWEEP_TASK_DIR')!r}")
-    if not os.path.exists(os.path.join(sweep_dir, "tasks", str(index), "result.json")):
+    if not os.path.exists(os.path.join(sweep_dir, "tasks", str(index // 1000), str(index), "result.json")):
         errors.append(f"task {index}: no result.json")
     log = os.path.join(os.getcwd(), "logs", f"hostile_{job}_{index}.out")
     if not os.path.exists(log):

@@ -551,9 +551,11 @@ static void test_local_records_through_the_seam(void **state)
 /*
  * Its runner killed (kill -9), a task that then ended on its own says how
  * (the default template's .exit file): recorded as it ended, not NODE_FAIL
- * (issue 16.8). One that left nothing stays NODE_FAIL.
+ * (issue 16.8). One that left nothing stays NODE_FAIL. The .exit file is
+ * read from the task folder of the sweep's layout (taskdir.h): the flat
+ * one of an old sweep, the grouped one of a new.
  */
-static void test_local_records_after_runner_killed(void **state)
+static void records_after_runner_killed(enum taskdir_layout layout)
 {
 	char *dir = make_tmpdir();
 	struct store *st = NULL;
@@ -567,7 +569,6 @@ static void test_local_records_after_runner_killed(void **state)
 	size_t n = 0;
 	char *want_note;
 
-	(void)state;
 	plan_init(&plan);
 	plan.params = plan_params;
 	plan.nparams = 1;
@@ -582,6 +583,7 @@ static void test_local_records_after_runner_killed(void **state)
 	rec.source = xstrdup("/src/sweep.yaml");
 	rec.logs = xstrdup("/src/logs");
 	rec.backend = xstrdup("local");
+	rec.task_layout = layout;
 	assert_int_equal(store_begin_sweep(st, &rec, &plan, "name: lr\n"), 0);
 	a.sweep_id = rec.id;
 	a.script = xstrdup(rec.script);
@@ -606,7 +608,7 @@ static void test_local_records_after_runner_killed(void **state)
 		assert_int_equal(store_local_update_task(st, &tasks[i]), 0);
 	}
 	for (size_t i = 0; i < 3; i += 2) {
-		char *tdir = xstrfmt("%s/tasks/%zu", rec.dir, i);
+		char *tdir = taskdir_path(rec.dir, layout, i);
 		char *path = xstrfmt("%s/.exit.%" PRIu32, tdir, tasks[i].job_id);
 		FILE *f;
 
@@ -676,6 +678,13 @@ static void test_local_records_after_runner_killed(void **state)
 	store_close(st);
 	remove_tree(dir);
 	free(dir);
+}
+
+static void test_local_records_after_runner_killed(void **state)
+{
+	(void)state;
+	records_after_runner_killed(TASKDIR_FLAT);
+	records_after_runner_killed(TASKDIR_GROUPED);
 }
 
 /* The end note a runner writes when the store cannot take a task's end. */
@@ -873,6 +882,7 @@ static void test_local_migration(void **state)
 	                              " ALTER TABLE sweeps DROP COLUMN roll_chunk;"
 	                              " ALTER TABLE arrays DROP COLUMN pack;"
 	                              " ALTER TABLE arrays DROP COLUMN indices;"
+	                              " ALTER TABLE sweeps DROP COLUMN task_layout;"
 	                              " PRAGMA user_version = 1",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);

@@ -210,6 +210,12 @@ static void test_report_table_result_hint(void **state)
 	assert_contains(out, "(result files: /home/u/.sweep/sweeps/7/tasks/<index>/"
 	                     "result.json)\n");
 	free(out);
+	/* A sweep of the grouped layout says where its files are. */
+	fx.r.task_layout = TASKDIR_GROUPED;
+	out = capture(report_print_table, &fx.r);
+	assert_contains(out, "(result files: /home/u/.sweep/sweeps/7/tasks/<index / 1000>/"
+	                     "<index>/result.json)\n");
+	free(out);
 	fixture_release(&fx);
 }
 

@@ -276,10 +276,13 @@ static void test_result_reuse_releases(void **state)
 
 static void test_result_path(void **state)
 {
-	char *path = result_path("/state/sweeps/7", 42);
+	char *path = result_path("/state/sweeps/7", TASKDIR_FLAT, 42);
 
 	(void)state;
 	assert_string_equal(path, "/state/sweeps/7/tasks/42/result.json");
+	free(path);
+	path = result_path("/state/sweeps/7", TASKDIR_GROUPED, 1042);
+	assert_string_equal(path, "/state/sweeps/7/tasks/1/1042/result.json");
 	free(path);
 }
 

@@ -306,6 +306,43 @@ static void test_script_render_full(void **state)
 	strbuf_release(&out);
 }
 
+/*
+ * The default template lays task folders out grouped ({{TASK_DIR}}); one
+ * copied before the marker existed computes tasks/<index> itself and keeps
+ * the flat layout, which the sweep then records.
+ */
+static void test_script_task_layout(void **state)
+{
+	struct cfg cfg;
+	struct plan plan = hostile_plan();
+	struct script_input in = {0};
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(script_task_layout(script_default_template), TASKDIR_GROUPED);
+	assert_int_equal(script_task_layout("#!/bin/bash\n{{SBATCH}}\n"
+	                                    "SWEEP_TASK_DIR=$SWEEP_DIR/tasks/$SWEEP_TASK_INDEX\n"
+	                                    "{{COMMAND}}\n"),
+	                 TASKDIR_FLAT);
+	fill_cfg(&cfg);
+	in.cfg = &cfg;
+	in.plan = &plan;
+	in.sweep_id = 1;
+	in.sweep_dir = "/s";
+	in.script = "/s/demo.sbatch";
+	in.logs = "/logs";
+	in.workdir = "/w";
+	in.source = "demo.yaml";
+	assert_int_equal(script_render(&out, script_default_template, &in), 0);
+	assert_non_null(strstr(
+	    out.buf, "\nSWEEP_TASK_DIR=$SWEEP_DIR/tasks/$(( SWEEP_TASK_INDEX / 1000 ))/"
+	             "$SWEEP_TASK_INDEX\n"));
+	/* The group folder is checked as the others are. */
+	assert_non_null(strstr(out.buf, "sweep_private \"$SWEEP_DIR\" \"$SWEEP_DIR/tasks\" "
+	                                "\"${SWEEP_TASK_DIR%/*}\" \"$SWEEP_TASK_DIR\""));
+	strbuf_release(&out);
+}
+
 static void test_script_template_errors(void **state)
 {
 	struct cfg cfg;
@@ -396,7 +433,7 @@ static void test_script_runs_as_a_task(void **state)
 		char *offset = xstrfmt("%zu", s % 2);
 		const char *env[] = {env_task, NULL};
 		struct proc_result res;
-		char *path = xstrfmt("%s/tasks/%zu/value", sweep_dir, s);
+		char *path = taskdir_file(sweep_dir, TASKDIR_GROUPED, s, "value");
 
 		argv[2] = offset;
 		proc_result_init(&res);
@@ -591,7 +628,8 @@ static int run_script(struct strbuf *note, const char *signal, const char *comma
 	char *dir = make_tmpdir();
 	char *sweep_dir = xstrfmt("%s/sweeps/1", dir),
 	     *script = xstrfmt("%s/demo.sbatch", sweep_dir);
-	char *logs = xstrfmt("%s/logs", dir), *path = xstrfmt("%s/tasks/0/.signalled", sweep_dir);
+	char *logs = xstrfmt("%s/logs", dir);
+	char *path = taskdir_file(sweep_dir, TASKDIR_GROUPED, 0, ".signalled");
 	const char *argv[] = {"bash", script, "0", NULL};
 	const char *env[] = {"SLURM_ARRAY_TASK_ID=0", "SLURM_JOB_ID=4242", NULL};
 	struct proc_result res;
@@ -746,8 +784,8 @@ static void test_script_private_files_whatever_the_umask(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *dir = make_tmpdir(), *p;
 		static const char *const private_files[] = {"settings/0", "tasks.tsv",
-		                                            "tasks/0/.ran", "tasks/0/.exit.7",
-		                                            "tasks/0/result.json"};
+		                                            "tasks/0/0/.ran", "tasks/0/0/.exit.7",
+		                                            "tasks/0/0/result.json"};
 
 		assert_int_equal(run_private(&out, &err, dir, cases[i].sweep_umask, cases[i].setup),
 		                 0);
@@ -770,10 +808,13 @@ static void test_script_private_files_whatever_the_umask(void **state)
 		p = xstrfmt("%s/sweeps/1/tasks", dir);
 		assert_int_equal(mode_of(p), 0700);
 		free(p);
-		p = xstrfmt("%s/sweeps/1/tasks/0", dir);
+		p = xstrfmt("%s/sweeps/1/tasks/0", dir); /* the group folder */
 		assert_int_equal(mode_of(p), 0700);
 		free(p);
-		p = xstrfmt("%s/sweeps/1/tasks/0/mine", dir);
+		p = xstrfmt("%s/sweeps/1/tasks/0/0", dir);
+		assert_int_equal(mode_of(p), 0700);
+		free(p);
+		p = xstrfmt("%s/sweeps/1/tasks/0/0/mine", dir);
 		assert_int_equal(mode_of(p), cases[i].mine);
 		free(p);
 		remove_tree(dir);
@@ -784,44 +825,56 @@ static void test_script_private_files_whatever_the_umask(void **state)
 	strbuf_release(&err);
 }
 
-/* A task folder others may write (or own) is refused: the task does not run. */
+/*
+ * A task folder others may write (or own) is refused: the task does not
+ * run. So is its group folder (tasks/0, the default template's layout).
+ */
 static void test_script_refuses_a_task_folder_others_may_write(void **state)
 {
 	char *dir = make_tmpdir(), *tasks = xstrfmt("%s/sweeps/1/tasks", dir);
-	char *task = xstrfmt("%s/0", tasks), *mine = xstrfmt("%s/mine", task), *want;
+	char *group = xstrfmt("%s/0", tasks), *task = xstrfmt("%s/0", group);
+	char *mine = xstrfmt("%s/mine", task), *want;
+	const char *const bad[] = {task, group};
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	char *quoted;
 
 	(void)state;
-	assert_int_equal(path_mkdir_p(task), 0);
-	chmod(tasks, 0700);
-	chmod(task, 0777);
-	assert_int_equal(run_private(&out, &err, dir, "0022", NULL), 1);
-	assert_int_equal(access(mine, F_OK), -1);
-	quoted = run_bash("printf %q \"$1\"", (const char *[]){task, NULL});
-	want = xstrfmt("sweep: refusing the folder '%s': it is writable by group or others, who "
-	               "could change what the task reads and runs; make it yours alone with: "
-	               "chmod go-w %s\n",
-	               task, quoted);
-	assert_string_equal(err.buf, want);
-	free(want);
+	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+		char *quoted;
 
-	if (geteuid() == 0) {
+		assert_int_equal(path_mkdir_p(task), 0);
+		chmod(tasks, 0700);
+		chmod(group, 0700);
 		chmod(task, 0700);
-		assert_int_equal(chown(task, 65534, 65534), 0);
+		chmod(bad[b], 0777);
 		assert_int_equal(run_private(&out, &err, dir, "0022", NULL), 1);
-		want = xstrfmt("sweep: refusing the folder '%s': it belongs to someone else, who "
-		               "could change what the task reads and runs\n",
-		               task);
+		assert_int_equal(access(mine, F_OK), -1);
+		quoted = run_bash("printf %q \"$1\"", (const char *[]){bad[b], NULL});
+		want = xstrfmt("sweep: refusing the folder '%s': it is writable by group or others, "
+		               "who could change what the task reads and runs; make it yours alone "
+		               "with: chmod go-w %s\n",
+		               bad[b], quoted);
 		assert_string_equal(err.buf, want);
 		free(want);
+		free(quoted);
+		chmod(bad[b], 0700);
+
+		if (geteuid() == 0) {
+			assert_int_equal(chown(bad[b], 65534, 65534), 0);
+			assert_int_equal(run_private(&out, &err, dir, "0022", NULL), 1);
+			want = xstrfmt("sweep: refusing the folder '%s': it belongs to someone else, "
+			               "who could change what the task reads and runs\n",
+			               bad[b]);
+			assert_string_equal(err.buf, want);
+			free(want);
+			assert_int_equal(chown(bad[b], geteuid(), getegid()), 0);
+		}
 	}
-	free(quoted);
 	strbuf_release(&out);
 	strbuf_release(&err);
 	remove_tree(dir);
 	free(mine);
 	free(task);
+	free(group);
 	free(tasks);
 	free(dir);
 }
@@ -1086,6 +1139,7 @@ int main(void)
 	    cmocka_unit_test(test_script_unknown_placeholder),
 	    cmocka_unit_test(test_script_render_full),
 	    cmocka_unit_test(test_script_template_errors),
+	    cmocka_unit_test(test_script_task_layout),
 	    cmocka_unit_test(test_script_runs_as_a_task),
 	    cmocka_unit_test(test_script_fail_fast_counter),
 	    cmocka_unit_test(test_script_fail_fast_not_counted),

@@ -416,6 +416,90 @@ static void test_store_refuses_damaged_schema(void **state)
 	}
 }
 
+/*
+ * A sweep's task folder layout is kept: a new sweep's as given; a sweep of
+ * a store from before layouts (schema 10) reads as flat; a value this
+ * sweep does not know fails find and list, naming the sweep.
+ */
+static void test_store_task_layout(void **state)
+{
+	char *dir = make_tmpdir(), *path = xstrfmt("%s/sweep.db", dir), *want;
+	struct store *st;
+	struct plan plan = small_plan();
+	struct sweep_rec rec, *recs;
+	size_t n;
+	sqlite3 *db;
+	int64_t old, grouped;
+
+	(void)state;
+	assert_int_equal(store_open(&st, dir, 1), 0);
+	old = begin(st, "old", &plan);
+	store_close(st);
+	/* The store as sweep left it before layouts: schema 10, no column. */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "ALTER TABLE sweeps DROP COLUMN task_layout;"
+	                              " PRAGMA user_version = 10",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&st, dir, 0), 0);
+	sweep_rec_init(&rec);
+	rec.name = xstrdup("new");
+	rec.source = xstrdup("/src/sweep.yaml");
+	rec.logs = xstrdup("/src/logs");
+	rec.task_layout = TASKDIR_GROUPED;
+	assert_int_equal(store_begin_sweep(st, &rec, &plan, "name: x\n"), 0);
+	grouped = rec.id;
+	sweep_rec_release(&rec);
+	assert_int_equal(store_find_sweep(st, &rec, "old"), 0);
+	assert_int_equal(rec.id, old);
+	assert_int_equal(rec.task_layout, TASKDIR_FLAT);
+	sweep_rec_release(&rec);
+	assert_int_equal(store_find_sweep(st, &rec, "new"), 0);
+	assert_int_equal(rec.id, grouped);
+	assert_int_equal(rec.task_layout, TASKDIR_GROUPED);
+	sweep_rec_release(&rec);
+	assert_int_equal(store_list_sweeps(st, &recs, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(recs[0].task_layout, TASKDIR_FLAT);
+	assert_int_equal(recs[1].task_layout, TASKDIR_GROUPED);
+	sweep_recs_free(recs, n);
+	store_close(st);
+
+	/* A newer sweep's layout. */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_exec(db, "UPDATE sweeps SET task_layout = 9 WHERE name = 'new'", NULL, NULL,
+	                 NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&st, dir, 0), 0);
+	want = xstrfmt("error: sweep %lld has task folder layout 9, which this sweep does not "
+	               "know: a newer sweep submitted it; read it with that version",
+	               (long long)grouped);
+	capture_errors();
+	sweep_rec_init(&rec);
+	assert_int_equal(store_find_sweep(st, &rec, "new"), SWEEP_ERR);
+	sweep_rec_release(&rec);
+	assert_string_equal(captured.buf, want);
+	strbuf_reset(&captured);
+	recs = (struct sweep_rec *)1;
+	assert_int_equal(store_list_sweeps(st, &recs, &n), SWEEP_ERR);
+	assert_null(recs);
+	assert_int_equal(n, 0);
+	assert_string_equal(captured.buf, want);
+	release_captured();
+	/* The old sweep still reads. */
+	assert_int_equal(store_find_sweep(st, &rec, "old"), 0);
+	sweep_rec_release(&rec);
+	store_close(st);
+	free(want);
+	free(path);
+	remove_tree(dir);
+	free(dir);
+}
+
 static void test_store_migration_to_followups(void **state)
 {
 	char *dir = make_tmpdir(), *path;
@@ -443,6 +527,7 @@ static void test_store_migration_to_followups(void **state)
 	                 " ALTER TABLE arrays DROP COLUMN pack;"
 	                 " ALTER TABLE arrays DROP COLUMN indices;"
 	                 " ALTER TABLE local_tasks DROP COLUMN reason;"
+	                 " ALTER TABLE sweeps DROP COLUMN task_layout;"
 	                 " PRAGMA user_version = 3",
 	                 NULL, NULL, NULL),
 	    SQLITE_OK);
@@ -744,6 +829,7 @@ static void test_store_acct_migration(void **state)
 	                 "DROP TABLE acct_records; DROP TABLE acct_arrays; DROP TABLE causes;"
 	                 " DROP TABLE programs;"
 	                 " ALTER TABLE local_tasks DROP COLUMN reason;"
+	                 " ALTER TABLE sweeps DROP COLUMN task_layout;"
 	                 " PRAGMA user_version = 5",
 	                 NULL, NULL, NULL),
 	    SQLITE_OK);
@@ -923,6 +1009,7 @@ int main(void)
 	    cmocka_unit_test(test_store_acct_tasks),
 	    cmocka_unit_test(test_store_policy_and_followups),
 	    cmocka_unit_test(test_store_migration_to_followups),
+	    cmocka_unit_test(test_store_task_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,6 +45,7 @@
 #include "sbopt.h"
 #include "store.h"
 #include "strbuf.h"
+#include "taskdir.h"
 #include "units.h"
 
 #include "banned.h"
@@ -341,26 +342,30 @@ static int local_max_array_size(uint32_t *out)
 /*
  * How a task whose runner died (kill -9) ended, when its script could say
  * so: the default template writes its command's exit status to
- * <sweep dir>/tasks/<index>/.exit.<job id> as it ends. Sets the task's
+ * <task folder>/.exit.<job id> as it ends (taskdir.h: the folder of its
+ * index in the sweep's layout). Sets the task's
  * final state from it and returns true; false when there is no such file
  * (killed, or a template of one's own), which leaves NODE_FAIL.
  */
-static bool ended_on_its_own(struct local_task_rec *t, const struct local_array_rec *arr)
+static bool ended_on_its_own(struct local_task_rec *t, const struct local_array_rec *arr,
+                             enum taskdir_layout layout)
 {
 	const char *slash = strrchr(arr->script, '/');
-	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT;
 	struct stat sb;
 	bool found = false;
-	char *end;
+	char *end, *dir, *name, *path;
 	long code;
 
 	if (!slash)
 		return false;
-	strbuf_add(&path, arr->script, (size_t)(slash - arr->script));
-	strbuf_addf(&path, "/tasks/%" PRIu64 "/.exit.%" PRIu32,
-	            (uint64_t)arr->offset + t->array_task_id, t->job_id);
-	if (strbuf_read_file_max(&text, path.buf, 64, STRBUF_READ_NOFOLLOW) < 0 ||
-	    stat(path.buf, &sb) < 0 || sb.st_mtime < t->start_time)
+	dir = xstrndup(arr->script, (size_t)(slash - arr->script));
+	name = xstrfmt(".exit.%" PRIu32, t->job_id);
+	path = taskdir_file(dir, layout, (size_t)arr->offset + t->array_task_id, name);
+	free(dir);
+	free(name);
+	if (strbuf_read_file_max(&text, path, 64, STRBUF_READ_NOFOLLOW) < 0 ||
+	    stat(path, &sb) < 0 || sb.st_mtime < t->start_time)
 		goto out;
 	errno = 0;
 	code = strtol(text.buf, &end, 10);
@@ -371,7 +376,7 @@ static bool ended_on_its_own(struct local_task_rec *t, const struct local_array_
 	t->end_time = (int64_t)sb.st_mtime;
 	found = true;
 out:
-	strbuf_release(&path);
+	free(path);
 	strbuf_release(&text);
 	return found;
 }
@@ -414,7 +419,6 @@ static int local_records(struct acct_set *out, struct backend_read *rd, struct s
 	int64_t now = (int64_t)time(NULL);
 	int ret = 0;
 
-	(void)rec;
 	rd->kept = 0;
 	rd->asked = 0;
 	rd->queries = 0;
@@ -441,7 +445,7 @@ static int local_records(struct acct_set *out, struct backend_read *rd, struct s
 				noted = ended_unrecorded(&tasks[i], &arr);
 			/* Ended after its runner died: not a node failure if it said how. */
 			if (!noted && !alive && tasks[i].state == TS_RUNNING && !task_alive)
-				ended_on_its_own(&tasks[i], &arr);
+				ended_on_its_own(&tasks[i], &arr, rec->task_layout);
 
 			local_task_acct(acct_set_add(out), &tasks[i], &arr, alive, task_alive, now,
 			                arr.host && *arr.host ? arr.host : host);
