@@ -338,8 +338,9 @@ static void test_script_task_layout(void **state)
 	    out.buf, "\nSWEEP_TASK_DIR=$SWEEP_DIR/tasks/$(( SWEEP_TASK_INDEX / 1000 ))/"
 	             "$SWEEP_TASK_INDEX\n"));
 	/* The group folder is checked as the others are. */
-	assert_non_null(strstr(out.buf, "sweep_private \"$SWEEP_DIR\" \"$SWEEP_DIR/tasks\" "
-	                                "\"${SWEEP_TASK_DIR%/*}\" \"$SWEEP_TASK_DIR\""));
+	assert_non_null(strstr(out.buf, "sweep_private \"$SWEEP_DIR\" \"$SWEEP_DIR/settings\" "
+	                                "\"$SWEEP_DIR/tasks\" \"${SWEEP_TASK_DIR%/*}\" "
+	                                "\"$SWEEP_TASK_DIR\""));
 	strbuf_release(&out);
 }
 
@@ -929,7 +930,8 @@ static void test_script_task_starts_no_spare_process(void **state)
 	assert_int_equal(script_render(&out, script_default_template, &in), 0);
 	assert_int_equal(script_write_files(&in, out.buf), 0);
 	for (size_t s = 0; s < NHOSTILE; s++) {
-		char *task = xstrfmt("%s/tasks/%zu", sweep_dir, s);
+		char *group = xstrfmt("%s/tasks/%zu", sweep_dir, s / 1000);
+		char *task = xstrfmt("%s/%zu", group, s);
 		char *env_task = xstrfmt("SLURM_ARRAY_TASK_ID=%zu", s);
 		const char *argv[] = {"bash", script, "0", NULL};
 		const char *env[] = {env_task, "SWEEP_UMASK=0022", path, NULL};
@@ -937,6 +939,7 @@ static void test_script_task_starts_no_spare_process(void **state)
 		char *file, *shell;
 
 		/* Made at submit: the task makes only a folder not made yet. */
+		assert_int_equal(path_mkdir_private(group, "task folder", false), 0);
 		assert_int_equal(path_mkdir_private(task, "task folder", false), 0);
 		unlink(log);
 		proc_result_init(&res);
@@ -965,6 +968,7 @@ static void test_script_task_starts_no_spare_process(void **state)
 		proc_result_release(&res);
 		free(env_task);
 		free(task);
+		free(group);
 	}
 	assert_int_equal(access("/tmp/sweep-pwned", F_OK), -1);
 	remove_tree(dir);
@@ -1036,7 +1040,7 @@ static void test_script_settings_files(void **state)
 		assert_int_equal(proc_run(&res, argv, env, 30), 0);
 		if (!res.exited || res.status != 0)
 			fail_msg("task %zu: status %d: %s", probe[i], res.status, res.err.buf);
-		p = xstrfmt("%s/tasks/%zu/value", sweep_dir, probe[i]);
+		p = xstrfmt("%s/tasks/%zu/%zu/value", sweep_dir, probe[i] / 1000, probe[i]);
 		strbuf_reset(&got);
 		assert_int_equal(strbuf_read_file(&got, p), 0);
 		assert_string_equal(got.buf, values[probe[i]]);
