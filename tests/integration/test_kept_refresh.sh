@@ -52,6 +52,9 @@ log "requeueing task $task while it runs"
 scontrol requeue "${first}_$task" || fail "scontrol requeue ${first}_$task failed"
 requeued() { sacct -n -X -P -D -j "${first}_$task" -o State | grep -q REQUEUED; }
 wait_until 60 "accounting to record the requeue" requeued
+# Other tests' jobs may hold the node's CPUs: the requeued task may have
+# been the only one running. Wait for one to run again.
+wait_until 300 "a gated task to run after the requeue" gated_running
 
 # Plain status keeps the finished tasks one by one as it reads them.
 thirty_kept() { local n; n=$(kept_tasks "$(queries status "$SWEEP_ID")"); [ "${n:-0}" -ge 30 ]; }
