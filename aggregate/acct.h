@@ -109,6 +109,12 @@ struct acct_rec {
 	char *reason;
 	enum acct_hold hold; /* TS_HELD: what holds it; else ACCT_HOLD_NONE */
 	/*
+	 * PENDING, and accounting gives a sign of a hold: no eligible time (a
+	 * hold or a dependency clears it), one ahead, or priority 0. Only
+	 * then is slurmctld asked what holds it (slb_hold_mark).
+	 */
+	bool maybe_held;
+	/*
 	 * The command died of the warning signal the script forwarded (its
 	 * note in the task's folder says so) and was not requeued: the time
 	 * limit ended it. state is then TS_TIMEOUT, whatever Slurm recorded

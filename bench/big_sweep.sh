@@ -33,6 +33,8 @@
 # BIG_MSG_TIMEOUT re-render the test cluster (tests/cluster/up with
 # SWEEP_CLUSTER_*) for the run and restore the caller's configuration at the
 # end. BIG_ORDER=sweep-first runs the sweep before the hand-written array.
+# BIG_MD=FILE: the table also in Markdown, to FILE (BIG_CMD: the command
+# line it names); bench/readme_tables puts it into README.md.
 # BIG_MEASURE_AT: the percent of tasks ended at which the refresh and the
 # daemons' load are measured while the sweep runs. Default 101: never. Those
 # measurements load the sweep's side alone (the hand-written array's has
@@ -73,6 +75,7 @@ if [ -n "${BIG_MAX_ARRAY:-}${BIG_MAX_JOBS:-}${BIG_CPUS:-}${BIG_MSG_TIMEOUT:-}" ]
 		${BIG_CPUS:+SWEEP_CLUSTER_CPUS=$BIG_CPUS} ${BIG_MSG_TIMEOUT:+SWEEP_CLUSTER_MSG_TIMEOUT=$BIG_MSG_TIMEOUT} \
 		"$top/tests/cluster/up" >/dev/null
 fi
+[ -z "${BIG_MD:-}" ] || BIG_MD=$(realpath -m -- "$BIG_MD")
 work=$(mktemp -d "/tmp/sweep big XXXXXX")
 # Job names of this run only (records of earlier runs stay MinJobAge in slurmctld).
 tag=$(basename "$work" | tr -cd 'A-Za-z0-9' | tail -c 6)
@@ -337,33 +340,46 @@ logs=$(find "$work" \( -name '*.out' -o -name '*.err' \) ! -path "$work/ref/*" -
 
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f MB", k / 1024 }'; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
+# row FIGURE SWEEP REFERENCE: one line of the table, and with BIG_MD=FILE
+# the same row in Markdown (bench/readme_tables puts FILE into README.md).
+row() {
+	printf '%-58s %-28s %s\n' "$1" "$2" "$3"
+	[ -z "${BIG_MD:-}" ] || printf '| %s | %s | %s |\n' "$1" "$2" "$3" >>"$BIG_MD"
+}
 # print_table: every figure so far ("-" where the reference has not run yet).
 print_table() {
 echo
 echo "== $tasks tasks ($settings settings x $seeds seeds), pack $pack${qos:+, QOS $qos}; MaxArraySize $max_array, MaxJobCount $max_jobs, $cpus CPUs, MessageTimeout $msg_timeout s =="
-printf '%-58s %-28s %s\n' figure sweep "reference (same run)"
+if [ -n "${BIG_MD:-}" ]; then
+	{
+		echo "$tasks tasks ($settings settings x $seeds seeds), pack $pack${qos:+, QOS $qos}; MaxArraySize $max_array, MaxJobCount $max_jobs, $cpus CPUs, MessageTimeout $msg_timeout s; run of $(date -u '+%F %H:%M') UTC, \`${BIG_CMD:-bench/big_sweep.sh $tasks}\`:"
+		echo
+		echo "| figure | sweep | reference (same run) |"
+		echo "| --- | --- | --- |"
+	} >"$BIG_MD"
+fi
 if ((cap)); then
-	printf '%-58s %-28s %s\n' "tasks ended in the first $t_meas s (before measuring)" "$sweep_at_meas ($(ratio "$sweep_at_meas" "$t_meas")/s)" "hand-written array: $ref_at_meas ($(ratio "$ref_at_meas" "$t_meas")/s; sweep $(ratio "$sweep_at_meas" "$ref_at_meas")x)"
-	printf '%-58s %-28s %s\n' "tasks ended in the cap of $cap s (then cancelled)" "$sweep_at_cap" "hand-written array: $ref_at_cap"
+	row "tasks ended in the first $t_meas s (before measuring)" "$sweep_at_meas ($(ratio "$sweep_at_meas" "$t_meas")/s)" "hand-written array: $ref_at_meas ($(ratio "$ref_at_meas" "$t_meas")/s; sweep $(ratio "$sweep_at_meas" "$ref_at_meas")x)"
+	row "tasks ended in the cap of $cap s (then cancelled)" "$sweep_at_cap" "hand-written array: $ref_at_cap"
 else
-	printf '%-58s %-28s %s\n' "wall time, submit to the last task's end" "$sweep_wall s" "hand-written array: $ref_wall s ($(ratio "$sweep_wall" "$ref_wall")x$( ((!measured)) || echo "; not alike: the sweep's includes the measurements at $measure_at%"))"
+	row "wall time, submit to the last task's end" "$sweep_wall s" "hand-written array: $ref_wall s ($(ratio "$sweep_wall" "$ref_wall")x$( ((!measured)) || echo "; not alike: the sweep's includes the measurements at $measure_at%"))"
 fi
-printf '%-58s %-28s %s\n' "array jobs" "$narrays" "hand-written: $(tr , '\n' <<<"$ref_ids" | grep -c . || true)"
-printf '%-58s %-28s %s\n' "slurmctld job records at peak (its own; sampled 10 s)" "$sweep_peak" "hand-written: $ref_peak"
-printf '%-58s %-28s %s\n' "tasks that printed their loss / reported" "$rows of $settings settings with n = $seeds; $sweep_held held" "hand-written: $ref_done of $tasks losses in the logs, $ref_failed array tasks not COMPLETED, $ref_held held"
-printf '%-58s %-28s %s\n' "submit" "$(cut -d' ' -f1 submit.time) s, $(mb "$(cut -d' ' -f2 submit.time)")" ""
-printf '%-58s %-28s %s\n' "status while it ran (slowest of the 15 s polls)" "$t_poll_max s, $(mb "$m_poll_max")" ""
+row "array jobs" "$narrays" "hand-written: $(tr , '\n' <<<"$ref_ids" | grep -c . || true)"
+row "slurmctld job records at peak (its own; sampled 10 s)" "$sweep_peak" "hand-written: $ref_peak"
+row "tasks that printed their loss / reported" "$rows of $settings settings with n = $seeds; $sweep_held held" "hand-written: $ref_done of $tasks losses in the logs, $ref_failed array tasks not COMPLETED, $ref_held held"
+row "submit" "$(cut -d' ' -f1 submit.time) s, $(mb "$(cut -d' ' -f2 submit.time)")" ""
+row "status while it ran (slowest of the 15 s polls)" "$t_poll_max s, $(mb "$m_poll_max")" ""
 if ((measured)); then
-	printf '%-58s %-28s %s\n' "one refresh of status --tasks at $d_at of $tasks ended" "$t_refresh s, $(mb "$m_refresh") ($q_refresh)" "sacct -j: $t_sacct_run s, $(mb "$m_sacct_run") ($(ratio "$t_refresh" "$t_sacct_run")x; target 0.2x)"
+	row "one refresh of status --tasks at $d_at of $tasks ended" "$t_refresh s, $(mb "$m_refresh") ($q_refresh)" "sacct -j: $t_sacct_run s, $(mb "$m_sacct_run") ($(ratio "$t_refresh" "$t_sacct_run")x; target 0.2x)"
 fi
-printf '%-58s %-28s %s\n' "first read: status --refresh" "$t_st_ref s, $(mb "$m_st_ref")" "sacct -X -j: $t_sacctx s, $(mb "$m_sacctx") ($(ratio "$t_st_ref" "$t_sacctx")x)"
-printf '%-58s %-28s %s\n' "first read: status --tasks --refresh" "$t_stt_ref s, $(mb "$m_stt_ref")" "sacct -j: $t_sacct s, $(mb "$m_sacct") ($(ratio "$t_stt_ref" "$t_sacct")x)"
-printf '%-58s %-28s %s\n' "first read: report --refresh" "$t_rep_ref s, $(mb "$m_rep_ref")" "sacct -j: ($(ratio "$t_rep_ref" "$t_sacct")x)"
-printf '%-58s %-28s %s\n' "repeated: status" "$t_st s, $(mb "$m_st")" "sacct -j: $(ratio "$t_st" "$t_sacct")x"
-printf '%-58s %-28s %s\n' "repeated: status --tasks" "$t_stt s, $(mb "$m_stt")" "sacct -j: $(ratio "$t_stt" "$t_sacct")x"
-printf '%-58s %-28s %s\n' "repeated: report ($q_rep)" "$t_rep s, $(mb "$m_rep")" "sacct -j: $(ratio "$t_rep" "$t_sacct")x"
-printf '%-58s %-28s %s\n' "rightsize" "$t_rs s, $(mb "$m_rs")" "sacct -j: $(ratio "$t_rs" "$t_sacct")x"
-printf '%-58s %-28s %s\n' "state store: sweep.db / the whole state folder" "$(mib "$store_db") / $(mib "$store_all")" "the sweep's logs: $(mib "$logs")"
+row "first read: status --refresh" "$t_st_ref s, $(mb "$m_st_ref")" "sacct -X -j: $t_sacctx s, $(mb "$m_sacctx") ($(ratio "$t_st_ref" "$t_sacctx")x)"
+row "first read: status --tasks --refresh" "$t_stt_ref s, $(mb "$m_stt_ref")" "sacct -j: $t_sacct s, $(mb "$m_sacct") ($(ratio "$t_stt_ref" "$t_sacct")x)"
+row "first read: report --refresh" "$t_rep_ref s, $(mb "$m_rep_ref")" "sacct -j: ($(ratio "$t_rep_ref" "$t_sacct")x)"
+row "repeated: status" "$t_st s, $(mb "$m_st")" "sacct -j: $(ratio "$t_st" "$t_sacct")x"
+row "repeated: status --tasks" "$t_stt s, $(mb "$m_stt")" "sacct -j: $(ratio "$t_stt" "$t_sacct")x"
+row "repeated: report ($q_rep)" "$t_rep s, $(mb "$m_rep")" "sacct -j: $(ratio "$t_rep" "$t_sacct")x"
+row "rightsize" "$t_rs s, $(mb "$m_rs")" "sacct -j: $(ratio "$t_rs" "$t_sacct")x"
+row "state store: sweep.db / the whole state folder" "$(mib "$store_db") / $(mib "$store_all")" "the sweep's logs: $(mib "$logs")"
 if ((measured)); then
 	echo
 	echo "read RPCs per 5 s refresh over 60 s while the sweep ran (target: at most 1 slurmctld RPC and 1 slurmdbd query):"

@@ -35,6 +35,9 @@
 # WATCH_MSG_TIMEOUT (as is by default); the caller's configuration is put
 # back at the end.
 #
+# WATCH_MD=FILE: the rows also in Markdown, to FILE (WATCH_CMD: the
+# command line it names); bench/readme_tables puts it into README.md.
+#
 #   WATCH_MODE=records bench/watch_load.sh [TASKS] [BUILD_DIR] [-] [INTERVAL]
 #   (defaults 10000 build - 5)
 set -euo pipefail
@@ -47,6 +50,7 @@ sweep=$(cd "${2:-$top/build}" && pwd)/sweep
 long=${3:-20}
 interval=${4:-5}
 window=${5:-60}
+[ -z "${WATCH_MD:-}" ] || WATCH_MD=$(realpath -m -- "$WATCH_MD")
 work=$(mktemp -d /tmp/sweep-bench-watch-XXXXXX)
 cd "$work"
 export SWEEP_STATE_DIR=$work/.sweep
@@ -105,6 +109,19 @@ YAML
 	echo "records slurmdbd returned per refresh (kept tasks are not asked for again):"
 	echo "ended               |  records  queries  seconds | --refresh: records  seconds (every record, as each refresh before)"
 	printf '%s\n' "${rows[@]}"
+	if [ -n "${WATCH_MD:-}" ]; then
+		{
+			echo "$tasks one-second tasks in $(grep -c '^array job ' submit.out) array job(s), plain \`status\` every $interval s; run of $(date -u '+%F %H:%M') UTC, \`${WATCH_CMD:-WATCH_MODE=records bench/watch_load.sh $tasks}\`:"
+			echo
+			echo "| ended | job records returned | queries | seconds | \`status --refresh\`: records | seconds |"
+			echo "| --- | --- | --- | --- | --- | --- |"
+			for r in "${rows[@]}"; do
+				# "10% (  1000 ended) | R Q S | R S"
+				read -r pct n _ bar r1 q1 s1 bar2 r2 s2 <<<"${r//[()]/ }"
+				echo "| $pct ($n) | $r1 | $q1 | $s1 | $r2 | $s2 |"
+			done
+		} >"$WATCH_MD"
+	fi
 	exit 0
 fi
 

@@ -535,6 +535,57 @@ static void test_acct_pending_record(void **state)
 	acct_set_release(&set);
 }
 
+/* Which PENDING records make status ask slurmctld what holds them. */
+static void test_acct_maybe_held(void **state)
+{
+	slurmdb_job_rec_t job;
+	struct acct_set set;
+	struct acct_rec *rec;
+	time_t now = time(NULL);
+	const struct {
+		uint32_t state, priority;
+		time_t eligible;
+		bool maybe_held;
+	} cases[] = {
+	    /* Waiting for resources: eligible, a priority. Recorded as sacct shows it. */
+	    {JOB_PENDING, 4294900632u, 1796226779, false},
+	    /* scontrol hold: priority 0, eligible "Unknown" (0). */
+	    {JOB_PENDING, 0, 0, true},
+	    {JOB_PENDING, 4294900632u, 0, true},
+	    {JOB_PENDING, 0, 1796226779, true},
+	    {JOB_PENDING, 4294900632u, (time_t)NO_VAL, true},
+	    {JOB_PENDING, 4294900632u, (time_t)INFINITE, true},
+	    /* --begin ahead. */
+	    {JOB_PENDING, 4294900632u, 0, true},
+	    /* Not pending: never asked about. */
+	    {JOB_RUNNING, 0, 0, false},
+	    {JOB_COMPLETE, 0, 0, false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		finished_job(&job);
+		job.state = cases[i].state;
+		job.priority = cases[i].priority;
+		job.eligible = cases[i].eligible;
+		rec = decode_one(&set, &job);
+		if (rec->maybe_held != cases[i].maybe_held)
+			fail_msg("case %zu: maybe_held %d", i, rec->maybe_held);
+		acct_set_release(&set);
+	}
+	finished_job(&job);
+	job.state = JOB_PENDING;
+	job.priority = 1;
+	job.eligible = now + 3600;
+	rec = decode_one(&set, &job);
+	assert_true(rec->maybe_held);
+	acct_set_release(&set);
+	job.eligible = now - 10;
+	rec = decode_one(&set, &job);
+	assert_false(rec->maybe_held);
+	acct_set_release(&set);
+}
+
 static void test_acct_not_an_array_skipped(void **state)
 {
 	/* The query matches job ids: after they wrap, an old plain job can carry an array's id. */
@@ -1260,6 +1311,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_acct_maxrss_over_steps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_cpu_and_gpu, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_pending_record, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_acct_maybe_held, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_not_an_array_skipped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_set_add_defaults, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_acct_packed_steps, setup, teardown),

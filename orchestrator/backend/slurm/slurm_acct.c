@@ -288,6 +288,10 @@ int slb_acct_decode_job(struct acct_set *out, const slurmdb_job_rec_t *job, bool
 	if (rec->array_task_id == ACCT_NO_TASK && job->array_task_str && *job->array_task_str)
 		rec->pending_tasks = xstrdup(job->array_task_str);
 	rec->state = decode_state(job->state);
+	if (rec->state == TS_PENDING)
+		rec->maybe_held = job->priority == 0 || job->eligible <= 0 ||
+		                  job->eligible == (time_t)NO_VAL || job->eligible == (time_t)INFINITE ||
+		                  job->eligible > time(NULL);
 
 	/* A wait status, as sacct's ExitCode "code:signal" shows it. */
 	status = job->exitcode == NO_VAL ? 0 : (int)job->exitcode;

@@ -174,7 +174,8 @@ void slb_hold_mark(struct acct_set *set, const struct array_rec *arrays, size_t 
 
 	for (size_t r = 0; r < set->n; r++) {
 		known[nknown++] = set->recs[r].array_job_id;
-		if (set->recs[r].state == TS_PENDING && set->recs[r].step_index == ACCT_NO_STEP)
+		if (set->recs[r].state == TS_PENDING && set->recs[r].step_index == ACCT_NO_STEP &&
+		    set->recs[r].maybe_held)
 			pending[npending++] = set->recs[r].array_job_id;
 	}
 	qsort(known, nknown, sizeof(*known), slb_cmp_u32);

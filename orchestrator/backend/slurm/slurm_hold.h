@@ -57,9 +57,10 @@ size_t slb_hold_apply(struct acct_set *set, const job_info_msg_t *msg, uint32_t 
 
 /*
  * slb_hold_apply with the controller's records of each of the sweep's
- * array jobs arrays[0..narrays-1] that has a PENDING record in set, or no
- * record at all: one slurm_load_job per such array job, none when no task
- * pends and every array job has records. Accounting is what status reads;
+ * array jobs arrays[0..narrays-1] that has a PENDING record in set with a
+ * sign of a hold (maybe_held: a busy cluster's ordinary pending tasks send
+ * no RPC), or no record at all: one slurm_load_job per such array job, none
+ * when no task may be held and every array job has records. Accounting is what status reads;
  * this only refines it: when the controller cannot be reached, a warning
  * says held tasks show as PENDING, and the records are left as they are.
  */
