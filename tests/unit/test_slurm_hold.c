@@ -101,6 +101,22 @@ static void test_hold_of_reasons(void **state)
 	}
 }
 
+/* Before the scheduler's first look a job has no reason: its begin time tells. */
+static void test_hold_of_begin_before_reason(void **state)
+{
+	slurm_job_info_t job = pending_job(3, WAIT_NO_REASON);
+
+	(void)state;
+	job.eligible_time = time(NULL) + 3600;
+	assert_int_equal(slb_hold_of(&job), ACCT_HOLD_BEGIN);
+	job.eligible_time = time(NULL) - 5; /* the submit time: eligible now */
+	assert_int_equal(slb_hold_of(&job), ACCT_HOLD_NONE);
+	/* A reason, once written, decides. */
+	job.eligible_time = time(NULL) + 3600;
+	job.state_reason = WAIT_RESOURCES;
+	assert_int_equal(slb_hold_of(&job), ACCT_HOLD_NONE);
+}
+
 static void expect_reason(slurm_job_info_t *job, enum acct_hold hold, const char *want)
 {
 	char *got = slb_hold_reason(job, hold);
@@ -411,6 +427,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_hold_of_reasons, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hold_of_begin_before_reason, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_reason_words, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_apply, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_apply_no_record, setup, teardown),

@@ -38,7 +38,16 @@ enum acct_hold slb_hold_of(const slurm_job_info_t *job)
 		break;
 	}
 	/* Slurm holds a job by setting its priority to 0; the reason follows. */
-	return job->priority == 0 ? ACCT_HOLD_ADMIN : ACCT_HOLD_NONE;
+	if (job->priority == 0)
+		return ACCT_HOLD_ADMIN;
+	/*
+	 * Just submitted, before the scheduler's first look, a job has no
+	 * reason yet (seen on 26.05 right after sbatch --begin): a begin time
+	 * ahead says what it waits for.
+	 */
+	if (job->state_reason == WAIT_NO_REASON && job->eligible_time > time(NULL))
+		return ACCT_HOLD_BEGIN;
+	return ACCT_HOLD_NONE;
 }
 
 static bool has_text(const char *s)
