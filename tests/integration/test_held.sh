@@ -97,16 +97,17 @@ set -e
 grep -q 'held (held by the user)' report.txt || fail "report does not say task 4 is held: $(cat report.txt)"
 
 # The begin time, the dependency and the sbatch --hold.
-"$SWEEP" status "$LATER" >later.txt
+# Read as soon as submitted: the scheduler may not have given a reason yet.
+later_held() { "$SWEEP" status "$LATER" >later.txt && grep -q 'HELD 2 (2 waiting for a begin time)' later.txt; }
+later_held || wait_until 30 "the begin time's tasks to show as held: $(cat later.txt)" later_held
 cat later.txt >&2
-grep -q 'HELD 2 (2 waiting for a begin time)' later.txt || fail "begin time: $(cat later.txt)"
 grep -q "^2 tasks waiting for a begin time (begins at [0-9T:-]*): they start by themselves then; 'scontrol update JobId=$B StartTime=now' starts them now$" later.txt ||
 	fail "begin time's line: $(cat later.txt)"
 "$SWEEP" status --tasks "$LATER" | grep -q 'HELD .*begins at ' || fail "begin time in --tasks"
 
-"$SWEEP" status "$DEPENDENT" >dependent.txt
+dependent_held() { "$SWEEP" status "$DEPENDENT" >dependent.txt && grep -q 'HELD 2 (2 waiting for a dependency)' dependent.txt; }
+dependent_held || wait_until 30 "the dependent tasks to show as held: $(cat dependent.txt)" dependent_held
 cat dependent.txt >&2
-grep -q 'HELD 2 (2 waiting for a dependency)' dependent.txt || fail "dependency: $(cat dependent.txt)"
 grep -q "^2 tasks waiting for dependency afterok:${A}_\*.*: they start once it is met; 'scontrol update JobId=$C Dependency=' drops it$" dependent.txt ||
 	fail "dependency's line: $(cat dependent.txt)"
 

@@ -115,6 +115,15 @@ static void test_hold_of_begin_before_reason(void **state)
 	job.eligible_time = time(NULL) + 3600;
 	job.state_reason = WAIT_RESOURCES;
 	assert_int_equal(slb_hold_of(&job), ACCT_HOLD_NONE);
+	/* A dependency not looked at yet. */
+	job.eligible_time = 0;
+	job.state_reason = WAIT_NO_REASON;
+	job.dependency = "afterok:12_*";
+	assert_int_equal(slb_hold_of(&job), ACCT_HOLD_DEPENDENCY);
+	job.dependency = "(null)";
+	assert_int_equal(slb_hold_of(&job), ACCT_HOLD_NONE);
+	job.dependency = "";
+	assert_int_equal(slb_hold_of(&job), ACCT_HOLD_NONE);
 }
 
 static void expect_reason(slurm_job_info_t *job, enum acct_hold hold, const char *want)

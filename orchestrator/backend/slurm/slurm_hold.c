@@ -47,6 +47,10 @@ enum acct_hold slb_hold_of(const slurm_job_info_t *job)
 	 */
 	if (job->state_reason == WAIT_NO_REASON && job->eligible_time > time(NULL))
 		return ACCT_HOLD_BEGIN;
+	/* The same for a dependency not yet looked at. */
+	if (job->state_reason == WAIT_NO_REASON && job->dependency && *job->dependency &&
+	    strcmp(job->dependency, "(null)") != 0)
+		return ACCT_HOLD_DEPENDENCY;
 	return ACCT_HOLD_NONE;
 }
 
