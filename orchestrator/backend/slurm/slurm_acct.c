@@ -562,6 +562,15 @@ static uint64_t task_key(const struct acct_rec *rec)
 	return (uint64_t)rec->array_job_id << 32 | rec->array_task_id;
 }
 
+/* Moves rec to the end of dst: its strings are dst's now, rec's owner must not free them. */
+static void move_rec(struct acct_set *dst, struct acct_rec *rec)
+{
+	*acct_set_add(dst) = *rec;
+	rec->pending_tasks = NULL;
+	rec->nodes = NULL;
+	rec->reason = NULL;
+}
+
 void slb_acct_merge(struct acct_set *out, size_t from, struct acct_set *first)
 {
 	size_t nkeys = out->n - from;
@@ -577,11 +586,7 @@ void slb_acct_merge(struct acct_set *out, size_t from, struct acct_set *first)
 		if (rec->array_task_id != ACCT_NO_TASK &&
 		    bsearch(&key, keys, nkeys, sizeof(*keys), by_u64))
 			continue;
-		*acct_set_add(out) = *rec;
-		/* out owns its strings now: first must not free them. */
-		rec->pending_tasks = NULL;
-		rec->nodes = NULL;
-		rec->reason = NULL;
+		move_rec(out, rec);
 	}
 	free(keys);
 }
@@ -701,14 +706,8 @@ bool slb_acct_array_row(const struct acct_set *set, uint32_t array_job_id)
 /* Moves the records of src to the end of dst (src's strings are dst's now). */
 static void move_all(struct acct_set *dst, struct acct_set *src)
 {
-	for (size_t r = 0; r < src->n; r++) {
-		struct acct_rec *rec = &src->recs[r];
-
-		*acct_set_add(dst) = *rec;
-		rec->pending_tasks = NULL;
-		rec->nodes = NULL;
-		rec->reason = NULL;
-	}
+	for (size_t r = 0; r < src->n; r++)
+		move_rec(dst, &src->recs[r]);
 }
 
 /* Whether job_id is one of ids[0..n-1]. */
@@ -737,38 +736,6 @@ static void drop_jobs(struct acct_set *set, const uint32_t *ids, size_t n)
 		set->recs[m++] = *rec;
 	}
 	set->n = m;
-}
-
-/*
- * Of the unfinished rows of named parts (more), adds to set their pending
- * records, and the rows of tasks set has no record of (started since set
- * was read).
- */
-static void add_unfinished(struct acct_set *set, struct acct_set *more)
-{
-	size_t n = set->n;
-	uint64_t *keys = xcalloc(n ? n : 1, sizeof(*keys));
-	struct acct_set keep;
-
-	acct_set_init(&keep);
-	for (size_t r = 0; r < n; r++)
-		keys[r] = task_key(&set->recs[r]);
-	qsort(keys, n, sizeof(*keys), by_u64);
-	for (size_t r = 0; r < more->n; r++) {
-		struct acct_rec *rec = &more->recs[r];
-		uint64_t key = task_key(rec);
-
-		if (rec->array_task_id != ACCT_NO_TASK &&
-		    bsearch(&key, keys, n, sizeof(*keys), by_u64))
-			continue;
-		*acct_set_add(&keep) = *rec;
-		rec->pending_tasks = NULL;
-		rec->nodes = NULL;
-		rec->reason = NULL;
-	}
-	move_all(set, &keep);
-	acct_set_release(&keep);
-	free(keys);
 }
 
 /*
@@ -814,7 +781,11 @@ static int read_parts(struct acct_set *set, const uint32_t *ids, size_t n,
 	ret = query(&more, open, nopen, NULL, 0, false, (int64_t)time(NULL), false);
 	if (ret < 0)
 		goto out;
-	add_unfinished(set, &more);
+	/*
+	 * Of the unfinished rows of named parts: their pending records, and
+	 * the rows of tasks set has no record of (started since set was read).
+	 */
+	slb_acct_merge(set, 0, &more);
 	/*
 	 * Tasks still not covered while the array's own row is there (the
 	 * pending record, or the task it became) have no row in slurmdbd yet:
