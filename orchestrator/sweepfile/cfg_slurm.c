@@ -20,6 +20,8 @@
 
 #define DEFAULT_SIGNAL     "USR1"
 #define DEFAULT_SIGNAL_SEC 120
+/* slurmctld's PERIODIC_TIMEOUT: how early the warning signal may come. */
+#define SIGNAL_EARLY_SEC 30
 
 static const char *const signal_names[] = {"USR1", "USR2", "TERM", "INT", "HUP", "QUIT", "ALRM"};
 
@@ -207,7 +209,11 @@ int cfg_read_slurm(struct loader *ld, const struct ytree_node *map)
 /*
  * The warning signal must come after the start: Slurm sends it as soon as
  * the time left is below the seconds asked for, and before the command has
- * set up its handler the signal would end it.
+ * set up its handler the signal would end it. slurmctld looks at time
+ * limits every 30 s and sends the signal when less than the seconds asked
+ * for plus those 30 are left, so USR1@50 under a one-minute limit came in
+ * the first second and ended a task that would have completed (the 26.05
+ * rehearsal's test_faults).
  */
 int cfg_check_signal_time(struct loader *ld)
 {
@@ -216,11 +222,12 @@ int cfg_check_signal_time(struct loader *ld)
 
 	if (!s->signal || !ld->time_value || s->time_unlimited || !s->time_min)
 		return 0;
-	if ((uint64_t)s->signal_seconds < (uint64_t)s->time_min * 60)
+	if ((uint64_t)s->signal_seconds + SIGNAL_EARLY_SEC < (uint64_t)s->time_min * 60)
 		return 0;
 	return AT(ld, at,
-	          "the warning signal (%s@%u) would be sent at the start: 'slurm.time' is only "
-	          "%u minute%s; give 'slurm.signal' fewer seconds (e.g. %s@%u) or more time",
+	          "the warning signal (%s@%u) would be sent at the start: Slurm sends it up to "
+	          "30 s early, and 'slurm.time' is only %u minute%s; give 'slurm.signal' fewer "
+	          "seconds (e.g. %s@%u) or more time",
 	          s->signal, s->signal_seconds, (unsigned)s->time_min, s->time_min == 1 ? "" : "s",
 	          s->signal, s->time_min * 60 / 4);
 }
@@ -240,7 +247,8 @@ void cfg_default_signal(struct cfg *cfg)
 		return;
 	s->signal = xstrdup(DEFAULT_SIGNAL);
 	s->signal_seconds = DEFAULT_SIGNAL_SEC;
-	if (s->time_unlimited || !s->time_min || (uint64_t)s->time_min * 60 > DEFAULT_SIGNAL_SEC)
+	if (s->time_unlimited || !s->time_min ||
+	    (uint64_t)s->time_min * 60 > DEFAULT_SIGNAL_SEC + SIGNAL_EARLY_SEC)
 		return;
 	limit_s = s->time_min * 60;
 	s->signal_seconds = limit_s / 4;

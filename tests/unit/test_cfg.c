@@ -277,11 +277,15 @@ static const struct bad_case value_errors[] = {
     {BASE "checkpoint: {sise: 2G}\n",
      "t.yaml:3:14: unknown key 'sise' in 'checkpoint'; did you mean 'size'?"},
     {BASE "slurm: {time: 2, signal: USR1}\n",
-     "t.yaml:3:26: the warning signal (USR1@120) would be sent at the start: 'slurm.time' is "
-     "only 2 minutes; give 'slurm.signal' fewer seconds (e.g. USR1@30) or more time"},
+     "t.yaml:3:26: the warning signal (USR1@120) would be sent at the start: Slurm sends it "
+     "up to 30 s early, and 'slurm.time' is only 2 minutes; give 'slurm.signal' fewer seconds (e.g. USR1@30) or more time"},
+    {BASE "slurm: {time: 2, signal: USR1@90}\n",
+     "t.yaml:3:26: the warning signal (USR1@90) would be sent at the start: Slurm sends it "
+     "up to 30 s early, and 'slurm.time' is only 2 minutes; give 'slurm.signal' fewer seconds "
+     "(e.g. USR1@30) or more time"},
     {BASE "slurm: {signal: USR2@60, time: \"0:45\"}\n",
-     "t.yaml:3:17: the warning signal (USR2@60) would be sent at the start: 'slurm.time' is "
-     "only 1 minute; give 'slurm.signal' fewer seconds (e.g. USR2@15) or more time"},
+     "t.yaml:3:17: the warning signal (USR2@60) would be sent at the start: Slurm sends it "
+     "up to 30 s early, and 'slurm.time' is only 1 minute; give 'slurm.signal' fewer seconds (e.g. USR2@15) or more time"},
     {BASE "slurm:\n  mem: 4G\n  mem_per_cpu: 1G\n",
      "t.yaml:5:3: 'slurm.mem' and 'slurm.mem_per_cpu' cannot both be given"},
     {BASE "slurm:\n  mem_per_cpu: 1G\n  mem: 4G\n",
@@ -696,6 +700,7 @@ static void test_cfg_signal_when_asked(void **state)
 	    {BASE "slurm: {time: 60}\n", NULL, 0, NULL},
 	    {BASE "slurm: {time: 60, signal: USR2}\n", "USR2", 120, NULL},
 	    {BASE "slurm: {time: 1, signal: USR1@10}\n", "USR1", 10, NULL},
+	    {BASE "slurm: {time: 2, signal: USR1@89}\n", "USR1", 89, NULL},
 	    {BASE "slurm: {time: 60, requeue: true}\n", "USR1", 120, NULL},
 	    {BASE "slurm: {requeue: true}\n", "USR1", 120, NULL},
 	    {BASE "checkpoint: {size: 1G}\n", "USR1", 120, NULL},
