@@ -58,6 +58,13 @@ struct acct_cache_entry {
 	 */
 	uint32_t *tasks;
 	size_t ntasks;
+	/*
+	 * Of a part (tasks not NULL): every run of a task not kept, and the
+	 * pending record, had not ended or ended at this time or later when it
+	 * was kept (unix seconds; 0: unknown). A read of the array job's rows
+	 * that ended since then returns every row of the tasks not kept.
+	 */
+	int64_t since;
 };
 
 /* Frees kept[0..n-1] and their task lists. */

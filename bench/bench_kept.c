@@ -236,7 +236,7 @@ static int build_sweep(struct store *st, const char *dir, const char *name,
 		array_spec(spec, sizeof(spec), n, 0);
 		if (store_add_array(st, rec.id, &arr) < 0)
 			goto out;
-		keep[a] = (struct acct_cache_entry){arr.job_id, arr.submitted_at, true, NULL, 0};
+		keep[a] = (struct acct_cache_entry){arr.job_id, arr.submitted_at, true, NULL, 0, 0};
 		add_records(&set, &arr, ntasks, a, failed);
 	}
 	if (store_finish_sweep(st, rec.id, SWEEP_SUBMITTED, NULL) < 0 ||

@@ -231,6 +231,11 @@ static const char *const migrations[] = {
      * (tasks/<index>), for every sweep submitted before; 1, grouped.
      */
     "ALTER TABLE sweeps ADD COLUMN task_layout INTEGER NOT NULL DEFAULT 0;",
+    /*
+     * 12: of an array job kept task by task, the time since which its
+     * tasks not kept have rows (acct_cache_entry.since; NULL: unknown).
+     */
+    "ALTER TABLE acct_arrays ADD COLUMN since INTEGER;",
 };
 
 const char *sweep_status_name(enum sweep_status s)

@@ -44,7 +44,7 @@ static int load_entries(struct store *st, struct acct_cache_entry **kept, size_t
 	int rc, ret = 0;
 
 	if (store_prepare(st, &stmt,
-	                  "SELECT job_id, submitted_at, with_steps, tasks FROM acct_arrays"
+	                  "SELECT job_id, submitted_at, with_steps, tasks, since FROM acct_arrays"
 	                  " WHERE sweep_id = ? ORDER BY job_id") < 0)
 		return SWEEP_ERR;
 	sqlite3_bind_int64(stmt, 1, sweep_id);
@@ -59,6 +59,7 @@ static int load_entries(struct store *st, struct acct_cache_entry **kept, size_t
 		e->job_id = (uint32_t)sqlite3_column_int64(stmt, 0);
 		e->submitted_at = sqlite3_column_int64(stmt, 1);
 		e->with_steps = sqlite3_column_int(stmt, 2) != 0;
+		e->since = sqlite3_column_int64(stmt, 4); /* NULL reads 0: unknown */
 		/* Unreadable: as if nothing were kept of it (it is asked about again). */
 		if (tasks &&
 		    array_parse_tasks(&e->tasks, &e->ntasks, tasks, ACCT_NO_TASK, &why) < 0)
@@ -219,7 +220,7 @@ int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cach
 	        0 ||
 	    store_prepare(st, &arr,
 	                  "INSERT INTO acct_arrays (sweep_id, job_id, submitted_at, with_steps,"
-	                  " kept_at, tasks) VALUES (?, ?, ?, ?, ?, ?)") < 0 ||
+	                  " kept_at, tasks, since) VALUES (?, ?, ?, ?, ?, ?, ?)") < 0 ||
 	    store_prepare(
 	        st, &ins,
 	        "INSERT INTO acct_records (sweep_id, array_job_id, seq, array_task_id,"
@@ -248,6 +249,10 @@ int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cach
 		sqlite3_bind_int(arr, 4, keep[k].with_steps);
 		sqlite3_bind_int64(arr, 5, (sqlite3_int64)time(NULL));
 		ret = bind_tasks(arr, 6, &keep[k]);
+		if (keep[k].tasks && keep[k].since > 0)
+			sqlite3_bind_int64(arr, 7, keep[k].since);
+		else
+			sqlite3_bind_null(arr, 7);
 		if (ret >= 0 && sqlite3_step(arr) != SQLITE_DONE)
 			ret = store_db_error(st, "cannot keep an array job's accounting");
 		for (size_t r = 0; r < set->n && ret >= 0; r++)
@@ -259,5 +264,32 @@ out:
 	sqlite3_finalize(del);
 	sqlite3_finalize(arr);
 	sqlite3_finalize(ins);
+	return store_end(st, ret);
+}
+
+int store_acct_set_since(struct store *st, int64_t sweep_id,
+                         const struct acct_cache_entry *entries, size_t n)
+{
+	sqlite3_stmt *up = NULL;
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = store_begin(st);
+	if (ret < 0)
+		return ret;
+	if (store_prepare(st, &up,
+	                  "UPDATE acct_arrays SET since = ? WHERE sweep_id = ? AND job_id = ?"
+	                  " AND tasks IS NOT NULL") < 0)
+		ret = SWEEP_ERR;
+	for (size_t i = 0; i < n && ret >= 0; i++) {
+		sqlite3_reset(up);
+		sqlite3_bind_int64(up, 1, entries[i].since);
+		sqlite3_bind_int64(up, 2, sweep_id);
+		sqlite3_bind_int64(up, 3, entries[i].job_id);
+		if (sqlite3_step(up) != SQLITE_DONE)
+			ret = store_db_error(st, "cannot note since when the records are read");
+	}
+	sqlite3_finalize(up);
 	return store_end(st, ret);
 }

@@ -9,7 +9,13 @@
 # pending record, which no (array job, task) pair names, comes from a
 # second query. When every task ended, status still matches --refresh,
 # and the requeued task shows its restart.
+# With KEPT_WINDOW=1 (test_kept_window), no task is named
+# (SWEEP_DEBUG_NAMED=0, as an array of thousands of tasks not kept): a
+# refresh reads the rows that had not ended or ended since the last read
+# (the pending record among them), and still returns fewer records than --refresh once the
+# kept tasks ended over a minute (the margin) before that read.
 . "$(dirname "$0")/lib.sh"
+if [ "${KEPT_WINDOW:-0}" = 1 ]; then export SWEEP_DEBUG_NAMED=0; fi
 cluster_up
 
 # queries CMD...: runs sweep with SWEEP_DEBUG_QUERIES=1, stdout to out.txt,
@@ -59,6 +65,15 @@ wait_until 300 "a gated task to run after the requeue" gated_running
 # Plain status keeps the finished tasks one by one as it reads them.
 thirty_kept() { local n; n=$(kept_tasks "$(queries status "$SWEEP_ID")"); [ "${n:-0}" -ge 30 ]; }
 wait_until 120 "tasks 0-29 to be kept" thirty_kept
+if [ "${KEPT_WINDOW:-0}" = 1 ]; then
+	# The read after the margin has passed since the kept tasks' ends moves
+	# the window past them (the requeued run's end, not kept, bounds it).
+	last_end=$(sacct -n -X -P -j "$first" -o JobID,End | awk -F'|' '$1 ~ /_[0-9]+$/ { split($1, a, "_"); if (a[2] + 0 < 30) print $2 }' | sort | tail -1)
+	wait_s=$(($(date -d "$last_end" +%s) + 65 - $(date +%s)))
+	log "waiting ${wait_s}s for the margin past the last kept task's end ($last_end)"
+	((wait_s <= 0)) || sleep "$wait_s"
+	queries status "$SWEEP_ID" >/dev/null
+fi
 
 # Same output, fewer records: the kept read against a --refresh (which reads
 # every record and keeps them anew: a plain read follows it). The tasks are
@@ -82,6 +97,8 @@ n_kept=$(records "$line")
 [ -n "$n_all" ] && [ -n "$n_kept" ] || fail "no record count in the debug lines"
 ((n_kept < n_all)) || fail "the kept read asked for $n_kept records, --refresh for $n_all"
 ((n_all - n_kept >= 20)) || fail "the kept read should not ask for the 30 kept tasks: $n_kept against $n_all"
+# Windowed: the second array job (nothing kept) whole, then the first's
+# rows that ended since the last read, pending record included.
 [[ $line == "sweep: accounting queries: 2 "* ]] ||
 	fail "the tasks not kept, then the pending record (2 queries) expected: $line"
 grep -q PENDING out.txt || fail "no pending task shown: $(cat out.txt)"

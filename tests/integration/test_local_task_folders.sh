@@ -78,7 +78,7 @@ sed -i 's|^SWEEP_TASK_DIR=.*|SWEEP_TASK_DIR=$SWEEP_DIR/tasks/$SWEEP_TASK_INDEX|'
 python3 - "$SWEEP_STATE_DIR/sweep.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-db.executescript("ALTER TABLE sweeps DROP COLUMN task_layout; PRAGMA user_version = 10;")
+db.executescript("ALTER TABLE sweeps DROP COLUMN task_layout; ALTER TABLE acct_arrays DROP COLUMN since; PRAGMA user_version = 10;")
 db.close()
 PY
 

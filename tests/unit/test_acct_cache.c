@@ -205,7 +205,7 @@ static void test_acct_cache_requeue(void **state)
 static void test_acct_cache_resubmitted_task(void **state)
 {
 	struct array_rec again = {.job_id = 200, .offset = 0, .spec = "1", .attempt = 2};
-	struct acct_cache_entry kept[] = {{100, 5, true, NULL, 0}, {200, 6, false, NULL, 0}};
+	struct acct_cache_entry kept[] = {{100, 5, true, NULL, 0, 0}, {200, 6, false, NULL, 0, 0}};
 	struct acct_set set;
 	struct acct_rec *rec;
 
@@ -230,8 +230,8 @@ static void test_acct_cache_resubmitted_task(void **state)
 static void test_acct_cache_must_query(void **state)
 {
 	struct array_rec arr = {.job_id = 100, .spec = "0-2", .attempt = 1, .submitted_at = 5};
-	struct acct_cache_entry with = {100, 5, true, NULL, 0}, without = {100, 5, false, NULL, 0};
-	struct acct_cache_entry older = {100, 4, true, NULL, 0};
+	struct acct_cache_entry with = {100, 5, true, NULL, 0, 0}, without = {100, 5, false, NULL, 0, 0};
+	struct acct_cache_entry older = {100, 4, true, NULL, 0, 0};
 
 	(void)state;
 	assert_true(acct_cache_must_query(&arr, NULL, false, false));
@@ -397,9 +397,9 @@ static void test_acct_cache_partial_entry(void **state)
 {
 	struct array_rec arr = {.job_id = 100, .spec = "0-9", .attempt = 1, .submitted_at = 5};
 	uint32_t tasks[] = {1, 2, 5, 9};
-	struct acct_cache_entry part = {100, 5, true, tasks, 4}, older = {100, 4, true, tasks, 4};
-	struct acct_cache_entry nosteps = {100, 5, false, tasks, 4},
-	                        whole = {100, 5, true, NULL, 0};
+	struct acct_cache_entry part = {100, 5, true, tasks, 4, 0}, older = {100, 4, true, tasks, 4, 0};
+	struct acct_cache_entry nosteps = {100, 5, false, tasks, 4, 0},
+	                        whole = {100, 5, true, NULL, 0, 0};
 
 	(void)state;
 	assert_true(acct_cache_must_query(&arr, &part, false, false));

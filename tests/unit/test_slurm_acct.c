@@ -699,7 +699,7 @@ static void test_acct_kept_through_backend(void **state)
 	struct array_rec arrs[2] = {{.job_id = 500, .offset = 0, .spec = "0-1", .attempt = 1},
 	                            {.job_id = 600, .offset = 2, .spec = "0-1", .attempt = 1}};
 	struct array_rec *loaded = NULL;
-	struct acct_cache_entry keep[] = {{500, 0, false, NULL, 0}, {600, 0, true, NULL, 0}};
+	struct acct_cache_entry keep[] = {{500, 0, false, NULL, 0, 0}, {600, 0, true, NULL, 0, 0}};
 	struct backend_read rd = {0};
 	struct acct_set set, out;
 	size_t n = 0;
@@ -927,7 +927,7 @@ static void test_acct_fetch_slurmdbd_down(void **state)
 		/* A read of kept tasks' array jobs fails the same way, with steps or not. */
 		for (int steps = 0; steps < 2; steps++) {
 			const uint32_t tasks[] = {3, 4};
-			const struct slb_acct_part part = {2, tasks, 2};
+			const struct slb_acct_part part = {2, tasks, 2, 0};
 
 			strbuf_reset(&captured);
 			ret = slb_acct_fetch_parts(&set, ids, 1, &part, 1, steps);
@@ -1057,7 +1057,7 @@ static void test_acct_ended_tasks(void **state)
 	 * pending-side with no end time yet, 5 has no record (still pending); task 7 is
 	 * kept (not asked); a task of another array job is not this part's. */
 	const uint32_t tasks[] = {5, 4, 3, 2, 1, 0};
-	struct slb_acct_part part = {300, tasks, 6};
+	struct slb_acct_part part = {300, tasks, 6, 0};
 	struct acct_set set;
 	uint32_t out[6];
 
@@ -1131,7 +1131,7 @@ static void test_acct_plan_parts(void **state)
 	const uint32_t ids[] = {500};
 	const uint32_t t700[] = {4, 9, 1}, t800[] = {0, 1}, t900[] = {0, 1, 2, 3, 4};
 	const struct slb_acct_part parts[] = {
-	    {600, NULL, 0}, {700, t700, 3}, {800, t800, 2}, {900, t900, 5}};
+	    {600, NULL, 0, 0}, {700, t700, 3, 0}, {800, t800, 2, 0}, {900, t900, 5, 0}};
 	struct slb_acct_plan plan;
 
 	(void)state;
@@ -1158,6 +1158,35 @@ static void test_acct_plan_parts(void **state)
 	assert_int_equal(plan.whole[2], 900);
 	slb_acct_plan_release(&plan);
 
+	/*
+	 * A part over the budget whose since is known is windowed (its rows
+	 * that ended since), not read whole; one with no task to name is read
+	 * whole even then (to be kept whole). A budget of 0 names nothing.
+	 */
+	{
+		const struct slb_acct_part timed[] = {
+		    {700, t700, 3, 0}, {900, t900, 5, 1700000000}, {600, NULL, 0, 1700000000}};
+
+		slb_acct_plan_parts(&plan, NULL, 0, timed, 3, 4);
+		assert_int_equal(plan.nnamed, 1);
+		assert_int_equal(plan.named[0].job_id, 700);
+		assert_int_equal(plan.nwindowed, 1);
+		assert_int_equal(plan.windowed[0].job_id, 900);
+		assert_int_equal(plan.windowed[0].since, 1700000000);
+		assert_ptr_equal(plan.windowed[0].tasks, t900);
+		assert_int_equal(plan.nwhole, 1);
+		assert_int_equal(plan.whole[0], 600);
+		slb_acct_plan_release(&plan);
+		assert_null(plan.windowed);
+		slb_acct_plan_parts(&plan, NULL, 0, timed, 3, 0);
+		assert_int_equal(plan.nnamed, 0);
+		assert_int_equal(plan.nwindowed, 1);
+		assert_int_equal(plan.nwhole, 2);
+		assert_int_equal(plan.whole[0], 600);
+		assert_int_equal(plan.whole[1], 700);
+		slb_acct_plan_release(&plan);
+	}
+
 	/* Exactly the budget: named. Nothing at all: an empty plan. */
 	slb_acct_plan_parts(&plan, NULL, 0, &parts[3], 1, 5);
 	assert_int_equal(plan.nnamed, 1);
@@ -1174,7 +1203,7 @@ static void test_acct_uncovered(void **state)
 	 * (two rows), 1 runs, 2 ended; 3 and 4 are pending in the pending record
 	 * (0x18: bits 3 and 4); 5, 6 and 9 have no record (6 has one in array 301). */
 	const uint32_t tasks[] = {9, 6, 5, 4, 3, 2, 2, 1, 0};
-	struct slb_acct_part part = {300, tasks, 9};
+	struct slb_acct_part part = {300, tasks, 9, 0};
 	struct acct_set set;
 	struct acct_rec *pending;
 	uint32_t out[9];
@@ -1260,7 +1289,7 @@ static void test_acct_build_cond(void **state)
 {
 	/* Whole array jobs by id, the parts' tasks one (job, task) entry each. */
 	const uint32_t ids[] = {500, 501}, t700[] = {4, 9};
-	const struct slb_acct_part parts[] = {{700, t700, 2}, {800, NULL, 0}};
+	const struct slb_acct_part parts[] = {{700, t700, 2, 0}, {800, NULL, 0, 0}};
 	slurmdb_job_cond_t cond;
 	slb_list_itr_t it;
 	char *entries;

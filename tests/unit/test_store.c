@@ -439,6 +439,7 @@ static void test_store_task_layout(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 	                              "ALTER TABLE sweeps DROP COLUMN task_layout;"
+	                              " ALTER TABLE acct_arrays DROP COLUMN since;"
 	                              " PRAGMA user_version = 10",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
@@ -582,7 +583,7 @@ static void test_store_acct_round_trip(void **state)
 	struct plan plan = small_plan();
 	struct acct_set set, back;
 	struct acct_rec *r;
-	struct acct_cache_entry keep[] = {{77, 1234, true, NULL, 0}, {78, 1235, false, NULL, 0}},
+	struct acct_cache_entry keep[] = {{77, 1234, true, NULL, 0, 0}, {78, 1235, false, NULL, 0, 0}},
 	                        *kept = NULL;
 	uint32_t drop = 77;
 	size_t n = 0;
@@ -767,7 +768,7 @@ static void test_store_acct_tasks(void **state)
 	struct plan plan = small_plan();
 	struct acct_set set, back;
 	uint32_t tasks[] = {0, 2, 3, 7};
-	struct acct_cache_entry keep = {90, 99, true, tasks, 4}, *kept = NULL;
+	struct acct_cache_entry keep = {90, 99, true, tasks, 4, 1700000500}, *kept = NULL;
 	size_t n = 0;
 	int64_t id;
 
@@ -785,6 +786,8 @@ static void test_store_acct_tasks(void **state)
 	assert_int_equal(kept[0].ntasks, 4);
 	for (size_t t = 0; t < 4; t++)
 		assert_int_equal(kept[0].tasks[t], tasks[t]);
+	/* The time since which the tasks not kept have rows comes back with them. */
+	assert_int_equal(kept[0].since, 1700000500);
 	assert_int_equal(back.n, 4);
 	for (size_t i = 0; i < 4; i++)
 		assert_rec_equal(&back.recs[i], &set.recs[tasks[i]]);
@@ -799,6 +802,7 @@ static void test_store_acct_tasks(void **state)
 	assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
 	assert_int_equal(n, 1);
 	assert_null(kept[0].tasks);
+	assert_int_equal(kept[0].since, 0); /* kept whole: nothing is read since */
 	assert_int_equal(back.n, 8);
 	acct_set_release(&back);
 	acct_cache_entries_free(kept, n);

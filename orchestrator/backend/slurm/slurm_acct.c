@@ -608,6 +608,7 @@ void slb_acct_plan_parts(struct slb_acct_plan *out, const uint32_t *ids, size_t 
 	memset(out, 0, sizeof(*out));
 	out->whole = xcalloc(n + nparts ? n + nparts : 1, sizeof(*out->whole));
 	out->named = xcalloc(nparts ? nparts : 1, sizeof(*out->named));
+	out->windowed = xcalloc(nparts ? nparts : 1, sizeof(*out->windowed));
 	for (size_t i = 0; i < n; i++)
 		out->whole[out->nwhole++] = ids[i];
 	if (nparts)
@@ -620,6 +621,8 @@ void slb_acct_plan_parts(struct slb_acct_plan *out, const uint32_t *ids, size_t 
 		if (part->ntasks && part->ntasks <= budget - used) {
 			used += part->ntasks;
 			out->named[out->nnamed++] = *part;
+		} else if (part->ntasks && part->since > 0) {
+			out->windowed[out->nwindowed++] = *part;
 		} else {
 			out->whole[out->nwhole++] = part->job_id;
 		}
@@ -630,6 +633,7 @@ void slb_acct_plan_release(struct slb_acct_plan *p)
 {
 	free(p->whole);
 	free(p->named);
+	free(p->windowed);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -738,10 +742,68 @@ static void drop_jobs(struct acct_set *set, const uint32_t *ids, size_t n)
 	set->n = m;
 }
 
+/* SLB_ACCT_MAX_NAMED, or SWEEP_DEBUG_NAMED for tests (a sweep of hundreds of tasks costs minutes). */
+static size_t max_named(void)
+{
+	const char *env = getenv("SWEEP_DEBUG_NAMED");
+	unsigned long v;
+	char *end;
+
+	if (!env || !*env)
+		return SLB_ACCT_MAX_NAMED;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	return errno || *end || v > SLB_ACCT_MAX_NAMED ? SLB_ACCT_MAX_NAMED : (size_t)v;
+}
+
+/*
+ * The windowed parts of plan, into set (no row of their array jobs yet):
+ * one query of their array jobs' rows that have not ended or ended at the
+ * earliest since or later. Every row of their tasks not kept is among
+ * those (acct_cache_entry.since), so a task left without a row either
+ * started a moment ago, while the array's own row (the pending record)
+ * is there, or had a row that ended earlier than its since said (a late
+ * end time): that array job is read whole instead.
+ */
+static int read_windowed(struct acct_set *set, const struct slb_acct_plan *plan, bool gpu_tres)
+{
+	uint32_t *ids = xcalloc(plan->nwindowed ? plan->nwindowed : 1, sizeof(*ids));
+	uint32_t *whole = xcalloc(plan->nwindowed ? plan->nwindowed : 1, sizeof(*whole));
+	size_t nwhole = 0;
+	int64_t since = INT64_MAX;
+	int ret;
+
+	for (size_t p = 0; p < plan->nwindowed; p++) {
+		ids[p] = plan->windowed[p].job_id;
+		if (plan->windowed[p].since < since)
+			since = plan->windowed[p].since;
+	}
+	ret = query(set, ids, plan->nwindowed, NULL, 0, false, since, gpu_tres);
+	if (ret < 0)
+		goto out;
+	for (size_t p = 0; p < plan->nwindowed; p++) {
+		uint32_t *buf = xcalloc(plan->windowed[p].ntasks, sizeof(*buf));
+
+		if (slb_acct_uncovered(buf, set, &plan->windowed[p]) &&
+		    !slb_acct_array_row(set, plan->windowed[p].job_id))
+			whole[nwhole++] = plan->windowed[p].job_id;
+		free(buf);
+	}
+	if (!nwhole)
+		goto out;
+	drop_jobs(set, whole, nwhole);
+	ret = query(set, whole, nwhole, NULL, 0, false, 0, false);
+out:
+	free(whole);
+	free(ids);
+	return ret;
+}
+
 /*
  * The job records (without steps) of the whole array jobs ids[0..n-1] and
- * of the parts' tasks, in set. The tasks are named (slb_acct_plan_parts),
- * so slurmdbd returns the rows of the tasks not kept and no other; tasks
+ * of the parts' tasks, in set (read_windowed reads the windowed ones). The
+ * tasks are named (slb_acct_plan_parts), so slurmdbd returns the rows of
+ * the tasks not kept and no other; tasks
  * that have no row of their own yet are pending in the array's pending
  * record, which no (job, task) pair can name (its task id is NO_VAL, which
  * means "every task"): it is read, only then, with the rows of the named
@@ -763,10 +825,15 @@ static int read_parts(struct acct_set *set, const uint32_t *ids, size_t n,
 	int ret;
 
 	acct_set_init(&more);
-	slb_acct_plan_parts(&plan, ids, n, parts, nparts, SLB_ACCT_MAX_NAMED);
+	slb_acct_plan_parts(&plan, ids, n, parts, nparts, max_named());
 	ret = query(set, plan.whole, plan.nwhole, plan.named, plan.nnamed, false, 0, gpu_tres);
 	if (ret < 0)
 		goto out;
+	if (plan.nwindowed) {
+		ret = read_windowed(set, &plan, gpu_tres && !plan.nwhole && !plan.nnamed);
+		if (ret < 0)
+			goto out;
+	}
 	/* Once the pending record became a task (it has the array's own row), none is pending. */
 	for (size_t p = 0; p < plan.nnamed; p++) {
 		uint32_t *buf = xcalloc(plan.named[p].ntasks, sizeof(*buf));

@@ -33,6 +33,13 @@ struct slb_acct_part {
 	uint32_t job_id;
 	const uint32_t *tasks;
 	size_t ntasks;
+	/*
+	 * Every run of these tasks, and the array's pending record, had not
+	 * ended or ended at this time or later (acct_cache_entry.since; 0:
+	 * unknown). A part too big to name is then read as the array job's
+	 * rows that ended since, not whole.
+	 */
+	int64_t since;
 };
 
 /*
@@ -45,7 +52,11 @@ struct slb_acct_part {
  * its own and the array job's own row was not among the records (a second
  * query: the array job's rows that have not ended); a part whose tasks
  * are still not covered without that row (slb_acct_array_row), that has no
- * task to name or is beyond SLB_ACCT_MAX_NAMED is read whole. With steps,
+ * task to name or is beyond SLB_ACCT_MAX_NAMED is read whole, or, when its
+ * since is known, as the array job's rows that have not ended or ended at
+ * since or later (the running tasks and those that ended since the last
+ * read: what changed), and read whole only when that leaves a task not
+ * kept without a row while the array's own row is not among them. With steps,
  * then one more query: the whole array jobs with steps together with the
  * runs of the parts' tasks that ended (slb_acct_ended_tasks), merged by
  * slb_acct_merge. Without parts, one query.
@@ -66,19 +77,31 @@ int slb_acct_fetch_parts(struct acct_set *out, const uint32_t *array_job_ids, si
  */
 #define SLB_ACCT_MAX_NAMED 256
 
+/*
+ * How far before a read its since is set (acct_cache_entry.since): rows
+ * that were still running when read may get an end time a little earlier
+ * than the read's own clock, as slurmctld's clock differs from this
+ * host's and its messages reach slurmdbd late under load. A row missed
+ * that way leaves its task without a row, and the array job is read whole.
+ */
+#define SLB_ACCT_SINCE_MARGIN_S 60
+
 /* How the job records of whole array jobs and parts are asked: see slb_acct_plan_parts. */
 struct slb_acct_plan {
 	uint32_t *whole; /* array jobs read whole */
 	size_t nwhole;
 	struct slb_acct_part *named; /* parts whose tasks are named (borrowed task lists) */
 	size_t nnamed;
+	struct slb_acct_part *windowed; /* parts read as the rows that ended since their since */
+	size_t nwindowed;
 };
 
 /*
  * Plans one read: ids[0..n-1] are read whole, and so are the parts with
  * no task to name (every task kept: their whole record makes the array
- * job kept whole) and those that do not fit in budget pairs once the parts
- * with fewer tasks are named, smallest first. Release with
+ * job kept whole). The parts that do not fit in budget pairs once the
+ * parts with fewer tasks are named, smallest first, are windowed when
+ * their since is known, else read whole. Release with
  * slb_acct_plan_release; the parts' task lists stay the caller's.
  */
 void slb_acct_plan_parts(struct slb_acct_plan *out, const uint32_t *ids, size_t n,

@@ -203,19 +203,45 @@ static bool keep_tasks(struct acct_cache_entry *e, const struct array_rec *arr,
 }
 
 /*
- * After a query: keeps the array jobs asked about whose tasks all finished,
- * else the tasks of theirs that did (not of packed arrays), and forgets
+ * The since of e, a part kept from rows (every row of its array job this
+ * read has, kept ones included) read at read_at: the earliest end of a
+ * row of a task e does not keep, or of the pending record, and at most
+ * read_at less the margin (slurm_acct.h), since rows that had not ended
+ * end later.
+ */
+static int64_t since_of(const struct acct_cache_entry *e, const struct acct_set *rows,
+                        int64_t read_at)
+{
+	int64_t since = read_at - SLB_ACCT_SINCE_MARGIN_S;
+
+	for (size_t r = 0; r < rows->n; r++) {
+		const struct acct_rec *rec = &rows->recs[r];
+
+		if (rec->end_time > 0 && rec->end_time < since &&
+		    (rec->array_task_id == ACCT_NO_TASK ||
+		     !acct_cache_task_kept(e, rec->array_task_id)))
+			since = rec->end_time;
+	}
+	return since > 0 ? since : 0;
+}
+
+/*
+ * After a query sent at read_at: keeps the array jobs asked about whose
+ * tasks all finished, else the tasks of theirs that did (not of packed
+ * arrays) with the time since which the others have rows, and forgets
  * what was kept of the others. all holds the records of this read, kept
  * ones included. A store that cannot be written (a read-only state folder)
  * costs a query next time, nothing else.
  */
 static void keep_finished(struct store *st, const struct sweep_rec *rec, const struct ask *asked,
                           size_t nasked, const struct acct_set *all,
-                          const struct acct_cache_entry *kept, size_t nkept, bool with_steps)
+                          const struct acct_cache_entry *kept, size_t nkept, bool with_steps,
+                          int64_t read_at)
 {
 	struct acct_cache_entry *keep = xcalloc(nasked ? nasked : 1, sizeof(*keep));
+	struct acct_cache_entry *later = xcalloc(nasked ? nasked : 1, sizeof(*later));
 	uint32_t *drop = xcalloc(nasked ? nasked : 1, sizeof(*drop));
-	size_t nkeep = 0, ndrop = 0;
+	size_t nkeep = 0, ndrop = 0, nlater = 0;
 	int64_t now = (int64_t)time(NULL);
 
 	for (size_t a = 0; a < nasked; a++) {
@@ -229,18 +255,29 @@ static void keep_finished(struct store *st, const struct sweep_rec *rec, const s
 		/* A part's kept tasks have steps when it was asked with steps (acct_cache_partial).
 		 */
 		e->with_steps = with_steps && (!asked[a].part || asked[a].part->with_steps);
-		if (acct_cache_keepable(arr, rec->ntasks, &rows, e->with_steps, now, NULL) ||
-		    keep_tasks(e, arr, &rows, asked[a].part, now))
+		if (acct_cache_keepable(arr, rec->ntasks, &rows, e->with_steps, now, NULL)) {
 			nkeep++;
-		else if (!asked[a].part && acct_cache_find(kept, nkept, arr->job_id))
+		} else if (keep_tasks(e, arr, &rows, asked[a].part, now)) {
+			e->since = since_of(e, &rows, read_at);
+			nkeep++;
+		} else if (asked[a].part && asked[a].part->tasks) {
+			/* Nothing new kept: the next read asks only for what changed since this one. */
+			later[nlater] = *asked[a].part;
+			later[nlater].since = since_of(asked[a].part, &rows, read_at);
+			if (later[nlater].since > asked[a].part->since)
+				nlater++;
+		} else if (!asked[a].part && acct_cache_find(kept, nkept, arr->job_id))
 			drop[ndrop++] = arr->job_id;
 		free(rows.recs);
 	}
 	if (store_acct_update(st, rec->id, keep, nkeep, all, drop, ndrop) < 0)
 		warning("the finished records were not kept: the next command asks slurmdbd again");
+	else if (store_acct_set_since(st, rec->id, later, nlater) < 0)
+		warning("the time of this read was not kept: the next one asks for more records");
 	for (size_t k = 0; k < nkeep; k++)
 		free(keep[k].tasks);
 	free(keep);
+	free(later);
 	free(drop);
 }
 
@@ -321,6 +358,7 @@ static void plan_array(struct plan_read *p, struct acct_set *out, struct acct_se
 	p->part_tasks[p->nparts] = tasks;
 	p->parts[p->nparts].job_id = arr->job_id;
 	p->parts[p->nparts].tasks = tasks;
+	p->parts[p->nparts].since = k->since;
 	p->parts[p->nparts++].ntasks = n;
 	p->tasks_kept += k->ntasks;
 	move_records(out, stored, arr->job_id, k);
@@ -350,6 +388,7 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 	struct plan_read p;
 	unsigned before = slb_acct_queries();
 	unsigned long steps_before = slb_acct_step_records(), records_before = slb_acct_records();
+	int64_t read_at = (int64_t)time(NULL);
 	bool steps = rd->steps;
 	int ret = 0;
 
@@ -376,7 +415,7 @@ static int slb_records(struct acct_set *out, struct backend_read *rd, struct sto
 		/* Packed tasks recorded by sweep itself, beside their array tasks' records. */
 		slb_pack_add(&fresh, 0, rec->dir, arrays, narrays, (int64_t)time(NULL));
 		add_fresh(out, &fresh, &p);
-		keep_finished(st, rec, p.asked, p.nasked, out, kept, nkept, steps);
+		keep_finished(st, rec, p.asked, p.nasked, out, kept, nkept, steps, read_at);
 		/* After keeping: a held task is pending, and accounting's record is what is kept. */
 		slb_hold_mark(out, arrays, narrays);
 	}
