@@ -75,9 +75,10 @@ rpc_window() {
 # cluster_restore puts the caller's configuration back once slurmctld
 # purged the ended jobs' records the default MaxJobCount could not hold.
 LIMITS_RAISED=0
+# The project's top, found now: a bench may change folder before it calls these.
+BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cluster_limits() {
-	local top
-	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	local top=$BENCH_TOP
 	[ -n "$1$2$3$4" ] || return 0
 	LIMITS_RAISED=1
 	env ${1:+SWEEP_CLUSTER_MAX_ARRAY=$1} ${2:+SWEEP_CLUSTER_MAX_JOBS=$2} \
@@ -85,8 +86,7 @@ cluster_limits() {
 		"$top/tests/cluster/up" >/dev/null
 }
 cluster_restore() {
-	local top i
-	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	local top=$BENCH_TOP i
 	((LIMITS_RAISED)) || return 0
 	for ((i = 0; i < 80; i++)); do
 		(($(squeue -h -t all 2>/dev/null | wc -l) < 9000)) && break

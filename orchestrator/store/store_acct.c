@@ -205,10 +205,119 @@ static int bind_tasks(sqlite3_stmt *stmt, int col, const struct acct_cache_entry
 	return 0;
 }
 
+/*
+ * What the store keeps of array job job_id task by task, into old (tasks
+ * and with_steps; old->tasks NULL when nothing is kept that way), and the
+ * seq after its last kept row. 0 when read, else an error.
+ */
+static int kept_part(struct store *st, struct acct_cache_entry *old, int64_t *next_seq,
+                     int64_t sweep_id, uint32_t job_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	const char *why;
+	int rc, ret = 0;
+
+	memset(old, 0, sizeof(*old));
+	*next_seq = 0;
+	if (store_prepare(st, &stmt,
+	                  "SELECT a.tasks, a.with_steps, a.submitted_at,"
+	                  " (SELECT COALESCE(MAX(seq) + 1, 0) FROM acct_records r"
+	                  "  WHERE r.sweep_id = a.sweep_id AND r.array_job_id = a.job_id)"
+	                  " FROM acct_arrays a WHERE a.sweep_id = ? AND a.job_id = ?") < 0)
+		return SWEEP_ERR;
+	sqlite3_bind_int64(stmt, 1, sweep_id);
+	sqlite3_bind_int64(stmt, 2, job_id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL) {
+		old->job_id = job_id;
+		old->with_steps = sqlite3_column_int(stmt, 1) != 0;
+		old->submitted_at = sqlite3_column_int64(stmt, 2);
+		*next_seq = sqlite3_column_int64(stmt, 3);
+		/* Unreadable: as if nothing were kept (everything is written anew). */
+		if (array_parse_tasks(&old->tasks, &old->ntasks,
+		                      (const char *)sqlite3_column_text(stmt, 0), ACCT_NO_TASK,
+		                      &why) < 0) {
+			free(old->tasks);
+			old->tasks = NULL;
+			old->ntasks = 0;
+		}
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		ret = store_db_error(st, "cannot read the kept array jobs");
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+/*
+ * Keeps e's rows of set. When the store already keeps some of e's tasks
+ * (the same array job, the same steps), it updates e's entry and adds the
+ * rows of the tasks kept since: a refresh of a big running array job
+ * writes what ended, not all that was kept before. Else it replaces what
+ * was kept.
+ */
+static int keep_one(struct store *st, sqlite3_stmt *del, sqlite3_stmt *arr, sqlite3_stmt *up,
+                    sqlite3_stmt *ins, int64_t sweep_id, const struct acct_cache_entry *e,
+                    const struct acct_set *set)
+{
+	struct acct_cache_entry old;
+	int64_t seq = 0;
+	bool add = false;
+	int ret;
+
+	ret = kept_part(st, &old, &seq, sweep_id, e->job_id);
+	if (ret < 0)
+		return ret;
+	add = e->tasks && old.tasks && old.with_steps == e->with_steps &&
+	      old.submitted_at == e->submitted_at;
+	if (add) {
+		sqlite3_reset(up);
+		sqlite3_bind_int(up, 1, e->with_steps);
+		sqlite3_bind_int64(up, 2, (sqlite3_int64)time(NULL));
+		ret = bind_tasks(up, 3, e);
+		if (e->since > 0)
+			sqlite3_bind_int64(up, 4, e->since);
+		else
+			sqlite3_bind_null(up, 4);
+		sqlite3_bind_int64(up, 5, sweep_id);
+		sqlite3_bind_int64(up, 6, e->job_id);
+		if (ret >= 0 && sqlite3_step(up) != SQLITE_DONE)
+			ret = store_db_error(st, "cannot keep an array job's accounting");
+	} else {
+		/* Replaces what was kept: the rows go with their array job (ON DELETE CASCADE). */
+		ret = drop_one(st, del, sweep_id, e->job_id);
+		if (ret >= 0) {
+			sqlite3_reset(arr);
+			sqlite3_bind_int64(arr, 1, sweep_id);
+			sqlite3_bind_int64(arr, 2, e->job_id);
+			sqlite3_bind_int64(arr, 3, e->submitted_at);
+			sqlite3_bind_int(arr, 4, e->with_steps);
+			sqlite3_bind_int64(arr, 5, (sqlite3_int64)time(NULL));
+			ret = bind_tasks(arr, 6, e);
+			if (e->tasks && e->since > 0)
+				sqlite3_bind_int64(arr, 7, e->since);
+			else
+				sqlite3_bind_null(arr, 7);
+			if (ret >= 0 && sqlite3_step(arr) != SQLITE_DONE)
+				ret = store_db_error(st, "cannot keep an array job's accounting");
+		}
+	}
+	for (size_t r = 0; r < set->n && ret >= 0; r++) {
+		const struct acct_rec *rec = &set->recs[r];
+
+		if (rec->array_job_id != e->job_id || !acct_cache_task_kept(e, rec->array_task_id))
+			continue;
+		if (add && acct_cache_task_kept(&old, rec->array_task_id))
+			continue;
+		ret = insert_row(st, ins, sweep_id, seq++, rec);
+	}
+	free(old.tasks);
+	return ret;
+}
+
 int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cache_entry *keep,
                       size_t nkeep, const struct acct_set *set, const uint32_t *drop, size_t ndrop)
 {
-	sqlite3_stmt *del = NULL, *arr = NULL, *ins = NULL;
+	sqlite3_stmt *del = NULL, *arr = NULL, *up = NULL, *ins = NULL;
 	int ret;
 
 	if (!nkeep && !ndrop)
@@ -221,6 +330,9 @@ int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cach
 	    store_prepare(st, &arr,
 	                  "INSERT INTO acct_arrays (sweep_id, job_id, submitted_at, with_steps,"
 	                  " kept_at, tasks, since) VALUES (?, ?, ?, ?, ?, ?, ?)") < 0 ||
+	    store_prepare(st, &up,
+	                  "UPDATE acct_arrays SET with_steps = ?, kept_at = ?, tasks = ?, since = ?"
+	                  " WHERE sweep_id = ? AND job_id = ?") < 0 ||
 	    store_prepare(
 	        st, &ins,
 	        "INSERT INTO acct_records (sweep_id, array_job_id, seq, array_task_id,"
@@ -235,34 +347,12 @@ int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cach
 	}
 	for (size_t i = 0; i < ndrop && ret >= 0; i++)
 		ret = drop_one(st, del, sweep_id, drop[i]);
-	for (size_t k = 0; k < nkeep && ret >= 0; k++) {
-		int64_t seq = 0;
-
-		/* Replaces what was kept: the rows go with their array job (ON DELETE CASCADE). */
-		ret = drop_one(st, del, sweep_id, keep[k].job_id);
-		if (ret < 0)
-			break;
-		sqlite3_reset(arr);
-		sqlite3_bind_int64(arr, 1, sweep_id);
-		sqlite3_bind_int64(arr, 2, keep[k].job_id);
-		sqlite3_bind_int64(arr, 3, keep[k].submitted_at);
-		sqlite3_bind_int(arr, 4, keep[k].with_steps);
-		sqlite3_bind_int64(arr, 5, (sqlite3_int64)time(NULL));
-		ret = bind_tasks(arr, 6, &keep[k]);
-		if (keep[k].tasks && keep[k].since > 0)
-			sqlite3_bind_int64(arr, 7, keep[k].since);
-		else
-			sqlite3_bind_null(arr, 7);
-		if (ret >= 0 && sqlite3_step(arr) != SQLITE_DONE)
-			ret = store_db_error(st, "cannot keep an array job's accounting");
-		for (size_t r = 0; r < set->n && ret >= 0; r++)
-			if (set->recs[r].array_job_id == keep[k].job_id &&
-			    acct_cache_task_kept(&keep[k], set->recs[r].array_task_id))
-				ret = insert_row(st, ins, sweep_id, seq++, &set->recs[r]);
-	}
+	for (size_t k = 0; k < nkeep && ret >= 0; k++)
+		ret = keep_one(st, del, arr, up, ins, sweep_id, &keep[k], set);
 out:
 	sqlite3_finalize(del);
 	sqlite3_finalize(arr);
+	sqlite3_finalize(up);
 	sqlite3_finalize(ins);
 	return store_end(st, ret);
 }

@@ -794,6 +794,33 @@ static void test_store_acct_tasks(void **state)
 	acct_set_release(&back);
 	acct_cache_entries_free(kept, n);
 
+	/*
+	 * Task 5 kept later: its rows are added, and the rows kept before are
+	 * not written again (task 0's changed copy in set stays out).
+	 */
+	{
+		uint32_t more[] = {0, 2, 3, 5, 7};
+		uint64_t rss0 = set.recs[0].maxrss_bytes;
+
+		keep.tasks = more;
+		keep.ntasks = 5;
+		keep.since = 1700000900;
+		set.recs[0].maxrss_bytes = rss0 + 1;
+		assert_int_equal(store_acct_update(st, id, &keep, 1, &set, NULL, 0), 0);
+		set.recs[0].maxrss_bytes = rss0;
+		acct_set_init(&back);
+		assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(kept[0].ntasks, 5);
+		assert_int_equal(kept[0].since, 1700000900);
+		assert_int_equal(back.n, 5);
+		for (size_t i = 0; i < 4; i++)
+			assert_rec_equal(&back.recs[i], &set.recs[tasks[i]]);
+		assert_rec_equal(&back.recs[4], &set.recs[5]);
+		acct_set_release(&back);
+		acct_cache_entries_free(kept, n);
+	}
+
 	/* The whole array job kept later replaces the list. */
 	keep.tasks = NULL;
 	keep.ntasks = 0;
