@@ -54,7 +54,9 @@ window=${5:-60}
 work=$(mktemp -d /tmp/sweep-bench-watch-XXXXXX)
 cd "$work"
 export SWEEP_STATE_DIR=$work/.sweep
-trap '"$sweep" cancel >/dev/null 2>&1 || true; rm -rf "$work"; cluster_restore' EXIT
+# The configuration goes back first: a task still ending may write a log
+# while the folder is removed.
+trap '"$sweep" cancel >/dev/null 2>&1 || true; cluster_restore; rm -rf "$work" 2>/dev/null || true' EXIT
 
 # read_once ARGS...: one `sweep ARGS` with SWEEP_DEBUG_QUERIES=1, stdout in
 # read.out; prints "RECORDS QUERIES SECONDS" of that read.
