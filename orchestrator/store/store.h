@@ -138,7 +138,11 @@ int store_acct_load(struct store *st, struct acct_cache_entry **kept, size_t *n,
 /*
  * In one transaction: forgets what was kept of the array jobs drop[0..ndrop-1],
  * and keeps, for each of keep[0..nkeep-1], the records of set whose
- * array_job_id is its job_id (replacing what was kept of it before).
+ * array_job_id is its job_id and whose task it keeps (replacing what was
+ * kept of it before; but when the store keeps some of its tasks already,
+ * for the same array job and with the same steps, adding only the rows of
+ * the tasks kept since: their rows in set are the kept ones). Drop an array
+ * job too to have all of its rows written anew.
  */
 int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cache_entry *keep,
                       size_t nkeep, const struct acct_set *set, const uint32_t *drop, size_t ndrop);

@@ -259,6 +259,12 @@ static void keep_finished(struct store *st, const struct sweep_rec *rec, const s
 			nkeep++;
 		} else if (keep_tasks(e, arr, &rows, asked[a].part, now)) {
 			e->since = since_of(e, &rows, read_at);
+			/*
+			 * Read whole (--refresh, or nothing kept was usable): what the
+			 * store kept goes, and every row is kept anew, not only new tasks'.
+			 */
+			if (!asked[a].part)
+				drop[ndrop++] = arr->job_id;
 			nkeep++;
 		} else if (asked[a].part && asked[a].part->tasks) {
 			/* Nothing new kept: the next read asks only for what changed since this one. */
