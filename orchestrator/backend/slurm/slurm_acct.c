@@ -742,6 +742,28 @@ static void drop_jobs(struct acct_set *set, const uint32_t *ids, size_t n)
 	set->n = m;
 }
 
+/*
+ * Whether some task of part has no row in set (nor in its pending record)
+ * while the array's own row is not in set either: see slb_acct_array_row.
+ */
+static bool unaccounted(const struct acct_set *set, const struct slb_acct_part *part)
+{
+	uint32_t *buf = xcalloc(part->ntasks ? part->ntasks : 1, sizeof(*buf));
+	bool left = slb_acct_uncovered(buf, set, part) && !slb_acct_array_row(set, part->job_id);
+
+	free(buf);
+	return left;
+}
+
+/* Reads the array jobs ids[0..n-1] whole into set, in place of the rows set has of them. */
+static int read_whole_instead(struct acct_set *set, const uint32_t *ids, size_t n)
+{
+	if (!n)
+		return 0;
+	drop_jobs(set, ids, n);
+	return query(set, ids, n, NULL, 0, false, 0, false);
+}
+
 /* SLB_ACCT_MAX_NAMED, or SWEEP_DEBUG_NAMED for tests (a sweep of hundreds of tasks costs minutes). */
 static size_t max_named(void)
 {
@@ -781,18 +803,10 @@ static int read_windowed(struct acct_set *set, const struct slb_acct_plan *plan,
 	ret = query(set, ids, plan->nwindowed, NULL, 0, false, since, gpu_tres);
 	if (ret < 0)
 		goto out;
-	for (size_t p = 0; p < plan->nwindowed; p++) {
-		uint32_t *buf = xcalloc(plan->windowed[p].ntasks, sizeof(*buf));
-
-		if (slb_acct_uncovered(buf, set, &plan->windowed[p]) &&
-		    !slb_acct_array_row(set, plan->windowed[p].job_id))
+	for (size_t p = 0; p < plan->nwindowed; p++)
+		if (unaccounted(set, &plan->windowed[p]))
 			whole[nwhole++] = plan->windowed[p].job_id;
-		free(buf);
-	}
-	if (!nwhole)
-		goto out;
-	drop_jobs(set, whole, nwhole);
-	ret = query(set, whole, nwhole, NULL, 0, false, 0, false);
+	ret = read_whole_instead(set, whole, nwhole);
 out:
 	free(whole);
 	free(ids);
@@ -803,9 +817,8 @@ out:
  * The job records (without steps) of the whole array jobs ids[0..n-1] and
  * of the parts' tasks, in set (read_windowed reads the windowed ones). The
  * tasks are named (slb_acct_plan_parts), so slurmdbd returns the rows of
- * the tasks not kept and no other; tasks
- * that have no row of their own yet are pending in the array's pending
- * record, which no (job, task) pair can name (its task id is NO_VAL, which
+ * the tasks not kept and no other; tasks that have no row of their own
+ * yet are pending in the array's pending record, which no (job, task) pair can name (its task id is NO_VAL, which
  * means "every task"): it is read, only then, with the rows of the named
  * parts that have not ended (a second query over their whole array jobs
  * from now on: the pending record and the running tasks). Neither is
@@ -835,14 +848,9 @@ static int read_parts(struct acct_set *set, const uint32_t *ids, size_t n,
 			goto out;
 	}
 	/* Once the pending record became a task (it has the array's own row), none is pending. */
-	for (size_t p = 0; p < plan.nnamed; p++) {
-		uint32_t *buf = xcalloc(plan.named[p].ntasks, sizeof(*buf));
-
-		if (slb_acct_uncovered(buf, set, &plan.named[p]) &&
-		    !slb_acct_array_row(set, plan.named[p].job_id))
+	for (size_t p = 0; p < plan.nnamed; p++)
+		if (unaccounted(set, &plan.named[p]))
 			open[nopen++] = plan.named[p].job_id;
-		free(buf);
-	}
 	if (!nopen)
 		goto out;
 	ret = query(&more, open, nopen, NULL, 0, false, (int64_t)time(NULL), false);
@@ -860,19 +868,10 @@ static int read_parts(struct acct_set *set, const uint32_t *ids, size_t n,
 	 * either. Without that row the pending record ended (cancelled before
 	 * its tasks started): read whole.
 	 */
-	for (size_t p = 0; p < plan.nnamed; p++) {
-		uint32_t *buf = xcalloc(plan.named[p].ntasks, sizeof(*buf));
-
-		if (has_id(open, nopen, plan.named[p].job_id) &&
-		    slb_acct_uncovered(buf, set, &plan.named[p]) &&
-		    !slb_acct_array_row(set, plan.named[p].job_id))
+	for (size_t p = 0; p < plan.nnamed; p++)
+		if (has_id(open, nopen, plan.named[p].job_id) && unaccounted(set, &plan.named[p]))
 			whole[nwhole++] = plan.named[p].job_id;
-		free(buf);
-	}
-	if (!nwhole)
-		goto out;
-	drop_jobs(set, whole, nwhole);
-	ret = query(set, whole, nwhole, NULL, 0, false, 0, false);
+	ret = read_whole_instead(set, whole, nwhole);
 out:
 	acct_set_release(&more);
 	slb_acct_plan_release(&plan);
