@@ -249,11 +249,11 @@ static int kept_part(struct store *st, struct acct_cache_entry *old, int64_t *ne
 }
 
 /*
- * Keeps e's rows of set. When the store already keeps some of e's tasks
- * (the same array job, the same steps), it updates e's entry and adds the
- * rows of the tasks kept since: a refresh of a big running array job
- * writes what ended, not all that was kept before. Else it replaces what
- * was kept.
+ * Keeps e's rows of set. When the store already keeps some of e's tasks,
+ * all of them among e's (the same array job, the same steps), it updates
+ * e's entry and adds the rows of the tasks kept since: a refresh of a big
+ * running array job writes what ended, not all that was kept before. Else
+ * it replaces what was kept.
  */
 static int keep_one(struct store *st, sqlite3_stmt *del, sqlite3_stmt *arr, sqlite3_stmt *up,
                     sqlite3_stmt *ins, int64_t sweep_id, const struct acct_cache_entry *e,
@@ -269,6 +269,13 @@ static int keep_one(struct store *st, sqlite3_stmt *del, sqlite3_stmt *arr, sqli
 		return ret;
 	add = e->tasks && old.tasks && old.with_steps == e->with_steps &&
 	      old.submitted_at == e->submitted_at;
+	/*
+	 * Only when e keeps every task kept before: another command may have
+	 * kept more since this one read the store, and adding to its list
+	 * would keep their rows twice. Then e replaces it.
+	 */
+	for (size_t t = 0; add && t < old.ntasks; t++)
+		add = acct_cache_task_kept(e, old.tasks[t]);
 	if (add) {
 		sqlite3_reset(up);
 		sqlite3_bind_int(up, 1, e->with_steps);

@@ -821,6 +821,27 @@ static void test_store_acct_tasks(void **state)
 		acct_cache_entries_free(kept, n);
 	}
 
+	/*
+	 * A command that read the store before task 5 was kept keeps task 1:
+	 * its list lacks 5, so it replaces what is kept (task 5's row is not
+	 * left behind to be kept twice later).
+	 */
+	{
+		uint32_t stale[] = {0, 1, 2, 3, 7};
+
+		keep.tasks = stale;
+		assert_int_equal(store_acct_update(st, id, &keep, 1, &set, NULL, 0), 0);
+		acct_set_init(&back);
+		assert_int_equal(store_acct_load(st, &kept, &n, &back, id), 0);
+		assert_int_equal(kept[0].ntasks, 5);
+		assert_false(acct_cache_task_kept(&kept[0], 5));
+		assert_int_equal(back.n, 5);
+		for (size_t i = 0; i < 5; i++)
+			assert_rec_equal(&back.recs[i], &set.recs[stale[i]]);
+		acct_set_release(&back);
+		acct_cache_entries_free(kept, n);
+	}
+
 	/* The whole array job kept later replaces the list. */
 	keep.tasks = NULL;
 	keep.ntasks = 0;
