@@ -1,8 +1,8 @@
 #!/bin/bash
 # A refresh of plain status asks only for what is not kept (issue 36): a
-# sweep of 60 tasks over two array jobs (MaxArraySize 50 here; 4 CPUs a
-# task, so a few run at once) whose tasks 0-29 end at once and 30-59 wait
-# for a file. Once 0-29 are kept, with some gated tasks running, one of
+# sweep of 60 tasks over two array jobs (MaxArraySize 50 here; at most 2
+# at once, so the rest pend and the node stays free for the other tests)
+# whose tasks 0-29 end at once and 30-59 wait for a file. Once 0-29 are kept, with some gated tasks running, one of
 # them requeued, and the rest pending, status names the tasks not kept:
 # slurmdbd returns fewer job records than a --refresh (which reads every
 # record), counted by SWEEP_DEBUG_QUERIES, and its output is the same. The
@@ -42,7 +42,7 @@ seeds: 10
 slurm:
   time: "20"
   mem: 50M
-  cpus_per_task: 4
+  max_concurrent: 2
 YAML
 submit kept-refresh.yaml
 trap 'touch "$GO"; cleanup' EXIT
@@ -61,6 +61,13 @@ wait_until 60 "accounting to record the requeue" requeued
 # Other tests' jobs may hold the node's CPUs: the requeued task may have
 # been the only one running. Wait for one to run again.
 wait_until 300 "a gated task to run after the requeue" gated_running
+# slurmdbd hears of a start and of the requeued task's new run a moment
+# after squeue shows them: until then status shows the task MISSING.
+settled() {
+	"$SWEEP" status --refresh "$SWEEP_ID" >settled.txt 2>/dev/null || return 1
+	grep -q RUNNING settled.txt && ! grep -q MISSING settled.txt
+}
+wait_until 60 "accounting to record the running tasks" settled
 
 # Plain status keeps the finished tasks one by one as it reads them.
 thirty_kept() { local n; n=$(kept_tasks "$(queries status "$SWEEP_ID")"); [ "${n:-0}" -ge 30 ]; }
