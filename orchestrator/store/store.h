@@ -148,13 +148,6 @@ int store_acct_update(struct store *st, int64_t sweep_id, const struct acct_cach
                       size_t nkeep, const struct acct_set *set, const uint32_t *drop, size_t ndrop);
 
 /*
- * In one transaction: sets the since (acct_cache_entry.since) of the array
- * jobs kept task by task entries[0..n-1].job_id to theirs, nothing else.
- */
-int store_acct_set_since(struct store *st, int64_t sweep_id,
-                         const struct acct_cache_entry *entries, size_t n);
-
-/*
  * The local side of the seam (backend/local/): array jobs run on this machine by
  * a runner process (the sweep binary itself), and their tasks. The runner
  * writes a task's row at each change of state, each its own transaction;

@@ -192,6 +192,15 @@ static int insert_row(struct store *st, sqlite3_stmt *ins, int64_t sweep_id, int
 	return 0;
 }
 
+/* e's since (acct_cache_entry.since) at col: NULL when unknown or kept whole. */
+static void bind_since(sqlite3_stmt *stmt, int col, const struct acct_cache_entry *e)
+{
+	if (e->tasks && e->since > 0)
+		sqlite3_bind_int64(stmt, col, e->since);
+	else
+		sqlite3_bind_null(stmt, col);
+}
+
 /* The kept tasks of e as an --array value ("0-3,7"), or NULL for the whole array job. */
 static int bind_tasks(sqlite3_stmt *stmt, int col, const struct acct_cache_entry *e)
 {
@@ -281,10 +290,7 @@ static int keep_one(struct store *st, sqlite3_stmt *del, sqlite3_stmt *arr, sqli
 		sqlite3_bind_int(up, 1, e->with_steps);
 		sqlite3_bind_int64(up, 2, (sqlite3_int64)time(NULL));
 		ret = bind_tasks(up, 3, e);
-		if (e->since > 0)
-			sqlite3_bind_int64(up, 4, e->since);
-		else
-			sqlite3_bind_null(up, 4);
+		bind_since(up, 4, e);
 		sqlite3_bind_int64(up, 5, sweep_id);
 		sqlite3_bind_int64(up, 6, e->job_id);
 		if (ret >= 0 && sqlite3_step(up) != SQLITE_DONE)
@@ -300,10 +306,7 @@ static int keep_one(struct store *st, sqlite3_stmt *del, sqlite3_stmt *arr, sqli
 			sqlite3_bind_int(arr, 4, e->with_steps);
 			sqlite3_bind_int64(arr, 5, (sqlite3_int64)time(NULL));
 			ret = bind_tasks(arr, 6, e);
-			if (e->tasks && e->since > 0)
-				sqlite3_bind_int64(arr, 7, e->since);
-			else
-				sqlite3_bind_null(arr, 7);
+			bind_since(arr, 7, e);
 			if (ret >= 0 && sqlite3_step(arr) != SQLITE_DONE)
 				ret = store_db_error(st, "cannot keep an array job's accounting");
 		}
@@ -361,32 +364,5 @@ out:
 	sqlite3_finalize(arr);
 	sqlite3_finalize(up);
 	sqlite3_finalize(ins);
-	return store_end(st, ret);
-}
-
-int store_acct_set_since(struct store *st, int64_t sweep_id,
-                         const struct acct_cache_entry *entries, size_t n)
-{
-	sqlite3_stmt *up = NULL;
-	int ret;
-
-	if (!n)
-		return 0;
-	ret = store_begin(st);
-	if (ret < 0)
-		return ret;
-	if (store_prepare(st, &up,
-	                  "UPDATE acct_arrays SET since = ? WHERE sweep_id = ? AND job_id = ?"
-	                  " AND tasks IS NOT NULL") < 0)
-		ret = SWEEP_ERR;
-	for (size_t i = 0; i < n && ret >= 0; i++) {
-		sqlite3_reset(up);
-		sqlite3_bind_int64(up, 1, entries[i].since);
-		sqlite3_bind_int64(up, 2, sweep_id);
-		sqlite3_bind_int64(up, 3, entries[i].job_id);
-		if (sqlite3_step(up) != SQLITE_DONE)
-			ret = store_db_error(st, "cannot note since when the records are read");
-	}
-	sqlite3_finalize(up);
 	return store_end(st, ret);
 }

@@ -818,7 +818,8 @@ out:
  * of the parts' tasks, in set (read_windowed reads the windowed ones). The
  * tasks are named (slb_acct_plan_parts), so slurmdbd returns the rows of
  * the tasks not kept and no other; tasks that have no row of their own
- * yet are pending in the array's pending record, which no (job, task) pair can name (its task id is NO_VAL, which
+ * yet are pending in the array's pending record, which no (job, task)
+ * pair can name (its task id is NO_VAL, which
  * means "every task"): it is read, only then, with the rows of the named
  * parts that have not ended (a second query over their whole array jobs
  * from now on: the pending record and the running tasks). Neither is

@@ -239,15 +239,15 @@ static void keep_finished(struct store *st, const struct sweep_rec *rec, const s
                           int64_t read_at)
 {
 	struct acct_cache_entry *keep = xcalloc(nasked ? nasked : 1, sizeof(*keep));
-	struct acct_cache_entry *later = xcalloc(nasked ? nasked : 1, sizeof(*later));
 	uint32_t *drop = xcalloc(nasked ? nasked : 1, sizeof(*drop));
-	size_t nkeep = 0, ndrop = 0, nlater = 0;
+	size_t nkeep = 0, ndrop = 0;
 	int64_t now = (int64_t)time(NULL);
 
 	for (size_t a = 0; a < nasked; a++) {
 		const struct array_rec *arr = asked[a].arr;
 		struct acct_cache_entry *e = &keep[nkeep];
 		struct acct_set rows;
+		int64_t since;
 
 		records_of(&rows, all, arr->job_id);
 		e->job_id = arr->job_id;
@@ -266,24 +266,29 @@ static void keep_finished(struct store *st, const struct sweep_rec *rec, const s
 			if (!asked[a].part)
 				drop[ndrop++] = arr->job_id;
 			nkeep++;
-		} else if (asked[a].part && asked[a].part->tasks) {
-			/* Nothing new kept: the next read asks only for what changed since this one. */
-			later[nlater] = *asked[a].part;
-			later[nlater].since = since_of(asked[a].part, &rows, read_at);
-			if (later[nlater].since > asked[a].part->since)
-				nlater++;
+		} else if (asked[a].part && asked[a].part->tasks &&
+		           (since = since_of(asked[a].part, &rows, read_at)) > asked[a].part->since) {
+			/*
+			 * Nothing new kept: the same tasks again, with this read's
+			 * since, so that the next read asks only for what changed
+			 * after it (the store writes no row: it has them all).
+			 */
+			const struct acct_cache_entry *old = asked[a].part;
+
+			*e = *old;
+			e->tasks = xcalloc(old->ntasks ? old->ntasks : 1, sizeof(*e->tasks));
+			memcpy(e->tasks, old->tasks, old->ntasks * sizeof(*e->tasks));
+			e->since = since;
+			nkeep++;
 		} else if (!asked[a].part && acct_cache_find(kept, nkept, arr->job_id))
 			drop[ndrop++] = arr->job_id;
 		free(rows.recs);
 	}
 	if (store_acct_update(st, rec->id, keep, nkeep, all, drop, ndrop) < 0)
 		warning("the finished records were not kept: the next command asks slurmdbd again");
-	else if (store_acct_set_since(st, rec->id, later, nlater) < 0)
-		warning("the time of this read was not kept: the next one asks for more records");
 	for (size_t k = 0; k < nkeep; k++)
 		free(keep[k].tasks);
 	free(keep);
-	free(later);
 	free(drop);
 }
 
